@@ -1,0 +1,38 @@
+//! Tigers and Sheep: the game and everything that plays it.
+//!
+//! This crate is pure and deterministic: no threads, no clock except the search's optional time
+//! limit, no I/O. Modules, from the ground up:
+//!
+//! - [`pos`]: the 25 points and their names;
+//! - [`lines`]: neighbours and jump lines per point, built at compile time;
+//! - [`moves`]: [`Move`], [`Turn`] and the move notation;
+//! - [`board`]: [`GameBoard`] (8 bytes) and the rules that change it;
+//! - [`movegen`]: legal moves into a stack-allocated [`MoveList`];
+//! - [`outcome`]: how a game ends;
+//! - [`position`]: [`Position`] and its one-line text notation;
+//! - [`symmetry`]: the eight symmetries and the canonical board;
+//! - [`reference`]: a slow, obviously correct rules implementation to check the fast one;
+//! - [`perft`]: counting move paths, fast and slow;
+//! - [`game`]: [`Game`], a game with its history, repetitions and outcome;
+//! - [`record`]: [`GameRecord`], a whole game as text;
+//! - [`search`]: the minimax search, its transposition table and killers;
+//! - [`claude`]: [`ClaudePlayer`], the hand-written evaluation.
+
+pub mod board;
+pub mod lines;
+pub mod movegen;
+pub mod moves;
+pub mod outcome;
+pub mod perft;
+pub mod pos;
+pub mod position;
+pub mod reference;
+pub mod symmetry;
+
+pub use board::{BoardError, GameBoard, MoveError};
+pub use movegen::MoveList;
+pub use moves::{Move, ParseMoveError, Turn};
+pub use outcome::Outcome;
+pub use pos::Pos;
+pub use position::{Position, PositionError};
+pub use symmetry::Symmetry;

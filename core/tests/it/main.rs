@@ -1,0 +1,1 @@
+//! Integration tests of the core crate: one binary, one module per subject.
