@@ -19,6 +19,7 @@
 //! - [`claude`]: [`ClaudePlayer`], the hand-written evaluation.
 
 pub mod board;
+pub mod game;
 pub mod lines;
 pub mod movegen;
 pub mod moves;
@@ -26,10 +27,12 @@ pub mod outcome;
 pub mod perft;
 pub mod pos;
 pub mod position;
+pub mod record;
 pub mod reference;
 pub mod symmetry;
 
 pub use board::{BoardError, GameBoard, MoveError};
+pub use game::{Game, PlayError};
 pub use movegen::MoveList;
 pub use moves::{Move, ParseMoveError, Turn};
 pub use outcome::Outcome;

@@ -1,0 +1,1 @@
+//! A whole game as text: start, moves, result and metadata.
