@@ -76,7 +76,7 @@ impl Game {
 
 	/// The side to move.
 	pub fn turn(&self) -> Turn {
-		if self.history.len() % 2 == 0 {
+		if self.history.len().is_multiple_of(2) {
 			self.start.turn
 		} else {
 			self.start.turn.opponent()
