@@ -19,6 +19,7 @@
 //! - [`claude`]: [`ClaudePlayer`], the hand-written evaluation.
 
 pub mod board;
+pub mod claude;
 pub mod game;
 pub mod lines;
 pub mod movegen;
@@ -29,13 +30,16 @@ pub mod pos;
 pub mod position;
 pub mod record;
 pub mod reference;
+pub mod search;
 pub mod symmetry;
 
 pub use board::{BoardError, GameBoard, MoveError};
+pub use claude::ClaudePlayer;
 pub use game::{Game, PlayError};
 pub use movegen::MoveList;
 pub use moves::{Move, ParseMoveError, Turn};
 pub use outcome::Outcome;
 pub use pos::Pos;
 pub use position::{Position, PositionError};
+pub use search::{MinimaxPlayer, SearchReport, SearchSettings};
 pub use symmetry::Symmetry;

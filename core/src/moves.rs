@@ -136,6 +136,31 @@ impl Move {
 		matches!(self, Move::TigerJump { .. })
 	}
 
+	/// The move packed in 12 bits (kind, from, to), for compact tables.
+	#[inline]
+	pub(crate) const fn pack(self) -> u16 {
+		let (kind, from, to) = match self {
+			Move::Place { to } => (0, 0, to.index()),
+			Move::SheepStep { from, to } => (1, from.index(), to.index()),
+			Move::TigerStep { from, to } => (2, from.index(), to.index()),
+			Move::TigerJump { from, to } => (3, from.index(), to.index()),
+		};
+		(kind << 10 | from << 5 | to) as u16
+	}
+
+	/// The move [`Move::pack`] packed.
+	#[inline]
+	pub(crate) const fn unpack(code: u16) -> Move {
+		let from = Pos::from_index_unchecked(((code >> 5) & 31) as u32);
+		let to = Pos::from_index_unchecked((code & 31) as u32);
+		match code >> 10 {
+			0 => Move::Place { to },
+			1 => Move::SheepStep { from, to },
+			2 => Move::TigerStep { from, to },
+			_ => Move::TigerJump { from, to },
+		}
+	}
+
 	/// The point a jump passes over (the midpoint of a jump line).
 	#[inline]
 	pub(crate) const fn jumped_point(from: Pos, to: Pos) -> Pos {
@@ -278,6 +303,14 @@ mod tests {
 		));
 		let message = "tc3c9".parse::<Move>().unwrap_err().to_string();
 		assert!(message.contains("rank"), "{message}");
+	}
+
+	#[test]
+	fn packing_round_trips() {
+		for text in ["sa5", "se1", "sc3c2", "ta5b4", "te1xc3"] {
+			let mv: Move = text.parse().unwrap();
+			assert_eq!(Move::unpack(mv.pack()), mv);
+		}
 	}
 
 	#[test]

@@ -1,0 +1,370 @@
+//! The search: iterative deepening over a negamax alpha-beta with a transposition table, killer
+//! moves, a jump extension at the horizon, repetition draws and distance-to-win scoring.
+
+use std::time::Instant;
+
+use crate::board::{DEAD_SHEEP_TO_WIN, GameBoard};
+use crate::game::REPETITION_DRAW;
+use crate::movegen::MoveList;
+use crate::moves::{Move, Turn};
+use crate::search::{
+	CacheEntry, DRAW, EVAL_LIMIT, Evaluator, FORCED, Killers, SearchParts, SearchReport,
+	SearchSettings, TableKey, TranspositionTable, WIN,
+};
+
+/// How many nodes pass between looks at the clock.
+const CLOCK_INTERVAL: u64 = 4096;
+
+/// Searches `board` with `turn` to move and returns the best move found, or `None` if `turn` has
+/// no legal move. Scores in the report favour tigers.
+pub fn search<E: Evaluator>(
+	parts: SearchParts<'_, E>,
+	settings: &SearchSettings,
+	board: GameBoard,
+	turn: Turn,
+	previous: &[GameBoard],
+) -> Option<SearchReport> {
+	let mut root_moves = board.get_moves(turn);
+	if root_moves.is_empty() {
+		return None;
+	}
+	let started = settings.time_limit.map(|limit| (Instant::now(), limit));
+	let mut searcher = Searcher::new(parts, settings, board, previous);
+	searcher.deadline = started.map(|(start, limit)| start + limit);
+	let mut report: Option<SearchReport> = None;
+	for depth in 1..=settings.max_depth.clamp(1, super::MAX_DEPTH) {
+		let Some((mv, score)) = searcher.root(board, turn, depth, &mut root_moves) else {
+			break; // out of time: keep the last finished iteration
+		};
+		report = Some(SearchReport {
+			mv,
+			depth,
+			score: score * turn.sign(),
+			nodes: searcher.nodes,
+		});
+		// Search the best move first next time; it is the most likely to stay best.
+		let best = root_moves
+			.iter()
+			.position(|m| *m == mv)
+			.expect("the best move is a root move");
+		root_moves.as_mut_slice()[..=best].rotate_right(1);
+		if score.abs() >= FORCED {
+			break; // a forced result found at this depth is the quickest one
+		}
+		if let Some((start, limit)) = started
+			&& start.elapsed() >= limit / 2
+		{
+			break; // the next iteration would likely overrun the limit
+		}
+	}
+	report
+		.map(|r| SearchReport {
+			nodes: searcher.nodes,
+			..r
+		})
+		.or_else(|| {
+			// Not even depth 1 finished: any legal move beats none.
+			Some(SearchReport {
+				mv: root_moves[0],
+				depth: 0,
+				score: 0.0,
+				nodes: searcher.nodes,
+			})
+		})
+}
+
+struct Searcher<'a, E: Evaluator> {
+	evaluator: &'a mut E,
+	table: Option<&'a mut TranspositionTable>,
+	killers: Option<&'a mut Killers>,
+	/// The boards since the last irreversible move: the game's, then the search path's. Each
+	/// node's board is the last entry while it is searched.
+	path: Vec<GameBoard>,
+	/// Where the root stands in `path`; later entries are inside the search.
+	root_index: usize,
+	quiescence_plies: u32,
+	nodes: u64,
+	deadline: Option<Instant>,
+	aborted: bool,
+}
+
+impl<'a, E: Evaluator> Searcher<'a, E> {
+	fn new(
+		parts: SearchParts<'a, E>,
+		settings: &SearchSettings,
+		root: GameBoard,
+		previous: &[GameBoard],
+	) -> Searcher<'a, E> {
+		// Placements and captures cannot be undone, so only boards since the last of them can
+		// come round again.
+		let reversible = |b: &&GameBoard| {
+			b.sheep_in_hand() == root.sheep_in_hand() && b.sheep_on_board() == root.sheep_on_board()
+		};
+		let kept = previous.iter().rev().take_while(reversible).count();
+		let capacity = kept + 2 + (settings.max_depth + settings.quiescence_plies) as usize;
+		let mut path = Vec::with_capacity(capacity);
+		path.extend_from_slice(&previous[previous.len() - kept..]);
+		path.push(root);
+		Searcher {
+			evaluator: parts.evaluator,
+			table: parts.table,
+			killers: parts.killers,
+			root_index: kept,
+			path,
+			quiescence_plies: settings.quiescence_plies,
+			nodes: 0,
+			deadline: None,
+			aborted: false,
+		}
+	}
+
+	/// One iteration at the root: the best move and its score for `turn`, or `None` if the
+	/// clock ran out.
+	fn root(
+		&mut self,
+		board: GameBoard,
+		turn: Turn,
+		depth: u32,
+		moves: &mut MoveList,
+	) -> Option<(Move, f32)> {
+		self.nodes += 1;
+		let mut best = (moves[0], f32::NEG_INFINITY);
+		for &mv in moves.iter() {
+			let child = board.after_move_unchecked(mv);
+			self.path.push(child);
+			let score = -self.negamax(
+				child,
+				turn.opponent(),
+				depth - 1,
+				1,
+				f32::NEG_INFINITY,
+				-best.1,
+				self.quiescence_plies,
+			);
+			self.path.pop();
+			if self.aborted {
+				return None;
+			}
+			if score > best.1 {
+				best = (mv, score);
+			}
+		}
+		Some(best)
+	}
+
+	/// The score of `board` for `turn` (the side to move), searched `depth` plies deep, `ply`
+	/// plies below the root, within the window `alpha..beta` (fail-soft).
+	#[allow(clippy::too_many_arguments)]
+	fn negamax(
+		&mut self,
+		board: GameBoard,
+		turn: Turn,
+		mut depth: u32,
+		ply: u32,
+		mut alpha: f32,
+		beta: f32,
+		mut extensions: u32,
+	) -> f32 {
+		// 1. Count the node; now and then look at the clock.
+		self.nodes += 1;
+		if self.nodes.is_multiple_of(CLOCK_INTERVAL)
+			&& let Some(deadline) = self.deadline
+			&& Instant::now() >= deadline
+		{
+			self.aborted = true;
+		}
+		if self.aborted {
+			return 0.0;
+		}
+
+		// 2. A finished game scores by its distance from the root, so that the search prefers
+		//    the quickest win and the slowest loss.
+		let lost = -(WIN - ply as f32);
+		if board.dead_sheep() >= DEAD_SHEEP_TO_WIN {
+			debug_assert_eq!(turn, Turn::Sheep);
+			return lost;
+		}
+
+		// 3. A position seen before on this path, or for the third time in the game, is a draw.
+		if self.is_repetition(board) {
+			return DRAW;
+		}
+
+		// 4. At the horizon, evaluate; but while a tiger can jump the position is not quiet,
+		//    and a capture just beyond the horizon would go unseen, so search one more ply.
+		if depth == 0 {
+			if extensions == 0 || board.count_tiger_jumps() == 0 {
+				if !board.has_legal_move(turn) {
+					return lost;
+				}
+				let score = self.evaluator.evaluate(board, turn);
+				debug_assert!(
+					score.is_finite() && score.abs() < EVAL_LIMIT,
+					"evaluation {score}"
+				);
+				return score * turn.sign();
+			}
+			depth = 1;
+			extensions -= 1;
+		}
+
+		// 5. The table may already know enough to answer, and otherwise gives a move to try first.
+		let key = self.table.as_ref().map(|_| TableKey::new(board, turn));
+		let mut table_move = None;
+		if let (Some(table), Some(key)) = (self.table.as_deref(), key)
+			&& let Some(entry) = table.lookup(key)
+		{
+			table_move = entry.best;
+			if u32::from(entry.depth) >= depth {
+				let lower = from_table(entry.lower, ply);
+				let upper = from_table(entry.upper, ply);
+				if lower >= beta || lower == upper {
+					return lower;
+				}
+				if upper <= alpha {
+					return upper;
+				}
+			}
+		}
+
+		// 6. Generate the moves; having none loses.
+		let mut moves = board.get_moves(turn);
+		if moves.is_empty() {
+			return lost;
+		}
+		self.order(&mut moves, table_move, depth);
+
+		// 7. Search each move, raising alpha, until one refutes the window.
+		let alpha_in = alpha;
+		let mut best = (f32::NEG_INFINITY, moves[0]);
+		for &mv in moves.iter() {
+			let child = board.after_move_unchecked(mv);
+			self.path.push(child);
+			let score = -self.negamax(
+				child,
+				turn.opponent(),
+				depth - 1,
+				ply + 1,
+				-beta,
+				-alpha,
+				extensions,
+			);
+			self.path.pop();
+			if self.aborted {
+				return 0.0;
+			}
+			if score > best.0 {
+				best = (score, mv);
+				alpha = alpha.max(score);
+				if score >= beta {
+					if !mv.is_jump()
+						&& let Some(killers) = self.killers.as_deref_mut()
+					{
+						killers.record(depth as usize, mv);
+					}
+					break;
+				}
+			}
+		}
+
+		// 8. Remember what was learnt: an exact score, or a bound if the window cut it off.
+		if let (Some(table), Some(key)) = (self.table.as_deref_mut(), key) {
+			let score = to_table(best.0, ply);
+			let (lower, upper) = if best.0 <= alpha_in {
+				(f32::NEG_INFINITY, score)
+			} else if best.0 >= beta {
+				(score, f32::INFINITY)
+			} else {
+				(score, score)
+			};
+			let depth = depth.min(u32::from(u8::MAX)) as u8;
+			table.insert(
+				key,
+				CacheEntry {
+					lower,
+					upper,
+					depth,
+					best: Some(best.1),
+				},
+			);
+		}
+		best.0
+	}
+
+	/// Puts the table's move first and the killers right after the jumps.
+	fn order(&self, moves: &mut MoveList, table_move: Option<Move>, depth: u32) {
+		let moves = moves.as_mut_slice();
+		let mut front = 0;
+		if let Some(mv) = table_move
+			&& let Some(i) = moves.iter().position(|m| *m == mv)
+		{
+			moves[..=i].rotate_right(1);
+			front = 1;
+		}
+		let Some(killers) = self.killers.as_deref() else {
+			return;
+		};
+		// Jumps come first from the generator; killers go after them, before other quiet moves.
+		front += moves[front..].iter().take_while(|m| m.is_jump()).count();
+		for killer in killers.get(depth as usize).into_iter().flatten() {
+			if let Some(i) = moves[front..].iter().position(|m| *m == killer) {
+				moves[front..=front + i].rotate_right(1);
+				front += 1;
+			}
+		}
+	}
+
+	/// Whether the board at the end of the path (never the root) repeats one before it: anywhere on the search
+	/// path (the side that can repeat can keep doing so), or twice in the game before the root.
+	fn is_repetition(&self, board: GameBoard) -> bool {
+		if board.sheep_in_hand() > 0 {
+			return false; // placements change the position for good
+		}
+		let sheep = board.sheep_on_board();
+		let mut earlier = 0;
+		let mut index = self.path.len() - 1;
+		// Only boards an even number of plies back have the same side to move.
+		while index >= 2 {
+			index -= 2;
+			let seen = self.path[index];
+			if seen.sheep_on_board() != sheep {
+				break; // a capture lies between: nothing earlier can match
+			}
+			if seen == board {
+				if index >= self.root_index {
+					return true;
+				}
+				earlier += 1;
+				if earlier >= REPETITION_DRAW {
+					return true;
+				}
+			}
+		}
+		false
+	}
+}
+
+/// A score as stored in the table: forced results counted from the node instead of the root.
+fn to_table(score: f32, ply: u32) -> f32 {
+	if score >= FORCED {
+		score + ply as f32
+	} else if score <= -FORCED {
+		score - ply as f32
+	} else {
+		score
+	}
+}
+
+/// A stored score as seen from a node `ply` plies below the root.
+fn from_table(score: f32, ply: u32) -> f32 {
+	if score >= FORCED {
+		score - ply as f32
+	} else if score <= -FORCED {
+		score + ply as f32
+	} else {
+		score
+	}
+}
+
+#[cfg(test)]
+mod tests;
