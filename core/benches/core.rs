@@ -1,2 +1,90 @@
-//! Placeholder replaced below.
-fn main() {}
+//! Benchmarks of the core crate: move generation, perft, canonical boards and fixed-depth
+//! searches over the named positions. Every bench checks its result, so a fast wrong answer
+//! fails instead of looking good.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use tigers_core::perft::perft;
+use tigers_core::position::NAMED_POSITIONS;
+use tigers_core::{ClaudePlayer, MinimaxPlayer, Position};
+
+fn named(name: &str) -> Position {
+	let (_, text) = NAMED_POSITIONS
+		.iter()
+		.find(|(n, _)| *n == name)
+		.expect("a named position");
+	text.parse().expect("named positions parse")
+}
+
+fn bench_perft(c: &mut Criterion) {
+	let mut group = c.benchmark_group("perft");
+	group.sample_size(10);
+	let start = named("start");
+	group.bench_function("start/6", |b| {
+		b.iter(|| assert_eq!(perft(black_box(start.board), start.turn, 6), 18_592_000));
+	});
+	for (name, depth, count) in [
+		("mid-placement", 5, 419_798),
+		("mid-movement", 5, 3_569),
+		("near-end", 5, 109_283),
+	] {
+		let p = named(name);
+		group.bench_function(format!("{name}/{depth}"), |b| {
+			b.iter(|| assert_eq!(perft(black_box(p.board), p.turn, depth), count));
+		});
+	}
+	group.finish();
+}
+
+fn bench_movegen(c: &mut Criterion) {
+	let positions: Vec<Position> = NAMED_POSITIONS
+		.iter()
+		.map(|(name, _)| named(name))
+		.collect();
+	let expected: usize = [21, 12, 4, 13].iter().sum();
+	c.bench_function("movegen/named", |b| {
+		b.iter(|| {
+			let total: usize = positions
+				.iter()
+				.map(|p| black_box(p.board).get_moves(p.turn).len())
+				.sum();
+			assert_eq!(total, expected);
+		});
+	});
+	c.bench_function("canonical/named", |b| {
+		b.iter(|| {
+			for p in &positions {
+				let (canonical, sym) = black_box(p.board).canonical();
+				assert_eq!(sym.apply_board(p.board), canonical);
+			}
+		});
+	});
+}
+
+fn bench_search(c: &mut Criterion) {
+	let mut group = c.benchmark_group("search");
+	group.sample_size(10);
+	for (name, depth, best) in [
+		("start", 9, "sc5"),
+		("mid-placement", 8, "ta5b5"),
+		("mid-movement", 10, "td2c3"),
+		("near-end", 8, "sb5b4"),
+	] {
+		let p = named(name);
+		let mut player = ClaudePlayer::fixed_depth(depth);
+		group.bench_function(format!("claude/{name}/{depth}"), |b| {
+			b.iter(|| {
+				player.new_game();
+				let report = player
+					.pick_move(p.board, p.turn, &[])
+					.expect("a legal move");
+				assert_eq!(report.mv.to_string(), best);
+			});
+		});
+	}
+	group.finish();
+}
+
+criterion_group!(benches, bench_perft, bench_movegen, bench_search);
+criterion_main!(benches);

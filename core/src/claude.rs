@@ -130,6 +130,10 @@ impl MinimaxPlayer for ClaudePlayer {
 		}
 	}
 
+	fn new_game(&mut self) {
+		self.clear();
+	}
+
 	fn set_last_search(&mut self, report: Option<SearchReport>) {
 		self.last = report;
 	}

@@ -16,7 +16,8 @@
 //! - [`game`]: [`Game`], a game with its history, repetitions and outcome;
 //! - [`record`]: [`GameRecord`], a whole game as text;
 //! - [`search`]: the minimax search, its transposition table and killers;
-//! - [`claude`]: [`ClaudePlayer`], the hand-written evaluation.
+//! - [`claude`]: [`ClaudePlayer`], the hand-written evaluation;
+//! - [`versus`]: games and paired matches between two searchers.
 
 pub mod board;
 pub mod claude;
@@ -32,6 +33,7 @@ pub mod record;
 pub mod reference;
 pub mod search;
 pub mod symmetry;
+pub mod versus;
 
 pub use board::{BoardError, GameBoard, MoveError};
 pub use claude::ClaudePlayer;

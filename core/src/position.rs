@@ -46,6 +46,16 @@ impl Default for Position {
 /// The start position's text.
 pub const START_TEXT: &str = "T...T/...../...../...../T...T s 20";
 
+/// Positions with names, used by tests, benchmarks and the docs: the start, a position in the
+/// middle of the placement phase, one in the movement phase, and one near the end (four sheep
+/// dead).
+pub const NAMED_POSITIONS: [(&str, &str); 4] = [
+	("start", START_TEXT),
+	("mid-placement", "T.S.T/.SSS./..T../S...S/...T. t 12"),
+	("mid-movement", "SS.SS/SSSSS/SS.TS/STTTS/SSSSS t 0"),
+	("near-end", "SSTSS/S.TSS/S..SS/ST..S/SSSST s 0"),
+];
+
 /// Why a text is not a position.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum PositionError {
@@ -202,6 +212,14 @@ mod tests {
 	fn start_round_trips() {
 		assert_eq!(Position::default().to_string(), START_TEXT);
 		assert_eq!(START_TEXT.parse::<Position>(), Ok(Position::default()));
+	}
+
+	#[test]
+	fn named_positions_parse_and_round_trip() {
+		for (name, text) in NAMED_POSITIONS {
+			let position: Position = text.parse().unwrap_or_else(|e| panic!("{name}: {e}"));
+			assert_eq!(position.to_string(), text);
+		}
 	}
 
 	#[test]

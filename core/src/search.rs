@@ -125,6 +125,10 @@ pub trait MinimaxPlayer {
 	/// The evaluation and tables, borrowed for one search.
 	fn parts(&mut self) -> SearchParts<'_, Self::Eval>;
 
+	/// Called before each new game: forget what belongs to the last one (tables, reports), so
+	/// that a fixed-depth game does not depend on the games before it.
+	fn new_game(&mut self) {}
+
 	/// Stores the report of the last search, for display.
 	fn set_last_search(&mut self, _report: Option<SearchReport>) {}
 
