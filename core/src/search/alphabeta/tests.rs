@@ -102,6 +102,18 @@ fn a_loss_is_reported_with_its_distance() {
 	assert_eq!(report.score, WIN - 2.0);
 }
 
+#[test]
+fn a_lost_side_picks_the_slowest_loss() {
+	// Four sheep dead and every sheep move loses; some lose at once (sc5, sb4, sd3, ...), the
+	// best hold out for four plies. Scoring by distance is what tells them apart.
+	let text = "...TS/...T./SST../...S./....T s 12";
+	let report = best(&mut ClaudePlayer::fixed_depth(6), text);
+	assert_eq!(report.forced_result(), Some((Turn::Tiger, 4)));
+	let child = position(text).board.after_move_unchecked(report.mv);
+	let reply = ClaudePlayer::fixed_depth(6).pick_move(child, Turn::Tiger, &[]).unwrap();
+	assert_eq!(reply.forced_result(), Some((Turn::Tiger, 3)), "{} loses sooner", report.mv);
+}
+
 /// Boards of a game that shuffled a tiger and a sheep twice round the same cycle, less the last
 /// move: playing `te2e1`... brings the start back a third time.
 fn shuffled_game() -> Game {
