@@ -38,4 +38,5 @@ pub use moves::{Move, ParseMoveError, Turn};
 pub use outcome::Outcome;
 pub use pos::Pos;
 pub use position::{Position, PositionError};
+pub use record::{GameRecord, RecordError};
 pub use symmetry::Symmetry;
