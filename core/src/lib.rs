@@ -43,5 +43,6 @@ pub use moves::{Move, ParseMoveError, Turn};
 pub use outcome::Outcome;
 pub use pos::Pos;
 pub use position::{Position, PositionError};
+pub use record::{GameRecord, RecordError};
 pub use search::{MinimaxPlayer, SearchReport, SearchSettings};
 pub use symmetry::Symmetry;
