@@ -2,7 +2,11 @@
 //! whether a search feature helps.
 //!
 //! `cargo run --release -p tigers-core --example versus -- [--depth D] [--openings N]
-//! [--opening-plies P] [--seed S] [--a-quiescence Q] [--b-quiescence Q] [--b-depth D]`
+//! [--opening-plies P] [--seed S] [--a-quiescence Q] [--b-quiescence Q] [--b-depth D]
+//! [--time-ms MS]`
+//!
+//! With `--time-ms` both players search iteratively up to `--depth` under that time limit per
+//! move, which compares features at equal cost rather than equal depth (not reproducible).
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -19,6 +23,7 @@ fn main() -> ExitCode {
 	let mut seed = 1;
 	let mut a_quiescence = 0;
 	let mut b_quiescence = 0;
+	let mut time_ms = None;
 	let args: Vec<String> = std::env::args().skip(1).collect();
 	for pair in args.chunks(2) {
 		let [flag, value] = pair else {
@@ -37,6 +42,7 @@ fn main() -> ExitCode {
 			"--seed" => seed = value,
 			"--a-quiescence" => a_quiescence = value as u32,
 			"--b-quiescence" => b_quiescence = value as u32,
+			"--time-ms" => time_ms = Some(value),
 			other => {
 				eprintln!("unknown option {other}");
 				return ExitCode::from(2);
@@ -45,6 +51,7 @@ fn main() -> ExitCode {
 	}
 	let settings = |depth, quiescence_plies| SearchSettings {
 		quiescence_plies,
+		time_limit: time_ms.map(std::time::Duration::from_millis),
 		..SearchSettings::fixed_depth(depth)
 	};
 	let mut a = ClaudePlayer::with_settings(settings(depth, a_quiescence));

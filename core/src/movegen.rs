@@ -9,7 +9,7 @@ use crate::moves::{Move, Turn};
 /// More moves than any position has. Sheep have at most 21 placements or 40 steps (at most
 /// nine points are empty, each with at most eight neighbours, but only five are empty once all
 /// sheep are placed and fewer than five are dead); tigers at most 32 (eight lines each).
-pub const MAX_MOVES: usize = 64;
+pub const MAX_MOVES: usize = 48;
 
 /// A list of moves on the stack.
 #[derive(Clone, Copy)]
