@@ -25,6 +25,7 @@ pub mod game;
 pub mod lines;
 pub mod movegen;
 pub mod moves;
+pub mod network;
 pub mod outcome;
 pub mod perft;
 pub mod pos;

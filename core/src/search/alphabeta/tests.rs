@@ -110,8 +110,15 @@ fn a_lost_side_picks_the_slowest_loss() {
 	let report = best(&mut ClaudePlayer::fixed_depth(6), text);
 	assert_eq!(report.forced_result(), Some((Turn::Tiger, 4)));
 	let child = position(text).board.after_move_unchecked(report.mv);
-	let reply = ClaudePlayer::fixed_depth(6).pick_move(child, Turn::Tiger, &[]).unwrap();
-	assert_eq!(reply.forced_result(), Some((Turn::Tiger, 3)), "{} loses sooner", report.mv);
+	let reply = ClaudePlayer::fixed_depth(6)
+		.pick_move(child, Turn::Tiger, &[])
+		.unwrap();
+	assert_eq!(
+		reply.forced_result(),
+		Some((Turn::Tiger, 3)),
+		"{} loses sooner",
+		report.mv
+	);
 }
 
 /// Boards of a game that shuffled a tiger and a sheep twice round the same cycle, less the last

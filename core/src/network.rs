@@ -1,0 +1,360 @@
+//! `Network`: a small multilayer perceptron that scores positions, its input encoding, and a
+//! forward pass without allocation.
+//!
+//! - [`file`]: the safetensors file format for nets and optimizer state;
+//! - [`train`]: gradients by backpropagation and the Adam optimiser.
+//!
+//! The net maps a position to a value in `-1..1`, positive favouring tigers:
+//!
+//! ```text
+//! input (54) --W1,b1--> ReLU (hidden1) --W2,b2--> ReLU (hidden2) --W3,b3--> tanh (1)
+//! ```
+//!
+//! Every layer computes `y = x W + b` with `W` stored input-major (`[inputs, outputs]`), so the
+//! first layer can add up the rows of the few inputs that are set instead of multiplying by a
+//! mostly-zero vector.
+
+pub mod file;
+pub mod train;
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::board::{DEAD_SHEEP_TO_WIN, GameBoard, TOTAL_SHEEP, each_point};
+use crate::moves::Turn;
+
+/// The version of the input encoding below. Nets record it; a net with another version is
+/// refused, because it would read the inputs wrongly.
+pub const INPUT_VERSION: u32 = 1;
+
+/// Inputs, in this order (version 1):
+///
+/// | index | input |
+/// |---|---|
+/// | 0..25 | 1 if a tiger stands on point `i` (index `x + 5y`, `a5` = 0) |
+/// | 25..50 | 1 if a sheep stands on point `i - 25` |
+/// | 50 | sheep in hand / 20 |
+/// | 51 | dead sheep / 5 |
+/// | 52 | 1 if the tigers are to move |
+/// | 53 | 1 while sheep remain in hand (the placement phase) |
+pub const INPUTS: usize = 54;
+
+const TIGER_INPUTS: usize = 0;
+const SHEEP_INPUTS: usize = 25;
+const IN_HAND_INPUT: usize = 50;
+const DEAD_INPUT: usize = 51;
+const TIGER_TO_MOVE_INPUT: usize = 52;
+const PLACEMENT_INPUT: usize = 53;
+
+/// The widest hidden layer the forward pass has stack room for.
+pub const MAX_HIDDEN: usize = 256;
+
+/// Hidden layer widths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+	/// Width of the first hidden layer (1..=256).
+	pub hidden1: usize,
+	/// Width of the second hidden layer (1..=256).
+	pub hidden2: usize,
+}
+
+impl Default for Shape {
+	/// 64 and 32: enough to learn this game's patterns, small enough that a search with the
+	/// net still visits over a million positions a second (see docs/benchmarks.md).
+	fn default() -> Shape {
+		Shape {
+			hidden1: 64,
+			hidden2: 32,
+		}
+	}
+}
+
+impl Shape {
+	/// The number of parameters: weights and biases of all three layers.
+	pub const fn parameters(self) -> usize {
+		INPUTS * self.hidden1
+			+ self.hidden1
+			+ self.hidden1 * self.hidden2
+			+ self.hidden2
+			+ self.hidden2
+			+ 1
+	}
+
+	/// Whether both widths are within `1..=MAX_HIDDEN`.
+	pub const fn is_valid(self) -> bool {
+		self.hidden1 >= 1
+			&& self.hidden1 <= MAX_HIDDEN
+			&& self.hidden2 >= 1
+			&& self.hidden2 <= MAX_HIDDEN
+	}
+
+	/// Where each tensor starts in the flat parameter vector, in file order.
+	pub(crate) fn layout(self) -> [(&'static str, usize, [usize; 2]); 6] {
+		let (h1, h2) = (self.hidden1, self.hidden2);
+		let w1 = 0;
+		let b1 = w1 + INPUTS * h1;
+		let w2 = b1 + h1;
+		let b2 = w2 + h1 * h2;
+		let w3 = b2 + h2;
+		let b3 = w3 + h2;
+		[
+			("layer1.weight", w1, [INPUTS, h1]),
+			("layer1.bias", b1, [h1, 0]),
+			("layer2.weight", w2, [h1, h2]),
+			("layer2.bias", b2, [h2, 0]),
+			("output.weight", w3, [h2, 1]),
+			("output.bias", b3, [1, 0]),
+		]
+	}
+}
+
+/// A value network: weights, shape and the generation that produced it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Network {
+	shape: Shape,
+	/// All weights and biases, tensor after tensor as in [`Shape::layout`].
+	params: Vec<f32>,
+	/// How many promotions led to this net; 0 for a fresh one.
+	pub generation: u64,
+}
+
+impl Network {
+	/// A fresh net with weights drawn from `seed`: He-uniform for the ReLU layers, small for
+	/// the output so a new net starts near 0 everywhere. The same seed gives the same net.
+	///
+	/// # Panics
+	///
+	/// If the shape is not valid (a programming error: shapes come from settings checked first).
+	pub fn new(shape: Shape, seed: u64) -> Network {
+		assert!(
+			shape.is_valid(),
+			"hidden widths must be 1..={MAX_HIDDEN}: {shape:?}"
+		);
+		let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+		let mut params = vec![0.0; shape.parameters()];
+		let layout = shape.layout();
+		let mut fill = |tensor: usize, fan_in: usize, scale: f32| {
+			let (_, start, [rows, cols]) = layout[tensor];
+			let limit = scale * (6.0 / fan_in as f32).sqrt();
+			for p in &mut params[start..start + rows * cols.max(1)] {
+				*p = rng.random_range(-limit..limit);
+			}
+		};
+		// The inputs are sparse (about 10 of 54 set), so the first layer's fan-in is taken as
+		// the typical number of active inputs rather than all 54.
+		fill(0, 12, 1.0);
+		fill(2, shape.hidden1, 1.0);
+		fill(4, shape.hidden2, 0.1);
+		Network {
+			shape,
+			params,
+			generation: 0,
+		}
+	}
+
+	/// The hidden layer widths.
+	pub fn shape(&self) -> Shape {
+		self.shape
+	}
+
+	/// All parameters, in file order.
+	pub fn params(&self) -> &[f32] {
+		&self.params
+	}
+
+	/// All parameters, for the optimiser.
+	pub(crate) fn params_mut(&mut self) -> &mut [f32] {
+		&mut self.params
+	}
+
+	/// A net from a shape and parameters (as read from a file); `params` must have the size
+	/// the shape needs.
+	pub(crate) fn from_parts(shape: Shape, params: Vec<f32>, generation: u64) -> Network {
+		debug_assert_eq!(params.len(), shape.parameters());
+		Network {
+			shape,
+			params,
+			generation,
+		}
+	}
+
+	fn tensor(&self, index: usize) -> &[f32] {
+		let (_, start, [rows, cols]) = self.shape.layout()[index];
+		&self.params[start..start + rows * cols.max(1)]
+	}
+
+	/// The value of a position, in `-1..1`, positive favouring tigers.
+	///
+	/// The board is evaluated as given; `NeuralEval` evaluates the canonical
+	/// board so that symmetric positions agree.
+	pub fn forward(&self, board: GameBoard, turn: Turn) -> f32 {
+		let (h1, h2) = (self.shape.hidden1, self.shape.hidden2);
+		let (w1, b1, w2, b2, w3, b3) = (
+			self.tensor(0),
+			self.tensor(1),
+			self.tensor(2),
+			self.tensor(3),
+			self.tensor(4),
+			self.tensor(5)[0],
+		);
+		let row = |input: usize| &w1[input * h1..(input + 1) * h1];
+
+		// Layer 1: add the rows of the inputs that are set (or scaled, for the counts).
+		let mut hidden1 = [0.0f32; MAX_HIDDEN];
+		let hidden1 = &mut hidden1[..h1];
+		hidden1.copy_from_slice(b1);
+		for point in each_point(board.tigers()) {
+			add_scaled(hidden1, row(TIGER_INPUTS + point.index()), 1.0);
+		}
+		for point in each_point(board.sheep()) {
+			add_scaled(hidden1, row(SHEEP_INPUTS + point.index()), 1.0);
+		}
+		for (input, value) in scalar_inputs(board, turn) {
+			if value != 0.0 {
+				add_scaled(hidden1, row(input), value);
+			}
+		}
+		relu(hidden1);
+
+		// Layer 2: a weighted sum of rows again, skipping the units ReLU switched off.
+		let mut hidden2 = [0.0f32; MAX_HIDDEN];
+		let hidden2 = &mut hidden2[..h2];
+		hidden2.copy_from_slice(b2);
+		for (j, &activation) in hidden1.iter().enumerate() {
+			if activation > 0.0 {
+				add_scaled(hidden2, &w2[j * h2..(j + 1) * h2], activation);
+			}
+		}
+		relu(hidden2);
+
+		let out: f32 = hidden2.iter().zip(w3).map(|(a, w)| a * w).sum::<f32>() + b3;
+		out.tanh()
+	}
+}
+
+/// The inputs that are not piece points, with their values.
+fn scalar_inputs(board: GameBoard, turn: Turn) -> [(usize, f32); 4] {
+	let in_hand = f32::from(board.sheep_in_hand());
+	[
+		(IN_HAND_INPUT, in_hand / TOTAL_SHEEP as f32),
+		(
+			DEAD_INPUT,
+			board.dead_sheep() as f32 / DEAD_SHEEP_TO_WIN as f32,
+		),
+		(
+			TIGER_TO_MOVE_INPUT,
+			if turn == Turn::Tiger { 1.0 } else { 0.0 },
+		),
+		(PLACEMENT_INPUT, if in_hand > 0.0 { 1.0 } else { 0.0 }),
+	]
+}
+
+/// The input vector of a position, dense (for training and for other tools).
+pub fn encode(board: GameBoard, turn: Turn) -> [f32; INPUTS] {
+	let mut input = [0.0; INPUTS];
+	for point in each_point(board.tigers()) {
+		input[TIGER_INPUTS + point.index()] = 1.0;
+	}
+	for point in each_point(board.sheep()) {
+		input[SHEEP_INPUTS + point.index()] = 1.0;
+	}
+	for (index, value) in scalar_inputs(board, turn) {
+		input[index] = value;
+	}
+	input
+}
+
+#[inline]
+fn add_scaled(acc: &mut [f32], row: &[f32], scale: f32) {
+	for (a, w) in acc.iter_mut().zip(row) {
+		*a += w * scale;
+	}
+}
+
+#[inline]
+fn relu(values: &mut [f32]) {
+	for v in values {
+		*v = v.max(0.0);
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+	use crate::position::{NAMED_POSITIONS, Position};
+
+	/// The forward pass written the slow way: dense matrix products over the encoded input.
+	fn forward_dense(net: &Network, board: GameBoard, turn: Turn) -> f32 {
+		let Shape { hidden1, hidden2 } = net.shape();
+		let x = encode(board, turn);
+		let layer = |x: &[f32], w: &[f32], b: &[f32], outputs: usize| -> Vec<f32> {
+			(0..outputs)
+				.map(|o| {
+					b[o] + x
+						.iter()
+						.enumerate()
+						.map(|(i, xi)| xi * w[i * outputs + o])
+						.sum::<f32>()
+				})
+				.collect()
+		};
+		let h1: Vec<f32> = layer(&x, net.tensor(0), net.tensor(1), hidden1)
+			.into_iter()
+			.map(|v| v.max(0.0))
+			.collect();
+		let h2: Vec<f32> = layer(&h1, net.tensor(2), net.tensor(3), hidden2)
+			.into_iter()
+			.map(|v| v.max(0.0))
+			.collect();
+		layer(&h2, net.tensor(4), net.tensor(5), 1)[0].tanh()
+	}
+
+	#[test]
+	fn sparse_forward_matches_dense_products() {
+		let net = Network::new(Shape::default(), 3);
+		for (_, text) in NAMED_POSITIONS {
+			let p: Position = text.parse().unwrap();
+			let fast = net.forward(p.board, p.turn);
+			let slow = forward_dense(&net, p.board, p.turn);
+			assert!((fast - slow).abs() < 1e-5, "{text}: {fast} vs {slow}");
+			assert!(fast > -1.0 && fast < 1.0);
+		}
+	}
+
+	#[test]
+	fn seeds_reproduce_and_differ() {
+		assert_eq!(
+			Network::new(Shape::default(), 7),
+			Network::new(Shape::default(), 7)
+		);
+		assert_ne!(
+			Network::new(Shape::default(), 7),
+			Network::new(Shape::default(), 8)
+		);
+	}
+
+	#[test]
+	fn encoding_marks_pieces_and_counts() {
+		let p: Position = "T.S.T/.SSS./..T../S...S/...T. t 12".parse().unwrap();
+		let x = encode(p.board, p.turn);
+		assert_eq!(x[..25].iter().sum::<f32>(), 4.0);
+		assert_eq!(x[25..50].iter().sum::<f32>(), 6.0);
+		assert_eq!(x[SHEEP_INPUTS + 2], 1.0, "c5 holds a sheep");
+		assert_eq!(x[IN_HAND_INPUT], 12.0 / 20.0);
+		assert_eq!(x[DEAD_INPUT], 2.0 / 5.0);
+		assert_eq!(x[TIGER_TO_MOVE_INPUT], 1.0);
+		assert_eq!(x[PLACEMENT_INPUT], 1.0);
+	}
+
+	#[test]
+	fn parameter_count_matches_layout() {
+		let shape = Shape {
+			hidden1: 8,
+			hidden2: 4,
+		};
+		let layout = shape.layout();
+		let (_, last_start, _) = layout[5];
+		assert_eq!(last_start + 1, shape.parameters());
+		assert_eq!(shape.parameters(), 54 * 8 + 8 + 8 * 4 + 4 + 4 + 1);
+	}
+}
