@@ -35,7 +35,7 @@ pub fn perft(board: GameBoard, turn: Turn, depth: u32) -> u64 {
 pub fn perft_checked(board: GameBoard, turn: Turn, depth: u32) -> u64 {
 	let slow = legal_moves_slow(board, turn);
 	let mut fast: Vec<_> = board.get_moves(turn).to_vec();
-	fast.sort_by_key(|m| m.to_string());
+	fast.sort_by_cached_key(|m| m.to_string());
 	assert_eq!(
 		fast, slow,
 		"move lists differ at {board:?} with {turn} to move"

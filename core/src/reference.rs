@@ -134,7 +134,7 @@ pub fn legal_moves_slow(board: GameBoard, turn: Turn) -> Vec<Move> {
 			}
 		}
 	}
-	moves.sort_by_key(|m| m.to_string());
+	moves.sort_by_cached_key(|m| m.to_string());
 	moves
 }
 

@@ -1,1 +1,5 @@
 //! Integration tests of the core crate: one binary, one module per subject.
+
+mod perft;
+mod properties;
+mod random_games;
