@@ -5,10 +5,8 @@ use std::time::Duration;
 use crate::board::{GameBoard, each_point};
 use crate::lines::{JUMPS, NEIGHBOURS};
 use crate::moves::Turn;
-use crate::search::{
-	Evaluator, Killers, MAX_DEPTH, MinimaxPlayer, ScoreType, SearchParts, SearchReport,
-	SearchSettings, TranspositionTable,
-};
+use crate::player::SearchPlayer;
+use crate::search::{Evaluator, MAX_DEPTH, ScoreType, SearchSettings};
 
 /// The hand-written evaluation, from the tigers' side.
 ///
@@ -52,93 +50,24 @@ impl Evaluator for ClaudeEval {
 pub const DEFAULT_TABLE_BITS: u32 = 20;
 
 /// The search with [`ClaudeEval`], a transposition table and killers.
-pub struct ClaudePlayer {
-	/// How long one move may take; `None` searches to `max_depth` without a clock.
-	pub time_limit: Option<Duration>,
-	/// The deepest search, in plies.
-	pub max_depth: u32,
-	/// Extra plies allowed while a tiger can jump.
-	pub quiescence_plies: u32,
-	eval: ClaudeEval,
-	table: TranspositionTable,
-	killers: Killers,
-	last: Option<SearchReport>,
-}
+pub type ClaudePlayer = SearchPlayer<ClaudeEval>;
 
-/// Quiescence plies by default.
-pub const DEFAULT_QUIESCENCE_PLIES: u32 = 0;
-
-impl ClaudePlayer {
+impl SearchPlayer<ClaudeEval> {
 	/// A player that thinks for at most `time_limit` a move.
 	pub fn new(time_limit: Duration) -> ClaudePlayer {
 		ClaudePlayer::with_settings(SearchSettings {
-			max_depth: MAX_DEPTH,
 			time_limit: Some(time_limit),
-			quiescence_plies: DEFAULT_QUIESCENCE_PLIES,
+			..SearchSettings::fixed_depth(MAX_DEPTH)
 		})
 	}
 
 	/// A deterministic player that always searches exactly `depth` plies.
 	pub fn fixed_depth(depth: u32) -> ClaudePlayer {
-		ClaudePlayer::with_settings(SearchSettings {
-			quiescence_plies: DEFAULT_QUIESCENCE_PLIES,
-			..SearchSettings::fixed_depth(depth)
-		})
+		ClaudePlayer::with_settings(SearchSettings::fixed_depth(depth))
 	}
 
 	/// A player with these settings and the default table size.
 	pub fn with_settings(settings: SearchSettings) -> ClaudePlayer {
-		ClaudePlayer {
-			time_limit: settings.time_limit,
-			max_depth: settings.max_depth,
-			quiescence_plies: settings.quiescence_plies,
-			eval: ClaudeEval,
-			table: TranspositionTable::new(DEFAULT_TABLE_BITS),
-			killers: Killers::new((MAX_DEPTH + settings.quiescence_plies) as usize),
-			last: None,
-		}
-	}
-
-	/// Forgets the table and killers, so the next search starts from nothing.
-	pub fn clear(&mut self) {
-		self.table.clear();
-		self.killers.clear();
-		self.last = None;
-	}
-}
-
-impl MinimaxPlayer for ClaudePlayer {
-	type Eval = ClaudeEval;
-
-	fn name(&self) -> String {
-		"Claude".to_string()
-	}
-
-	fn settings(&self) -> SearchSettings {
-		SearchSettings {
-			max_depth: self.max_depth,
-			time_limit: self.time_limit,
-			quiescence_plies: self.quiescence_plies,
-		}
-	}
-
-	fn parts(&mut self) -> SearchParts<'_, ClaudeEval> {
-		SearchParts {
-			evaluator: &mut self.eval,
-			table: Some(&mut self.table),
-			killers: Some(&mut self.killers),
-		}
-	}
-
-	fn new_game(&mut self) {
-		self.clear();
-	}
-
-	fn set_last_search(&mut self, report: Option<SearchReport>) {
-		self.last = report;
-	}
-
-	fn last_search(&self) -> Option<SearchReport> {
-		self.last
+		SearchPlayer::with_parts("Claude", ClaudeEval, settings, DEFAULT_TABLE_BITS)
 	}
 }

@@ -1,0 +1,98 @@
+//! `SearchPlayer`: a computer player made of an evaluation, search settings and the search's
+//! tables. `ClaudePlayer` and `NeuralPlayer` are this with their own evaluations.
+
+use std::time::Duration;
+
+use crate::search::{
+	Evaluator, Killers, MAX_DEPTH, MinimaxPlayer, SearchParts, SearchReport, SearchSettings,
+	TranspositionTable,
+};
+
+/// A search with evaluation `E`, a transposition table and killers.
+pub struct SearchPlayer<E: Evaluator> {
+	/// How long one move may take; `None` searches to `max_depth` without a clock.
+	pub time_limit: Option<Duration>,
+	/// The deepest search, in plies.
+	pub max_depth: u32,
+	/// Extra plies allowed while a tiger can jump.
+	pub quiescence_plies: u32,
+	name: String,
+	evaluator: E,
+	table: TranspositionTable,
+	killers: Killers,
+	last: Option<SearchReport>,
+}
+
+impl<E: Evaluator> SearchPlayer<E> {
+	/// A player named `name` with these settings and a table of `1 << table_bits` slots.
+	pub fn with_parts(
+		name: &str,
+		evaluator: E,
+		settings: SearchSettings,
+		table_bits: u32,
+	) -> SearchPlayer<E> {
+		SearchPlayer {
+			time_limit: settings.time_limit,
+			max_depth: settings.max_depth,
+			quiescence_plies: settings.quiescence_plies,
+			name: name.to_string(),
+			evaluator,
+			table: TranspositionTable::new(table_bits),
+			killers: Killers::new((MAX_DEPTH + settings.quiescence_plies) as usize),
+			last: None,
+		}
+	}
+
+	/// The evaluation.
+	pub fn evaluator(&self) -> &E {
+		&self.evaluator
+	}
+
+	/// The evaluation, to change it (e.g. a new net); clear the table afterwards.
+	pub fn evaluator_mut(&mut self) -> &mut E {
+		&mut self.evaluator
+	}
+
+	/// Forgets the table, the killers and the last report.
+	pub fn clear(&mut self) {
+		self.table.clear();
+		self.killers.clear();
+		self.last = None;
+	}
+}
+
+impl<E: Evaluator> MinimaxPlayer for SearchPlayer<E> {
+	type Eval = E;
+
+	fn name(&self) -> String {
+		self.name.clone()
+	}
+
+	fn settings(&self) -> SearchSettings {
+		SearchSettings {
+			max_depth: self.max_depth,
+			time_limit: self.time_limit,
+			quiescence_plies: self.quiescence_plies,
+		}
+	}
+
+	fn parts(&mut self) -> SearchParts<'_, E> {
+		SearchParts {
+			evaluator: &mut self.evaluator,
+			table: Some(&mut self.table),
+			killers: Some(&mut self.killers),
+		}
+	}
+
+	fn new_game(&mut self) {
+		self.clear();
+	}
+
+	fn set_last_search(&mut self, report: Option<SearchReport>) {
+		self.last = report;
+	}
+
+	fn last_search(&self) -> Option<SearchReport> {
+		self.last
+	}
+}
