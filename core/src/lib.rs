@@ -35,6 +35,7 @@ pub mod position;
 pub mod record;
 pub mod reference;
 pub mod search;
+pub mod selfplay;
 pub mod symmetry;
 pub mod versus;
 

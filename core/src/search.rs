@@ -83,6 +83,16 @@ impl SearchReport {
 	}
 }
 
+/// A search score (tigers' view) as a value in `-1..=1`: forced results become `±1`, other
+/// scores are clamped (a net's scores already lie inside).
+pub fn score_to_value(score: ScoreType) -> f32 {
+	if score.abs() >= FORCED {
+		score.signum()
+	} else {
+		score.clamp(-1.0, 1.0)
+	}
+}
+
 /// If `score` (tigers' view) is a forced result: the winner and in how many plies.
 pub fn forced_result(score: ScoreType) -> Option<(Turn, u32)> {
 	if score.abs() < FORCED {
@@ -154,5 +164,20 @@ pub trait MinimaxPlayer {
 		let report = alphabeta::search(self.parts(), &settings, board, turn, previous);
 		self.set_last_search(report);
 		report
+	}
+
+	/// Every legal move with its exact score (tigers' view) at this player's `max_depth`,
+	/// without a clock; see [`alphabeta::score_moves`].
+	fn score_moves(
+		&mut self,
+		board: GameBoard,
+		turn: Turn,
+		previous: &[GameBoard],
+	) -> Vec<(Move, ScoreType)> {
+		let settings = SearchSettings {
+			time_limit: None,
+			..self.settings()
+		};
+		alphabeta::score_moves(self.parts(), &settings, board, turn, previous)
 	}
 }

@@ -73,6 +73,37 @@ pub fn search<E: Evaluator>(
 		})
 }
 
+/// Every legal move with its exact score (tigers' view) from a full-window search of `depth`
+/// plies, the move included; for choosing among moves by their scores (exploration). Empty if
+/// `turn` has no legal move. Costs about as much as a search without pruning at the root.
+pub fn score_moves<E: Evaluator>(
+	parts: SearchParts<'_, E>,
+	settings: &SearchSettings,
+	board: GameBoard,
+	turn: Turn,
+	previous: &[GameBoard],
+) -> Vec<(Move, f32)> {
+	let depth = settings.max_depth.clamp(1, super::MAX_DEPTH);
+	let mut searcher = Searcher::new(parts, settings, board, previous);
+	let mut scored = Vec::new();
+	for &mv in board.get_moves(turn).iter() {
+		let child = board.after_move_unchecked(mv);
+		searcher.path.push(child);
+		let score = -searcher.negamax(
+			child,
+			turn.opponent(),
+			depth - 1,
+			1,
+			f32::NEG_INFINITY,
+			f32::INFINITY,
+			settings.quiescence_plies,
+		);
+		searcher.path.pop();
+		scored.push((mv, score * turn.sign()));
+	}
+	scored
+}
+
 struct Searcher<'a, E: Evaluator> {
 	evaluator: &'a mut E,
 	table: Option<&'a mut TranspositionTable>,

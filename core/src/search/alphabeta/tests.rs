@@ -265,6 +265,60 @@ fn alpha_beta_agrees_with_plain_minimax() {
 }
 
 #[test]
+fn scored_moves_are_exact_minimax_scores() {
+	// Placement positions: no repetitions, so plain minimax is the exact reference.
+	for (text, depth) in [
+		("T.S.T/.SSS./..T../S...S/...T. t 12", 4),
+		("T...T/.S.../..S../...../T...T s 18", 3),
+	] {
+		let p = position(text);
+		let mut eval = crate::claude::ClaudeEval;
+		let parts = SearchParts {
+			evaluator: &mut eval,
+			table: None,
+			killers: None,
+		};
+		let scored = score_moves(
+			parts,
+			&SearchSettings::fixed_depth(depth),
+			p.board,
+			p.turn,
+			&[],
+		);
+		assert_eq!(scored.len(), p.board.get_moves(p.turn).len());
+		for (mv, score) in &scored {
+			let child = p.board.after_move_unchecked(*mv);
+			let expected =
+				minimax(child, p.turn.opponent(), depth - 1, 1) * p.turn.opponent().sign();
+			assert_eq!(*score, expected, "{text} {mv}");
+		}
+		let best = scored
+			.iter()
+			.map(|(_, s)| s * p.turn.sign())
+			.fold(f32::NEG_INFINITY, f32::max);
+		let mut eval = crate::claude::ClaudeEval;
+		let parts = SearchParts {
+			evaluator: &mut eval,
+			table: None,
+			killers: None,
+		};
+		let report = search(
+			parts,
+			&SearchSettings::fixed_depth(depth),
+			p.board,
+			p.turn,
+			&[],
+		)
+		.unwrap();
+		assert_eq!(report.score * p.turn.sign(), best, "{text}");
+		// The player's version, with its table, scores the same moves.
+		let with_table = ClaudePlayer::fixed_depth(depth).score_moves(p.board, p.turn, &[]);
+		let moves: Vec<Move> = with_table.iter().map(|(mv, _)| *mv).collect();
+		assert_eq!(moves, scored.iter().map(|(mv, _)| *mv).collect::<Vec<_>>());
+	}
+}
+
+#[test]
 fn returns_legal_moves_along_a_game() {
 	let mut game = Game::default();
 	let mut player = ClaudePlayer::fixed_depth(3);

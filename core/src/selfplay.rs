@@ -1,0 +1,263 @@
+//! Self-play: one game between two searchers without a terminal, with seeded exploration, giving
+//! its record and one training sample per searched position.
+//!
+//! Exploration, so that games from the same net differ:
+//!
+//! 1. the first `random_plies` moves are drawn uniformly from the legal moves;
+//! 2. the next `softmax_plies` moves are drawn from a softmax over every move's exact search
+//!    score, `p ∝ exp(value / temperature)`, with values in `-1..1` from the mover's side (a
+//!    forced win counts 10, a forced loss -10, so forced results dominate at any sensible
+//!    temperature);
+//! 3. after that, the search's best move.
+//!
+//! Uniform moves alone would spread games widely but through positions no reasonable player
+//! reaches; the softmax keeps early choices plausible while still varying them. Both draw from
+//! the game's own seed, so a game is a function of the nets, the settings and the seed.
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::board::GameBoard;
+use crate::game::Game;
+use crate::moves::{Move, Turn};
+use crate::outcome::Outcome;
+use crate::record::GameRecord;
+use crate::search::{MinimaxPlayer, forced_result, score_to_value};
+
+/// How self-play games are played.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SelfPlaySettings {
+	/// Moves chosen uniformly at random at the start.
+	pub random_plies: u32,
+	/// Moves after those chosen by a softmax over the moves' scores.
+	pub softmax_plies: u32,
+	/// The softmax temperature, in value units (values lie in `-1..1`).
+	pub temperature: f32,
+	/// A game stops unfinished after this many plies (and counts as a draw).
+	pub max_plies: u32,
+}
+
+impl Default for SelfPlaySettings {
+	/// Two random plies, then eight by softmax at temperature 0.1; docs/training.md has the
+	/// measured spread of games these give.
+	fn default() -> SelfPlaySettings {
+		SelfPlaySettings {
+			random_plies: 2,
+			softmax_plies: 8,
+			temperature: 0.1,
+			max_plies: 300,
+		}
+	}
+}
+
+/// One searched position of a self-play game, with what became of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+	/// The board.
+	pub board: GameBoard,
+	/// The side to move.
+	pub turn: Turn,
+	/// The search's value of the position, tigers' view, in `-1..=1`.
+	pub score: f32,
+	/// The game's result, tigers' view: 1 won, 0 drawn or unfinished, -1 lost.
+	pub result: f32,
+	/// Plies played before this position.
+	pub ply: u32,
+	/// The generation of the net that played the move from this position.
+	pub generation: u64,
+}
+
+impl Sample {
+	/// The value to train towards: `result_weight` of the result plus the rest of the search's
+	/// score.
+	pub fn target(&self, result_weight: f32) -> f32 {
+		result_weight * self.result + (1.0 - result_weight) * self.score
+	}
+}
+
+/// A finished self-play game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfPlayGame {
+	/// The game as played.
+	pub record: GameRecord,
+	/// One sample per position a player searched.
+	pub samples: Vec<Sample>,
+}
+
+/// Plays one game from the start between `sheep` and `tigers`, exploring from `seed`, and tags
+/// the samples with `generation`.
+pub fn play_self_play_game<S: MinimaxPlayer, T: MinimaxPlayer>(
+	sheep: &mut S,
+	tigers: &mut T,
+	settings: &SelfPlaySettings,
+	seed: u64,
+	generation: u64,
+) -> SelfPlayGame {
+	let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+	let mut game = Game::default();
+	let mut samples = Vec::new();
+	sheep.new_game();
+	tigers.new_game();
+	while !game.is_over() && game.history().len() < settings.max_plies as usize {
+		let ply = game.history().len() as u32;
+		let (board, turn) = (game.board(), game.turn());
+		let legal = game.legal_moves();
+		if ply < settings.random_plies {
+			let mv = legal[rng.random_range(0..legal.len())];
+			game.play(mv).expect("a legal move");
+			continue;
+		}
+		let previous = game.previous();
+		let (mv, score) = if ply < settings.random_plies + settings.softmax_plies {
+			let scored = match turn {
+				Turn::Sheep => sheep.score_moves(board, turn, &previous),
+				Turn::Tiger => tigers.score_moves(board, turn, &previous),
+			};
+			softmax_choice(&scored, turn, settings.temperature, &mut rng)
+		} else {
+			let report = match turn {
+				Turn::Sheep => sheep.pick_move(board, turn, &previous),
+				Turn::Tiger => tigers.pick_move(board, turn, &previous),
+			}
+			.expect("a game that is not over has a legal move");
+			(report.mv, report.score)
+		};
+		samples.push(Sample {
+			board,
+			turn,
+			score: score_to_value(score),
+			result: 0.0,
+			ply,
+			generation,
+		});
+		game.play(mv).expect("searchers return legal moves");
+	}
+	let result = game.outcome().map_or(0.0, Outcome::value);
+	for sample in &mut samples {
+		sample.result = result;
+	}
+	let mut record = GameRecord::from_game(&game);
+	record.seed = Some(seed);
+	record.generation = Some(generation);
+	SelfPlayGame { record, samples }
+}
+
+/// Picks a move with probability `∝ exp(value / temperature)`, values from the mover's side.
+/// Returns the move and its score (tigers' view).
+fn softmax_choice(
+	scored: &[(Move, f32)],
+	turn: Turn,
+	temperature: f32,
+	rng: &mut Xoshiro256PlusPlus,
+) -> (Move, f32) {
+	debug_assert!(!scored.is_empty());
+	let value = |score: f32| {
+		let mover = score * turn.sign();
+		if forced_result(score).is_some() {
+			10.0 * mover.signum()
+		} else {
+			mover.clamp(-1.0, 1.0)
+		}
+	};
+	let best = scored
+		.iter()
+		.map(|(_, s)| value(*s))
+		.fold(f32::NEG_INFINITY, f32::max);
+	// Subtracting the best value keeps every exponent at or below 0, so nothing overflows.
+	let weights: Vec<f64> = scored
+		.iter()
+		.map(|(_, s)| f64::from((value(*s) - best) / temperature.max(1e-6)).exp())
+		.collect();
+	let mut pick = rng.random_range(0.0..weights.iter().sum::<f64>());
+	for (weight, &(mv, score)) in weights.iter().zip(scored) {
+		if pick < *weight {
+			return (mv, score);
+		}
+		pick -= weight;
+	}
+	*scored.last().expect("at least one move")
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+	use crate::claude::ClaudePlayer;
+	use crate::moves::Move;
+
+	fn game(seed: u64) -> SelfPlayGame {
+		let settings = SelfPlaySettings {
+			max_plies: 120,
+			..SelfPlaySettings::default()
+		};
+		let mut sheep = ClaudePlayer::fixed_depth(2);
+		let mut tigers = ClaudePlayer::fixed_depth(2);
+		play_self_play_game(&mut sheep, &mut tigers, &settings, seed, 7)
+	}
+
+	#[test]
+	fn a_game_is_a_function_of_its_seed() {
+		assert_eq!(game(1), game(1));
+		assert_ne!(game(1).record.moves, game(2).record.moves);
+	}
+
+	#[test]
+	fn samples_describe_the_searched_positions() {
+		let played = game(3);
+		let (replayed, refused) = played.record.replay();
+		assert!(refused.is_none());
+		let expected =
+			played.record.moves.len() - SelfPlaySettings::default().random_plies as usize;
+		assert_eq!(played.samples.len(), expected);
+		let result = replayed.outcome().map_or(0.0, Outcome::value);
+		for sample in &played.samples {
+			let (board, turn) = if sample.ply == 0 {
+				(GameBoard::default(), Turn::Sheep)
+			} else {
+				let p = sample.ply as usize;
+				(
+					replayed.history()[p - 1].1,
+					if p % 2 == 0 { Turn::Sheep } else { Turn::Tiger },
+				)
+			};
+			assert_eq!((sample.board, sample.turn), (board, turn));
+			assert_eq!(sample.result, result);
+			assert_eq!(sample.generation, 7);
+			assert!((-1.0..=1.0).contains(&sample.score));
+		}
+		assert_eq!(played.record.seed, Some(3));
+		assert_eq!(played.record.generation, Some(7));
+	}
+
+	#[test]
+	fn targets_blend_result_and_score() {
+		let sample = Sample {
+			board: GameBoard::default(),
+			turn: Turn::Sheep,
+			score: 0.5,
+			result: -1.0,
+			ply: 0,
+			generation: 0,
+		};
+		assert_eq!(sample.target(1.0), -1.0);
+		assert_eq!(sample.target(0.0), 0.5);
+		assert_eq!(sample.target(0.5), -0.25);
+	}
+
+	#[test]
+	fn softmax_prefers_better_moves_and_never_picks_forced_losses() {
+		let a: Move = "sa5".parse().unwrap();
+		let b: Move = "sb5".parse().unwrap();
+		let c: Move = "sc5".parse().unwrap();
+		// Sheep to move: lower (tigers' view) is better for them; c loses by force.
+		let scored = [(a, -0.5), (b, 0.5), (c, crate::search::WIN - 3.0)];
+		let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+		let mut counts = [0; 3];
+		for _ in 0..2000 {
+			let (mv, _) = softmax_choice(&scored, Turn::Sheep, 0.5, &mut rng);
+			counts[[a, b, c].iter().position(|m| *m == mv).unwrap()] += 1;
+		}
+		// exp(1 / 0.5) = 7.4 times as likely: about 1762 against 238.
+		assert!(counts[0] > 1600 && counts[1] > 150, "{counts:?}");
+		assert!(counts[2] < 5, "{counts:?}");
+	}
+}
