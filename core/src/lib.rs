@@ -17,7 +17,8 @@
 //! - [`record`]: [`GameRecord`], a whole game as text;
 //! - [`search`]: the minimax search, its transposition table and killers;
 //! - [`claude`]: [`ClaudePlayer`], the hand-written evaluation;
-//! - [`versus`]: games and paired matches between two searchers.
+//! - [`versus`]: games and paired matches between two searchers;
+//! - [`stats`]: match scores, Elo, the SPRT and the promotion rule for gating networks.
 
 pub mod board;
 pub mod claude;
@@ -36,6 +37,7 @@ pub mod record;
 pub mod reference;
 pub mod search;
 pub mod selfplay;
+pub mod stats;
 pub mod symmetry;
 pub mod versus;
 

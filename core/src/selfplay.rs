@@ -216,7 +216,11 @@ mod tests {
 				let p = sample.ply as usize;
 				(
 					replayed.history()[p - 1].1,
-					if p % 2 == 0 { Turn::Sheep } else { Turn::Tiger },
+					if p.is_multiple_of(2) {
+						Turn::Sheep
+					} else {
+						Turn::Tiger
+					},
 				)
 			};
 			assert_eq!((sample.board, sample.turn), (board, turn));
