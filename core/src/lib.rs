@@ -23,6 +23,7 @@
 pub mod board;
 pub mod claude;
 pub mod game;
+pub mod gate;
 pub mod lines;
 pub mod movegen;
 pub mod moves;
@@ -35,6 +36,7 @@ pub mod pos;
 pub mod position;
 pub mod record;
 pub mod reference;
+pub mod replay;
 pub mod search;
 pub mod selfplay;
 pub mod stats;

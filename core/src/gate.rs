@@ -1,0 +1,220 @@
+//! The gating match: a candidate network against `ClaudePlayer` at equal search settings,
+//! seeded paired openings, results by side, and a sequential stop.
+//!
+//! Pairs are independent and deterministic (fresh players, fixed depth, seeded openings), so a
+//! caller with threads may play several at once; feeding the results to a [`GateTally`] in
+//! opening order keeps the match, including where it stops, the same as playing them one by
+//! one with [`run_gate`].
+
+use std::sync::Arc;
+
+use crate::claude::ClaudePlayer;
+use crate::moves::{Move, Turn};
+use crate::network::Network;
+use crate::neural::{NeuralPlayer, SELF_PLAY_TABLE_BITS};
+use crate::outcome::Outcome;
+use crate::search::SearchSettings;
+use crate::stats::{GameResult, GatePolicy, GateRecord, GateStop, PairCounts, Sprt};
+use crate::versus::{MatchResult, openings, play_game};
+
+/// How a gate match is played.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GateSettings {
+	/// The search both players use (fixed depth, so the match is reproducible).
+	pub search: SearchSettings,
+	/// Random plies in each opening.
+	pub opening_plies: usize,
+	/// The seed the openings come from.
+	pub seed: u64,
+	/// When to stop.
+	pub policy: GatePolicy,
+	/// Games stop unfinished (and count as draws) after this many plies.
+	pub max_plies: usize,
+}
+
+impl Default for GateSettings {
+	/// Depth 4, four-ply openings, an SPRT of 0 against 50 Elo at 5% error rates, at least 20
+	/// and at most 100 pairs.
+	fn default() -> GateSettings {
+		GateSettings {
+			search: SearchSettings::fixed_depth(4),
+			opening_plies: 4,
+			seed: 0x9a7e,
+			policy: GatePolicy {
+				sprt: Sprt::new(0.0, 50.0, 0.05, 0.05).expect("valid SPRT bounds"),
+				min_pairs: 20,
+				max_pairs: 100,
+			},
+			max_plies: 300,
+		}
+	}
+}
+
+/// The two games of one opening, from the candidate's side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PairOutcome {
+	/// The game with the candidate as the sheep.
+	pub as_sheep: Option<Outcome>,
+	/// The game with the candidate as the tigers.
+	pub as_tigers: Option<Outcome>,
+}
+
+/// The openings of a gate match, as many as the policy's cap allows.
+pub fn gate_openings(settings: &GateSettings) -> Vec<Vec<Move>> {
+	openings(
+		settings.seed,
+		settings.policy.max_pairs as usize,
+		settings.opening_plies,
+	)
+}
+
+/// Plays one opening twice, the candidate as the sheep and then as the tigers, with fresh
+/// players, so the pair depends on nothing but its inputs.
+pub fn play_gate_pair(
+	net: &Arc<Network>,
+	settings: &GateSettings,
+	opening: &[Move],
+) -> PairOutcome {
+	let mut candidate = NeuralPlayer::with_net(net.clone(), settings.search, SELF_PLAY_TABLE_BITS);
+	let mut reference = ClaudePlayer::with_settings(settings.search);
+	let as_sheep = play_game(&mut candidate, &mut reference, opening, settings.max_plies).outcome();
+	let as_tigers =
+		play_game(&mut reference, &mut candidate, opening, settings.max_plies).outcome();
+	PairOutcome {
+		as_sheep,
+		as_tigers,
+	}
+}
+
+/// A gate match's running results.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GateTally {
+	/// Pairs by the candidate's points.
+	pub pairs: PairCounts,
+	/// The candidate's games by side.
+	pub by_side: MatchResult,
+	/// Why the match stopped, once it has.
+	pub stop: Option<GateStop>,
+}
+
+impl GateTally {
+	/// Counts the next pair, unless the match has already stopped; returns whether it has
+	/// stopped now.
+	pub fn add(&mut self, pair: PairOutcome, policy: &GatePolicy) -> bool {
+		if self.stop.is_some() {
+			return true;
+		}
+		self.by_side.as_sheep.add(pair.as_sheep, Turn::Sheep);
+		self.by_side.as_tigers.add(pair.as_tigers, Turn::Tiger);
+		self.pairs.add_pair(
+			GameResult::for_side(pair.as_sheep, Turn::Sheep),
+			GameResult::for_side(pair.as_tigers, Turn::Tiger),
+		);
+		self.stop = policy.should_stop(&self.pairs);
+		self.stop.is_some()
+	}
+
+	/// The finished match as a record for the promotion rule (`None` while it runs).
+	pub fn record(&self) -> Option<GateRecord> {
+		self.stop.map(|stop| GateRecord {
+			pairs: self.pairs,
+			stop,
+		})
+	}
+}
+
+/// Plays a whole gate match, one pair after another, until the policy stops it.
+pub fn run_gate(net: &Arc<Network>, settings: &GateSettings) -> GateTally {
+	let mut tally = GateTally::default();
+	for opening in gate_openings(settings) {
+		if tally.add(play_gate_pair(net, settings, &opening), &settings.policy) {
+			break;
+		}
+	}
+	tally
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+	use crate::network::Shape;
+
+	fn small() -> GateSettings {
+		GateSettings {
+			search: SearchSettings::fixed_depth(2),
+			policy: GatePolicy {
+				min_pairs: 3,
+				max_pairs: 4,
+				..GateSettings::default().policy
+			},
+			max_plies: 80,
+			..GateSettings::default()
+		}
+	}
+
+	#[test]
+	fn a_gate_match_is_reproducible_and_counts_both_sides() {
+		let net = Arc::new(Network::new(
+			Shape {
+				hidden1: 16,
+				hidden2: 8,
+			},
+			1,
+		));
+		let first = run_gate(&net, &small());
+		assert_eq!(first, run_gate(&net, &small()));
+		let pairs = first.pairs.pairs();
+		assert!((3..=4).contains(&pairs));
+		assert_eq!(first.by_side.as_sheep.games(), pairs);
+		assert_eq!(first.by_side.as_tigers.games(), pairs);
+		assert!(first.record().is_some());
+	}
+
+	#[test]
+	fn the_tally_stops_at_the_cap_and_ignores_later_pairs() {
+		// Below the minimum the SPRT is not consulted, so only the cap can stop this match.
+		let policy = GatePolicy {
+			min_pairs: 10,
+			max_pairs: 4,
+			..small().policy
+		};
+		let mut tally = GateTally::default();
+		// Pairs swept by one side or the other: too noisy for the SPRT to decide in four.
+		let won = PairOutcome {
+			as_sheep: Some(Outcome::SheepByTrapping),
+			as_tigers: Some(Outcome::TigersByCaptures),
+		};
+		let lost = PairOutcome {
+			as_sheep: Some(Outcome::TigersByCaptures),
+			as_tigers: Some(Outcome::SheepByTrapping),
+		};
+		let mut stopped_at = None;
+		for i in 1..=6 {
+			let pair = if i % 2 == 0 { won } else { lost };
+			if tally.add(pair, &policy) && stopped_at.is_none() {
+				stopped_at = Some(i);
+			}
+		}
+		assert_eq!(stopped_at, Some(4));
+		assert_eq!(tally.pairs.pairs(), 4);
+		assert_eq!(tally.stop, Some(GateStop::Cap));
+		assert_eq!(tally.by_side.as_sheep.wins, 2);
+		assert_eq!(tally.by_side.as_tigers.losses, 2);
+	}
+
+	#[test]
+	fn sides_are_scored_from_the_candidate() {
+		let mut tally = GateTally::default();
+		let pair = PairOutcome {
+			as_sheep: Some(Outcome::SheepByTrapping),
+			as_tigers: Some(Outcome::SheepByTrapping),
+		};
+		tally.add(pair, &small().policy);
+		assert_eq!(tally.by_side.as_sheep.wins, 1);
+		assert_eq!(tally.by_side.as_tigers.losses, 1);
+		assert_eq!(
+			tally.pairs.counts[2], 1,
+			"one win and one loss make a pair worth one point"
+		);
+	}
+}

@@ -1,0 +1,288 @@
+//! `ReplayWindow`: the most recent self-play samples, which training draws mini-batches from.
+//!
+//! Each sample may be trained on at most `max_uses` times, so training cannot run far ahead of
+//! the games that feed it: once every sample in the window is used up, no batch can be drawn
+//! until new samples arrive. Old samples leave the window when it is full.
+
+use std::collections::VecDeque;
+
+use rand::RngExt;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::network::train::TrainingExample;
+use crate::selfplay::Sample;
+use crate::symmetry::Symmetry;
+
+/// How training turns samples into examples.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TargetSettings {
+	/// How much of the target is the game's result; the rest is the search's score.
+	pub result_weight: f32,
+	/// Which symmetric image of each board to train on.
+	pub augmentation: Augmentation,
+}
+
+impl Default for TargetSettings {
+	/// Half result, half search score; canonical boards (see [`Augmentation`]).
+	fn default() -> TargetSettings {
+		TargetSettings {
+			result_weight: 0.5,
+			augmentation: Augmentation::Canonical,
+		}
+	}
+}
+
+/// Which of a board's eight symmetric images an example shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Augmentation {
+	/// The canonical image, the one `NeuralEval` evaluates: the net only ever needs to be good
+	/// on canonical boards, and all of its capacity goes there.
+	Canonical,
+	/// One of the eight images drawn at random per example: the net learns the symmetry itself
+	/// and sees eight times as many distinct inputs.
+	RandomSymmetry,
+}
+
+/// The last `capacity` samples, with how often each has been trained on.
+#[derive(Clone, Debug)]
+pub struct ReplayWindow {
+	capacity: usize,
+	max_uses: u32,
+	samples: VecDeque<(Sample, u32)>,
+	/// Positions in `samples` of samples not yet used up, possibly stale (see `draw_batch`).
+	fresh: Vec<u64>,
+	/// How many samples were ever added; the id of the front sample is `added - len`.
+	added: u64,
+	/// Uses left over all samples in the window.
+	uses_left: u64,
+}
+
+impl ReplayWindow {
+	/// An empty window of `capacity` samples, each usable `max_uses` times.
+	pub fn new(capacity: usize, max_uses: u32) -> ReplayWindow {
+		ReplayWindow {
+			capacity: capacity.max(1),
+			max_uses: max_uses.max(1),
+			samples: VecDeque::with_capacity(capacity.min(1 << 20)),
+			fresh: Vec::new(),
+			added: 0,
+			uses_left: 0,
+		}
+	}
+
+	/// Samples in the window.
+	pub fn len(&self) -> usize {
+		self.samples.len()
+	}
+
+	/// Whether the window is empty.
+	pub fn is_empty(&self) -> bool {
+		self.samples.is_empty()
+	}
+
+	/// The most samples the window holds.
+	pub fn capacity(&self) -> usize {
+		self.capacity
+	}
+
+	/// How many samples were ever added.
+	pub fn total_added(&self) -> u64 {
+		self.added
+	}
+
+	/// The samples with their use counts, oldest first.
+	pub fn iter(&self) -> impl Iterator<Item = &(Sample, u32)> {
+		self.samples.iter()
+	}
+
+	/// Adds a sample, dropping the oldest if the window is full.
+	pub fn push(&mut self, sample: Sample) {
+		self.push_with_uses(sample, 0);
+	}
+
+	/// Adds a sample that has already been used `uses` times (when restoring a saved window).
+	pub fn push_with_uses(&mut self, sample: Sample, uses: u32) {
+		if self.samples.len() == self.capacity
+			&& let Some((_, evicted_uses)) = self.samples.pop_front()
+		{
+			self.uses_left -= u64::from(self.max_uses.saturating_sub(evicted_uses));
+		}
+		self.samples.push_back((sample, uses));
+		self.uses_left += u64::from(self.max_uses.saturating_sub(uses));
+		if uses < self.max_uses {
+			self.fresh.push(self.added);
+		}
+		self.added += 1;
+	}
+
+	fn front_id(&self) -> u64 {
+		self.added - self.samples.len() as u64
+	}
+
+	/// How many more draws the window can give before new samples are needed.
+	pub fn uses_left(&self) -> u64 {
+		self.uses_left
+	}
+
+	/// Draws `size` examples, with replacement, uniformly from the samples not yet used up,
+	/// counting a use for each draw; `None` (and nothing counted) if fewer than `size` draws
+	/// are left.
+	pub fn draw_batch(
+		&mut self,
+		size: usize,
+		targets: &TargetSettings,
+		rng: &mut Xoshiro256PlusPlus,
+	) -> Option<Vec<TrainingExample>> {
+		if self.uses_left < size as u64 || size == 0 {
+			return None;
+		}
+		self.prune_fresh();
+		let mut batch = Vec::with_capacity(size);
+		while batch.len() < size {
+			let slot = rng.random_range(0..self.fresh.len());
+			let id = self.fresh[slot];
+			let index = (id - self.front_id()) as usize;
+			let (sample, uses) = &mut self.samples[index];
+			*uses += 1;
+			self.uses_left -= 1;
+			let board = match targets.augmentation {
+				Augmentation::Canonical => sample.board.canonical().0,
+				Augmentation::RandomSymmetry => {
+					Symmetry::ALL[rng.random_range(0..8)].apply_board(sample.board)
+				}
+			};
+			batch.push(TrainingExample {
+				board,
+				turn: sample.turn,
+				target: sample.target(targets.result_weight),
+			});
+			if *uses >= self.max_uses {
+				self.fresh.swap_remove(slot);
+			}
+			if self.fresh.is_empty() {
+				break;
+			}
+		}
+		Some(batch)
+	}
+
+	/// Drops ids of samples that left the window.
+	fn prune_fresh(&mut self) {
+		let front = self.front_id();
+		self.fresh.retain(|id| *id >= front);
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use rand::SeedableRng;
+
+	use super::*;
+	use crate::board::GameBoard;
+	use crate::moves::Turn;
+
+	fn sample(ply: u32) -> Sample {
+		Sample {
+			board: GameBoard::default(),
+			turn: Turn::Sheep,
+			score: 0.0,
+			result: 1.0,
+			ply,
+			generation: 0,
+		}
+	}
+
+	#[test]
+	fn the_window_keeps_the_most_recent_samples() {
+		let mut window = ReplayWindow::new(3, 2);
+		for ply in 0..5 {
+			window.push(sample(ply));
+		}
+		assert_eq!(window.len(), 3);
+		assert_eq!(window.total_added(), 5);
+		let plies: Vec<u32> = window.iter().map(|(s, _)| s.ply).collect();
+		assert_eq!(plies, [2, 3, 4]);
+	}
+
+	#[test]
+	fn each_sample_is_used_at_most_max_uses_times() {
+		let mut window = ReplayWindow::new(10, 3);
+		for ply in 0..10 {
+			window.push(sample(ply));
+		}
+		let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+		let targets = TargetSettings::default();
+		let mut drawn = 0;
+		while let Some(batch) = window.draw_batch(4, &targets, &mut rng) {
+			drawn += batch.len();
+		}
+		// 30 uses in all: seven batches of 4, then two uses are left, too few for a batch.
+		assert_eq!(drawn, 28);
+		assert_eq!(window.uses_left(), 2);
+		assert!(window.iter().all(|(_, uses)| *uses <= 3));
+		window.push(sample(10));
+		assert!(
+			window.draw_batch(1, &targets, &mut rng).is_some(),
+			"a new sample can be drawn"
+		);
+	}
+
+	#[test]
+	fn evicted_samples_are_never_drawn() {
+		let mut window = ReplayWindow::new(4, 100);
+		for ply in 0..4 {
+			window.push(sample(ply));
+		}
+		for ply in 100..104 {
+			window.push(sample(ply));
+		}
+		let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+		let batch = window
+			.draw_batch(50, &TargetSettings::default(), &mut rng)
+			.unwrap();
+		assert_eq!(batch.len(), 50);
+		assert!(window.iter().all(|(s, _)| s.ply >= 100));
+		assert_eq!(window.iter().map(|(_, uses)| *uses).sum::<u32>(), 50);
+		assert_eq!(window.uses_left(), 4 * 100 - 50);
+	}
+
+	#[test]
+	fn targets_and_augmentation_are_applied() {
+		let mut window = ReplayWindow::new(8, 100);
+		let board: GameBoard = "T...T/.S.../...../...../T...T t 19"
+			.parse::<crate::Position>()
+			.unwrap()
+			.board;
+		window.push(Sample {
+			board,
+			turn: Turn::Tiger,
+			score: 0.2,
+			result: -1.0,
+			ply: 1,
+			generation: 0,
+		});
+		let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+		let canonical = TargetSettings {
+			result_weight: 0.25,
+			augmentation: Augmentation::Canonical,
+		};
+		let batch = window.draw_batch(1, &canonical, &mut rng).unwrap();
+		assert_eq!(batch[0].board, board.canonical().0);
+		assert!((batch[0].target - (0.25 * -1.0 + 0.75 * 0.2)).abs() < 1e-6);
+		let random = TargetSettings {
+			augmentation: Augmentation::RandomSymmetry,
+			..canonical
+		};
+		let mut images = std::collections::HashSet::new();
+		for _ in 0..60 {
+			let batch = window.draw_batch(1, &random, &mut rng).unwrap();
+			assert_eq!(batch[0].board.canonical().0, board.canonical().0);
+			images.insert(batch[0].board);
+		}
+		assert!(
+			images.len() >= 3,
+			"random symmetries vary the board: {}",
+			images.len()
+		);
+	}
+}
