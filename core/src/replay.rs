@@ -268,7 +268,7 @@ mod tests {
 		};
 		let batch = window.draw_batch(1, &canonical, &mut rng).unwrap();
 		assert_eq!(batch[0].board, board.canonical().0);
-		assert!((batch[0].target - (0.25 * -1.0 + 0.75 * 0.2)).abs() < 1e-6);
+		assert!((batch[0].target - (-0.25 + 0.75 * 0.2)).abs() < 1e-6);
 		let random = TargetSettings {
 			augmentation: Augmentation::RandomSymmetry,
 			..canonical
