@@ -41,6 +41,7 @@ pub mod search;
 pub mod selfplay;
 pub mod stats;
 pub mod symmetry;
+pub mod trainer;
 pub mod versus;
 
 pub use board::{BoardError, GameBoard, MoveError};
