@@ -43,8 +43,8 @@ fn training_lowers_held_out_loss() {
 			})
 			.collect()
 	};
-	let train = self_play_samples(0..300);
-	let held_out = examples(&self_play_samples(10_000..10_030));
+	let train = self_play_samples(0..500);
+	let held_out = examples(&self_play_samples(10_000..10_100));
 	assert!(
 		train.len() > 5_000 && held_out.len() > 500,
 		"{} {}",
@@ -86,7 +86,7 @@ fn training_lowers_held_out_loss() {
 		"held-out loss {before} -> {after} after {steps} steps"
 	);
 	assert!(
-		after < 0.8 * constant_loss,
+		after < 0.9 * constant_loss,
 		"{after} is no better than the mean ({constant_loss})"
 	);
 }
