@@ -50,6 +50,38 @@ impl Default for GateSettings {
 	}
 }
 
+impl GateSettings {
+	/// The stopping policy for a candidate when the incumbent's gate match went as `incumbent`:
+	/// the SPRT's two hypotheses shifted by the incumbent's Elo against the reference.
+	///
+	/// The SPRT then asks "no better than the incumbent" against "`elo1 - elo0` better", which
+	/// is the question promotion needs; unshifted it would ask whether the candidate beats
+	/// `ClaudePlayer` itself, and reject every candidate of a young run. The shift stays within
+	/// ±900 Elo so both hypotheses remain inside the clamped Elo scale.
+	pub fn policy_against(&self, incumbent: Option<&GateRecord>) -> GatePolicy {
+		let Some(record) = incumbent else {
+			return self.policy;
+		};
+		let sprt = self.policy.sprt;
+		let shift = record
+			.estimate()
+			.elo()
+			.elo
+			.clamp(-900.0, 900.0 - (sprt.elo1() - sprt.elo0()));
+		let shifted = Sprt::new(
+			sprt.elo0() + shift,
+			sprt.elo1() + shift,
+			sprt.alpha(),
+			sprt.beta(),
+		)
+		.expect("shifting both hypotheses keeps them ordered and finite");
+		GatePolicy {
+			sprt: shifted,
+			..self.policy
+		}
+	}
+}
+
 /// The two games of one opening, from the candidate's side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PairOutcome {
@@ -200,6 +232,39 @@ mod tests {
 		assert_eq!(tally.stop, Some(GateStop::Cap));
 		assert_eq!(tally.by_side.as_sheep.wins, 2);
 		assert_eq!(tally.by_side.as_tigers.losses, 2);
+	}
+
+	#[test]
+	fn the_sprt_is_centred_on_the_incumbent() {
+		let settings = GateSettings::default();
+		assert_eq!(settings.policy_against(None), settings.policy);
+		// An incumbent that scored 1 point in 10 pairs: about -330 Elo against the reference.
+		let pairs = PairCounts {
+			counts: [6, 2, 2, 0, 0],
+		};
+		let record = GateRecord {
+			pairs,
+			stop: GateStop::Cap,
+		};
+		let policy = settings.policy_against(Some(&record));
+		let elo = record.estimate().elo().elo;
+		assert!(elo < -100.0);
+		assert!((policy.sprt.elo0() - elo).abs() < 1e-9);
+		assert!((policy.sprt.elo1() - (elo + 50.0)).abs() < 1e-9);
+		assert_eq!((policy.min_pairs, policy.max_pairs), (20, 100));
+		// A candidate that does just as badly is rejected; one far better is accepted.
+		assert_eq!(
+			policy.sprt.decide(&PairCounts {
+				counts: [600, 200, 200, 0, 0]
+			}),
+			crate::stats::SprtDecision::AcceptH0
+		);
+		assert_eq!(
+			policy.sprt.decide(&PairCounts {
+				counts: [5, 10, 60, 20, 5]
+			}),
+			crate::stats::SprtDecision::AcceptH1
+		);
 	}
 
 	#[test]
