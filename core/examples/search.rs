@@ -1,7 +1,7 @@
 //! Searches one position to a fixed depth and prints the report with nodes per second.
 //!
 //! `cargo run --release -p tigers-core --example search -- DEPTH [--position TEXT]
-//! [--quiescence PLIES] [--net FILE | --fresh-net SEED]`
+//! [--net FILE | --fresh-net SEED]`
 //!
 //! Without `--net` or `--fresh-net` the player is `ClaudePlayer`; with either, `NeuralPlayer`
 //! with the same table size, so the two can be compared at equal depth.
@@ -18,7 +18,6 @@ use tigers_core::{ClaudePlayer, MinimaxPlayer, Network, NeuralPlayer, Position, 
 struct Options {
 	depth: u32,
 	position: Position,
-	quiescence: u32,
 	net: Option<Network>,
 }
 
@@ -30,7 +29,6 @@ fn parse(args: &[String]) -> Result<Options, String> {
 	let mut options = Options {
 		depth,
 		position: Position::default(),
-		quiescence: 0,
 		net: None,
 	};
 	for pair in args[1..].chunks(2) {
@@ -39,7 +37,6 @@ fn parse(args: &[String]) -> Result<Options, String> {
 		};
 		match flag.as_str() {
 			"--position" => options.position = value.parse().map_err(|e| format!("{e}"))?,
-			"--quiescence" => options.quiescence = value.parse().map_err(|_| "bad --quiescence")?,
 			"--net" => {
 				let net = Network::load(value.as_ref()).map_err(|e| format!("{e}"))?;
 				options.net = Some(net);
@@ -60,15 +57,12 @@ fn main() -> ExitCode {
 		Ok(options) => options,
 		Err(error) => {
 			eprintln!(
-				"{error}\nusage: search DEPTH [--position TEXT] [--quiescence PLIES] [--net FILE | --fresh-net SEED]"
+				"{error}\nusage: search DEPTH [--position TEXT] [--net FILE | --fresh-net SEED]"
 			);
 			return ExitCode::from(2);
 		}
 	};
-	let settings = SearchSettings {
-		quiescence_plies: options.quiescence,
-		..SearchSettings::fixed_depth(options.depth)
-	};
+	let settings = SearchSettings::fixed_depth(options.depth);
 	let Position { board, turn } = options.position;
 	let start = Instant::now();
 	let report: Option<SearchReport> =

@@ -1,8 +1,8 @@
-//! Plays a paired match between two `ClaudePlayer` configurations at a fixed depth, to measure
-//! whether a search feature helps.
+//! Plays a paired match between two `ClaudePlayer` search settings, to measure whether a change to
+//! the search helps (build the two versions, or compare depths and time limits).
 //!
 //! `cargo run --release -p tigers-core --example versus -- [--depth D] [--openings N]
-//! [--opening-plies P] [--seed S] [--a-quiescence Q] [--b-quiescence Q] [--b-depth D]
+//! [--opening-plies P] [--seed S] [--b-depth D]
 //! [--time-ms MS]`
 //!
 //! With `--time-ms` both players search iteratively up to `--depth` under that time limit per
@@ -21,8 +21,6 @@ fn main() -> ExitCode {
 	let mut count = 50;
 	let mut opening_plies = 4;
 	let mut seed = 1;
-	let mut a_quiescence = 0;
-	let mut b_quiescence = 0;
 	let mut time_ms = None;
 	let args: Vec<String> = std::env::args().skip(1).collect();
 	for pair in args.chunks(2) {
@@ -40,8 +38,6 @@ fn main() -> ExitCode {
 			"--openings" => count = value as usize,
 			"--opening-plies" => opening_plies = value as usize,
 			"--seed" => seed = value,
-			"--a-quiescence" => a_quiescence = value as u32,
-			"--b-quiescence" => b_quiescence = value as u32,
 			"--time-ms" => time_ms = Some(value),
 			other => {
 				eprintln!("unknown option {other}");
@@ -49,13 +45,12 @@ fn main() -> ExitCode {
 			}
 		}
 	}
-	let settings = |depth, quiescence_plies| SearchSettings {
-		quiescence_plies,
+	let settings = |depth| SearchSettings {
 		time_limit: time_ms.map(std::time::Duration::from_millis),
 		..SearchSettings::fixed_depth(depth)
 	};
-	let mut a = ClaudePlayer::with_settings(settings(depth, a_quiescence));
-	let mut b = ClaudePlayer::with_settings(settings(b_depth.unwrap_or(depth), b_quiescence));
+	let mut a = ClaudePlayer::with_settings(settings(depth));
+	let mut b = ClaudePlayer::with_settings(settings(b_depth.unwrap_or(depth)));
 	let start = Instant::now();
 	let result = play_match(
 		&mut a,

@@ -14,8 +14,6 @@ pub struct SearchPlayer<E: Evaluator> {
 	pub time_limit: Option<Duration>,
 	/// The deepest search, in plies.
 	pub max_depth: u32,
-	/// Extra plies allowed while a tiger can jump.
-	pub quiescence_plies: u32,
 	name: String,
 	evaluator: E,
 	table: TranspositionTable,
@@ -34,11 +32,10 @@ impl<E: Evaluator> SearchPlayer<E> {
 		SearchPlayer {
 			time_limit: settings.time_limit,
 			max_depth: settings.max_depth,
-			quiescence_plies: settings.quiescence_plies,
 			name: name.to_string(),
 			evaluator,
 			table: TranspositionTable::new(table_bits),
-			killers: Killers::new((MAX_DEPTH + settings.quiescence_plies) as usize),
+			killers: Killers::new(MAX_DEPTH as usize),
 			last: None,
 		}
 	}
@@ -72,7 +69,6 @@ impl<E: Evaluator> MinimaxPlayer for SearchPlayer<E> {
 		SearchSettings {
 			max_depth: self.max_depth,
 			time_limit: self.time_limit,
-			quiescence_plies: self.quiescence_plies,
 		}
 	}
 

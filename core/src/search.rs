@@ -48,8 +48,6 @@ pub struct SearchSettings {
 	/// an iteration at the whole. `None` searches to `max_depth` without a clock, which makes the
 	/// search deterministic.
 	pub time_limit: Option<Duration>,
-	/// Extra plies allowed beyond the nominal depth while a tiger can jump (quiescence).
-	pub quiescence_plies: u32,
 }
 
 impl SearchSettings {
@@ -58,7 +56,6 @@ impl SearchSettings {
 		SearchSettings {
 			max_depth: depth,
 			time_limit: None,
-			quiescence_plies: 0,
 		}
 	}
 }
@@ -129,7 +126,7 @@ pub trait MinimaxPlayer {
 		"Computer".to_string()
 	}
 
-	/// Depth, time limit and extensions.
+	/// Depth and time limit.
 	fn settings(&self) -> SearchSettings;
 
 	/// The evaluation and tables, borrowed for one search.

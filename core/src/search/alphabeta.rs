@@ -1,5 +1,5 @@
 //! The search: iterative deepening over a negamax alpha-beta with a transposition table, killer
-//! moves, a jump extension at the horizon, repetition draws and distance-to-win scoring.
+//! moves, repetition draws and distance-to-win scoring.
 
 use std::time::Instant;
 
@@ -96,7 +96,6 @@ pub fn score_moves<E: Evaluator>(
 			1,
 			f32::NEG_INFINITY,
 			f32::INFINITY,
-			settings.quiescence_plies,
 		);
 		searcher.path.pop();
 		scored.push((mv, score * turn.sign()));
@@ -113,7 +112,6 @@ struct Searcher<'a, E: Evaluator> {
 	path: Vec<GameBoard>,
 	/// Where the root stands in `path`; later entries are inside the search.
 	root_index: usize,
-	quiescence_plies: u32,
 	nodes: u64,
 	deadline: Option<Instant>,
 	aborted: bool,
@@ -132,7 +130,7 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 			b.sheep_in_hand() == root.sheep_in_hand() && b.sheep_on_board() == root.sheep_on_board()
 		};
 		let kept = previous.iter().rev().take_while(reversible).count();
-		let capacity = kept + 2 + (settings.max_depth + settings.quiescence_plies) as usize;
+		let capacity = kept + 2 + settings.max_depth as usize;
 		let mut path = Vec::with_capacity(capacity);
 		path.extend_from_slice(&previous[previous.len() - kept..]);
 		path.push(root);
@@ -142,7 +140,6 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 			killers: parts.killers,
 			root_index: kept,
 			path,
-			quiescence_plies: settings.quiescence_plies,
 			nodes: 0,
 			deadline: None,
 			aborted: false,
@@ -170,7 +167,6 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 				1,
 				f32::NEG_INFINITY,
 				-best.1,
-				self.quiescence_plies,
 			);
 			self.path.pop();
 			if self.aborted {
@@ -185,16 +181,14 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 
 	/// The score of `board` for `turn` (the side to move), searched `depth` plies deep, `ply`
 	/// plies below the root, within the window `alpha..beta` (fail-soft).
-	#[allow(clippy::too_many_arguments)]
 	fn negamax(
 		&mut self,
 		board: GameBoard,
 		turn: Turn,
-		mut depth: u32,
+		depth: u32,
 		ply: u32,
 		mut alpha: f32,
 		beta: f32,
-		mut extensions: u32,
 	) -> f32 {
 		// 1. Count the node; now and then look at the clock.
 		self.nodes += 1;
@@ -221,22 +215,18 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 			return DRAW;
 		}
 
-		// 4. At the horizon, evaluate; but while a tiger can jump the position is not quiet,
-		//    and a capture just beyond the horizon would go unseen, so search one more ply.
+		// 4. At the horizon, evaluate. (Extending the search while a tiger can jump won
+		//    matches at equal depth but lost them at equal time: see docs/search.md.)
 		if depth == 0 {
-			if extensions == 0 || board.count_tiger_jumps() == 0 {
-				if !board.has_legal_move(turn) {
-					return lost;
-				}
-				let score = self.evaluator.evaluate(board, turn);
-				debug_assert!(
-					score.is_finite() && score.abs() < EVAL_LIMIT,
-					"evaluation {score}"
-				);
-				return score * turn.sign();
+			if !board.has_legal_move(turn) {
+				return lost;
 			}
-			depth = 1;
-			extensions -= 1;
+			let score = self.evaluator.evaluate(board, turn);
+			debug_assert!(
+				score.is_finite() && score.abs() < EVAL_LIMIT,
+				"evaluation {score}"
+			);
+			return score * turn.sign();
 		}
 
 		// 5. The table may already know enough to answer, and otherwise gives a move to try first.
@@ -271,15 +261,7 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 		for &mv in moves.iter() {
 			let child = board.after_move_unchecked(mv);
 			self.path.push(child);
-			let score = -self.negamax(
-				child,
-				turn.opponent(),
-				depth - 1,
-				ply + 1,
-				-beta,
-				-alpha,
-				extensions,
-			);
+			let score = -self.negamax(child, turn.opponent(), depth - 1, ply + 1, -beta, -alpha);
 			self.path.pop();
 			if self.aborted {
 				return 0.0;
