@@ -323,7 +323,11 @@ impl GameBoard {
 		match turn {
 			// With sheep in hand at least two points are empty, so a placement always exists.
 			Turn::Sheep if self.sheep_in_hand() > 0 => true,
-			Turn::Sheep => each_point(self.sheep()).any(|p| NEIGHBOURS[p.index()] & empty != 0),
+			// Fewer points are empty than hold sheep, so look from the empty points.
+			Turn::Sheep => {
+				let sheep = self.sheep();
+				each_point(empty).any(|p| NEIGHBOURS[p.index()] & sheep != 0)
+			}
 			Turn::Tiger => each_point(self.tigers).any(|p| self.tiger_can_move(p, empty)),
 		}
 	}

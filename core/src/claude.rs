@@ -44,6 +44,12 @@ impl Evaluator for ClaudeEval {
 		(100 * board.dead_sheep() as i32 + 20 * jumps as i32 - 15 * trapped as i32
 			+ 2 * moves as i32) as ScoreType
 	}
+
+	/// This evaluation costs a few nanoseconds, less than a table probe's cache miss: skipping
+	/// the table at depth 1 made fixed-depth searches 1.5 to 1.8 times faster (docs/search.md).
+	fn table_min_depth(&self) -> u32 {
+		2
+	}
 }
 
 /// Table size for a player that plays one game at a time: 2^20 slots, 24 MiB.

@@ -91,9 +91,12 @@ impl GameBoard {
 		let empty = self.empty();
 		match turn {
 			Turn::Sheep if self.sheep_in_hand() > 0 => empty.count_ones(),
-			Turn::Sheep => each_point(self.sheep())
-				.map(|p| (NEIGHBOURS[p.index()] & empty).count_ones())
-				.sum(),
+			Turn::Sheep => {
+				let sheep = self.sheep();
+				each_point(empty)
+					.map(|p| (NEIGHBOURS[p.index()] & sheep).count_ones())
+					.sum()
+			}
 			Turn::Tiger => self.count_tiger_jumps() + self.count_tiger_steps(),
 		}
 	}

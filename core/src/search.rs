@@ -37,6 +37,13 @@ pub trait Evaluator {
 	/// inside `-EVAL_LIMIT..EVAL_LIMIT`. Symmetric boards must score the same, since they share
 	/// transposition table entries.
 	fn evaluate(&mut self, board: GameBoard, turn: Turn) -> ScoreType;
+
+	/// The least remaining depth at which the search consults the transposition table. A probe
+	/// is usually a cache miss; at depth 1 it can only save the evaluations of one node's
+	/// children, which for a cheap evaluation cost less than the miss.
+	fn table_min_depth(&self) -> u32 {
+		1
+	}
 }
 
 /// How deep and how long to search.

@@ -112,6 +112,8 @@ struct Searcher<'a, E: Evaluator> {
 	path: Vec<GameBoard>,
 	/// Where the root stands in `path`; later entries are inside the search.
 	root_index: usize,
+	/// Nodes with less remaining depth than this skip the table (see `Evaluator`).
+	table_min_depth: u32,
 	nodes: u64,
 	deadline: Option<Instant>,
 	aborted: bool,
@@ -135,6 +137,7 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 		path.extend_from_slice(&previous[previous.len() - kept..]);
 		path.push(root);
 		Searcher {
+			table_min_depth: parts.evaluator.table_min_depth().max(1),
 			evaluator: parts.evaluator,
 			table: parts.table,
 			killers: parts.killers,
@@ -230,7 +233,12 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 		}
 
 		// 5. The table may already know enough to answer, and otherwise gives a move to try first.
-		let key = self.table.as_ref().map(|_| TableKey::new(board, turn));
+		//    Near the leaves a probe can cost more than the evaluations it saves.
+		let key = self
+			.table
+			.as_ref()
+			.filter(|_| depth >= self.table_min_depth)
+			.map(|_| TableKey::new(board, turn));
 		let mut table_move = None;
 		if let (Some(table), Some(key)) = (self.table.as_deref(), key)
 			&& let Some(entry) = table.lookup(key)
