@@ -5,9 +5,13 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use std::sync::Arc;
 use tigers_core::perft::perft;
 use tigers_core::position::NAMED_POSITIONS;
-use tigers_core::{ClaudePlayer, MinimaxPlayer, Position};
+
+use tigers_core::network::Shape;
+use tigers_core::search::SearchSettings;
+use tigers_core::{ClaudePlayer, MinimaxPlayer, Network, NeuralPlayer, Position};
 
 fn named(name: &str) -> Position {
 	let (_, text) = NAMED_POSITIONS
@@ -86,5 +90,41 @@ fn bench_search(c: &mut Criterion) {
 	group.finish();
 }
 
-criterion_group!(benches, bench_perft, bench_movegen, bench_search);
+fn bench_network(c: &mut Criterion) {
+	let net = Network::new(Shape::default(), 1);
+	let positions: Vec<Position> = NAMED_POSITIONS
+		.iter()
+		.map(|(name, _)| named(name))
+		.collect();
+	c.bench_function("network/forward/named", |b| {
+		b.iter(|| {
+			for p in &positions {
+				let value = net.forward(black_box(p.board), p.turn);
+				assert!(value.abs() < 1.0);
+			}
+		});
+	});
+	let mut group = c.benchmark_group("search");
+	group.sample_size(10);
+	let start = named("start");
+	let mut player = NeuralPlayer::with_net(Arc::new(net), SearchSettings::fixed_depth(7), 20);
+	group.bench_function("neural/start/7", |b| {
+		b.iter(|| {
+			player.new_game();
+			let report = player
+				.pick_move(start.board, start.turn, &[])
+				.expect("a legal move");
+			assert_eq!(report.depth, 7);
+		});
+	});
+	group.finish();
+}
+
+criterion_group!(
+	benches,
+	bench_perft,
+	bench_movegen,
+	bench_search,
+	bench_network
+);
 criterion_main!(benches);

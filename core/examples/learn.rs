@@ -3,7 +3,7 @@
 //! the core rule. Prints one line per round.
 //!
 //! `cargo run --release -p tigers-core --example learn -- [--rounds N] [--games N]
-//! [--depth D] [--threads N] [--seed S]`
+//! [--depth D] [--threads N] [--seed S] [--random-symmetry 1]`
 //!
 //! Threads are plain `std::thread`s here; the library itself has none.
 
@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use tigers_core::gate::{GateSettings, GateTally, gate_openings, play_gate_pair};
 use tigers_core::network::Shape;
+use tigers_core::replay::Augmentation;
 use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::{Sample, SelfPlaySettings, play_self_play_game};
 use tigers_core::stats::{GateRecord, PromotionRule, promote};
@@ -24,6 +25,7 @@ struct Options {
 	depth: u32,
 	threads: u64,
 	seed: u64,
+	random_symmetry: bool,
 }
 
 fn parse() -> Options {
@@ -33,6 +35,7 @@ fn parse() -> Options {
 		depth: 3,
 		threads: 2,
 		seed: 1,
+		random_symmetry: false,
 	};
 	let args: Vec<String> = std::env::args().skip(1).collect();
 	for pair in args.chunks(2) {
@@ -49,6 +52,7 @@ fn parse() -> Options {
 			"--depth" => options.depth = value as u32,
 			"--threads" => options.threads = value.max(1),
 			"--seed" => options.seed = value,
+			"--random-symmetry" => options.random_symmetry = value != 0,
 			other => {
 				eprintln!("unknown option {other}");
 				std::process::exit(2);
