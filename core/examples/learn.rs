@@ -143,11 +143,11 @@ fn main() {
 	let first = gate(&incumbent, &gate_settings, options.threads as usize);
 	let mut incumbent_record: Option<GateRecord> = first.record();
 	println!("round 0 generation 0 minutes 0.0 {}", describe(&first));
-	let mut trainer = Trainer::new(
-		(*incumbent).clone(),
-		TrainingSettings::default(),
-		options.seed,
-	);
+	let mut training = TrainingSettings::default();
+	if options.random_symmetry {
+		training.targets.augmentation = Augmentation::RandomSymmetry;
+	}
+	let mut trainer = Trainer::new((*incumbent).clone(), training, options.seed);
 	for round in 1..=options.rounds {
 		let samples = self_play(&incumbent, &options, u64::from(round) * 1_000_000);
 		let games_samples = samples.len();
