@@ -1,7 +1,7 @@
 //! Tigers and Sheep: the game and everything that plays it.
 //!
 //! This crate is pure and deterministic: no threads, no clock except the search's optional time
-//! limit, no I/O. Modules, from the ground up:
+//! limit, no I/O beyond reading and writing net files. Modules, from the ground up:
 //!
 //! - [`pos`]: the 25 points and their names;
 //! - [`lines`]: neighbours and jump lines per point, built at compile time;
@@ -16,9 +16,16 @@
 //! - [`game`]: [`Game`], a game with its history, repetitions and outcome;
 //! - [`record`]: [`GameRecord`], a whole game as text;
 //! - [`search`]: the minimax search, its transposition table and killers;
+//! - [`player`]: [`SearchPlayer`], an evaluation with search settings and tables;
 //! - [`claude`]: [`ClaudePlayer`], the hand-written evaluation;
+//! - [`network`]: [`Network`], its input encoding, training step and file format;
+//! - [`neural`]: [`NeuralPlayer`], the search with a network's evaluation;
 //! - [`versus`]: games and paired matches between two searchers;
-//! - [`stats`]: match scores, Elo, the SPRT and the promotion rule for gating networks.
+//! - [`selfplay`]: self-play games with exploration, and their samples;
+//! - [`replay`]: the replay window training draws from;
+//! - [`trainer`]: a net, its optimiser and its window, trained together;
+//! - [`stats`]: match scores, Elo, the SPRT and the promotion rule for gating networks;
+//! - [`gate`]: the gating match of a candidate net against `ClaudePlayer`.
 
 pub mod board;
 pub mod claude;

@@ -1,0 +1,9 @@
+//! Compiles `tigers/v1/*.proto` with protox (pure Rust, no `protoc` needed) into tonic code.
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+	// compile_fds prints no rerun-if-changed lines of its own.
+	println!("cargo:rerun-if-changed=tigers");
+	let descriptors = protox::compile(["tigers/v1/cluster.proto"], ["."])?;
+	tonic_prost_build::configure().compile_fds(descriptors)?;
+	Ok(())
+}

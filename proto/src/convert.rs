@@ -1,0 +1,383 @@
+//! Conversions between wire messages and core types. From the wire, everything is checked: a
+//! message that does not describe a possible value is refused with a sentence saying why.
+
+use thiserror::Error;
+use tigers_core::board::{BOARD_MASK, GameBoard};
+use tigers_core::search::MAX_DEPTH;
+use tigers_core::selfplay::{Sample, SelfPlaySettings};
+use tigers_core::{Position, Turn};
+
+use crate::v1;
+
+/// Why a wire message does not convert.
+#[derive(Debug, Clone, PartialEq, Error)]
+pub enum ConvertError {
+	/// The pieces do not make a board a game can reach.
+	#[error("sample {index}: {reason}")]
+	Board {
+		/// The sample's index in its batch.
+		index: usize,
+		/// What is wrong.
+		reason: String,
+	},
+	/// A number is outside its range.
+	#[error("sample {index}: {field} is {value}, outside {range}")]
+	Range {
+		/// The sample's index in its batch.
+		index: usize,
+		/// The field.
+		field: &'static str,
+		/// Its value, printed.
+		value: String,
+		/// The allowed range.
+		range: &'static str,
+	},
+	/// An assignment setting is outside its range.
+	#[error("assignment: {field} is {value}, outside {range}")]
+	Assignment {
+		/// The field.
+		field: &'static str,
+		/// Its value, printed.
+		value: String,
+		/// The allowed range.
+		range: &'static str,
+	},
+}
+
+/// The most plies a sample may report, far beyond any game's cap.
+pub const MAX_SAMPLE_PLY: u32 = 10_000;
+
+/// A core sample as a wire message.
+pub fn sample_to_wire(sample: &Sample) -> v1::Sample {
+	v1::Sample {
+		tigers: sample.board.tigers(),
+		sheep: sample.board.sheep(),
+		sheep_in_hand: u32::from(sample.board.sheep_in_hand()),
+		tigers_to_move: sample.turn == Turn::Tiger,
+		score: sample.score,
+		result: sample.result,
+		ply: sample.ply,
+		generation: sample.generation,
+	}
+}
+
+/// A wire sample (the `index`-th of its batch) as a core sample, if it describes a position a
+/// game can reach and not yet finished, with values in range.
+pub fn sample_from_wire(index: usize, wire: &v1::Sample) -> Result<Sample, ConvertError> {
+	let board_error = |reason: String| ConvertError::Board { index, reason };
+	if wire.tigers & !BOARD_MASK != 0 || wire.sheep & !BOARD_MASK != 0 {
+		return Err(board_error(
+			"a piece mask has bits beyond the 25 points".into(),
+		));
+	}
+	let board = GameBoard::new(wire.tigers, wire.sheep, wire.sheep_in_hand)
+		.map_err(|e| board_error(e.to_string()))?;
+	let turn = if wire.tigers_to_move {
+		Turn::Tiger
+	} else {
+		Turn::Sheep
+	};
+	let position = Position::new(board, turn).map_err(|e| board_error(e.to_string()))?;
+	if let Some(outcome) = board.outcome(turn) {
+		return Err(board_error(format!(
+			"the position is already over ({outcome})"
+		)));
+	}
+	let range = |field, value: String, range| ConvertError::Range {
+		index,
+		field,
+		value,
+		range,
+	};
+	if !(wire.score.is_finite() && (-1.0..=1.0).contains(&wire.score)) {
+		return Err(range("score", wire.score.to_string(), "-1..=1"));
+	}
+	if ![-1.0, 0.0, 1.0].contains(&wire.result) {
+		return Err(range("result", wire.result.to_string(), "{-1, 0, 1}"));
+	}
+	if wire.ply > MAX_SAMPLE_PLY {
+		return Err(range("ply", wire.ply.to_string(), "0..=10000"));
+	}
+	Ok(Sample {
+		board: position.board,
+		turn: position.turn,
+		score: wire.score,
+		result: wire.result,
+		ply: wire.ply,
+		generation: wire.generation,
+	})
+}
+
+/// What a worker plays: a net and the self-play settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assignment {
+	/// The net's generation.
+	pub generation: u64,
+	/// The net's sha256.
+	pub sha256: String,
+	/// Search depth in plies.
+	pub depth: u32,
+	/// Exploration and the ply cap.
+	pub selfplay: SelfPlaySettings,
+	/// Games per sample batch.
+	pub games_per_batch: u32,
+}
+
+impl Assignment {
+	/// As a wire message.
+	pub fn to_wire(&self) -> v1::Assignment {
+		v1::Assignment {
+			generation: self.generation,
+			sha256: self.sha256.clone(),
+			depth: self.depth,
+			random_plies: self.selfplay.random_plies,
+			softmax_plies: self.selfplay.softmax_plies,
+			temperature: self.selfplay.temperature,
+			max_plies: self.selfplay.max_plies,
+			games_per_batch: self.games_per_batch,
+		}
+	}
+
+	/// From a wire message, if every setting is in range.
+	pub fn from_wire(wire: &v1::Assignment) -> Result<Assignment, ConvertError> {
+		let check = |ok: bool, field, value: String, range| {
+			if ok {
+				Ok(())
+			} else {
+				Err(ConvertError::Assignment {
+					field,
+					value,
+					range,
+				})
+			}
+		};
+		check(
+			(1..=MAX_DEPTH).contains(&wire.depth),
+			"depth",
+			wire.depth.to_string(),
+			"1..=64",
+		)?;
+		check(
+			wire.random_plies <= 100,
+			"random_plies",
+			wire.random_plies.to_string(),
+			"0..=100",
+		)?;
+		check(
+			wire.softmax_plies <= 100,
+			"softmax_plies",
+			wire.softmax_plies.to_string(),
+			"0..=100",
+		)?;
+		let t = wire.temperature;
+		check(
+			t.is_finite() && t > 0.0 && t <= 10.0,
+			"temperature",
+			t.to_string(),
+			"(0, 10]",
+		)?;
+		check(
+			(1..=10_000).contains(&wire.max_plies),
+			"max_plies",
+			wire.max_plies.to_string(),
+			"1..=10000",
+		)?;
+		check(
+			(1..=1000).contains(&wire.games_per_batch),
+			"games_per_batch",
+			wire.games_per_batch.to_string(),
+			"1..=1000",
+		)?;
+		let hex = wire.sha256.len() == 64
+			&& wire
+				.sha256
+				.bytes()
+				.all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
+		check(
+			hex,
+			"sha256",
+			format!("{:?}", wire.sha256),
+			"64 lowercase hex digits",
+		)?;
+		Ok(Assignment {
+			generation: wire.generation,
+			sha256: wire.sha256.clone(),
+			depth: wire.depth,
+			selfplay: SelfPlaySettings {
+				random_plies: wire.random_plies,
+				softmax_plies: wire.softmax_plies,
+				temperature: wire.temperature,
+				max_plies: wire.max_plies,
+			},
+			games_per_batch: wire.games_per_batch,
+		})
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	fn sample() -> Sample {
+		let position: Position = "T.S.T/.SSS./..T../S...S/...T. t 12".parse().unwrap();
+		Sample {
+			board: position.board,
+			turn: position.turn,
+			score: 0.25,
+			result: -1.0,
+			ply: 15,
+			generation: 3,
+		}
+	}
+
+	#[test]
+	fn samples_round_trip() {
+		let wire = sample_to_wire(&sample());
+		assert_eq!(sample_from_wire(0, &wire), Ok(sample()));
+	}
+
+	#[test]
+	fn impossible_samples_are_refused_with_a_reason() {
+		let good = sample_to_wire(&sample());
+		let cases: Vec<(v1::Sample, &str)> = vec![
+			(
+				v1::Sample {
+					tigers: good.tigers | 1 << 30,
+					..good.clone()
+				},
+				"beyond the 25 points",
+			),
+			(
+				v1::Sample {
+					tigers: good.tigers & !1,
+					..good.clone()
+				},
+				"exactly 4 tigers",
+			),
+			(
+				v1::Sample {
+					sheep: good.sheep | good.tigers,
+					..good.clone()
+				},
+				"both stand on",
+			),
+			(
+				v1::Sample {
+					sheep_in_hand: 21,
+					..good.clone()
+				},
+				"at most 20",
+			),
+			(
+				v1::Sample {
+					sheep_in_hand: 19,
+					..good.clone()
+				},
+				"more than 20",
+			),
+			(
+				v1::Sample {
+					score: f32::NAN,
+					..good.clone()
+				},
+				"score",
+			),
+			(
+				v1::Sample {
+					score: 1.5,
+					..good.clone()
+				},
+				"score",
+			),
+			(
+				v1::Sample {
+					result: 0.5,
+					..good.clone()
+				},
+				"result",
+			),
+			(
+				v1::Sample {
+					ply: 20_000,
+					..good.clone()
+				},
+				"ply",
+			),
+			(
+				v1::Sample {
+					sheep_in_hand: 20,
+					sheep: 0,
+					..good.clone()
+				},
+				"before the first sheep",
+			),
+		];
+		for (wire, expected) in cases {
+			let error = sample_from_wire(7, &wire).unwrap_err().to_string();
+			assert!(error.starts_with("sample 7: "), "{error}");
+			assert!(
+				error.contains(expected),
+				"{error:?} should mention {expected:?}"
+			);
+		}
+	}
+
+	#[test]
+	fn finished_positions_are_not_samples() {
+		let position: Position = "T...T/SSSSS/SSSSS/SSSSS/T...T s 0".parse().unwrap();
+		let over = Sample {
+			board: position.board,
+			turn: Turn::Sheep,
+			..sample()
+		};
+		let error = sample_from_wire(0, &sample_to_wire(&over)).unwrap_err();
+		assert!(error.to_string().contains("already over"), "{error}");
+	}
+
+	fn assignment() -> Assignment {
+		Assignment {
+			generation: 4,
+			sha256: "ab".repeat(32),
+			depth: 3,
+			selfplay: SelfPlaySettings::default(),
+			games_per_batch: 8,
+		}
+	}
+
+	#[test]
+	fn assignments_round_trip_and_check_ranges() {
+		assert_eq!(
+			Assignment::from_wire(&assignment().to_wire()),
+			Ok(assignment())
+		);
+		let bad = [
+			v1::Assignment {
+				depth: 0,
+				..assignment().to_wire()
+			},
+			v1::Assignment {
+				depth: 65,
+				..assignment().to_wire()
+			},
+			v1::Assignment {
+				temperature: 0.0,
+				..assignment().to_wire()
+			},
+			v1::Assignment {
+				games_per_batch: 0,
+				..assignment().to_wire()
+			},
+			v1::Assignment {
+				sha256: "AB".repeat(32),
+				..assignment().to_wire()
+			},
+			v1::Assignment {
+				max_plies: 0,
+				..assignment().to_wire()
+			},
+		];
+		for wire in bad {
+			assert!(Assignment::from_wire(&wire).is_err(), "{wire:?}");
+		}
+	}
+}
