@@ -243,63 +243,57 @@ mod tests {
 			(
 				v1::Sample {
 					tigers: good.tigers | 1 << 30,
-					..good.clone()
+					..good
 				},
 				"beyond the 25 points",
 			),
 			(
 				v1::Sample {
 					tigers: good.tigers & !1,
-					..good.clone()
+					..good
 				},
 				"exactly 4 tigers",
 			),
 			(
 				v1::Sample {
 					sheep: good.sheep | good.tigers,
-					..good.clone()
+					..good
 				},
 				"both stand on",
 			),
 			(
 				v1::Sample {
 					sheep_in_hand: 21,
-					..good.clone()
+					..good
 				},
 				"at most 20",
 			),
 			(
 				v1::Sample {
 					sheep_in_hand: 19,
-					..good.clone()
+					..good
 				},
 				"more than 20",
 			),
 			(
 				v1::Sample {
 					score: f32::NAN,
-					..good.clone()
+					..good
 				},
 				"score",
 			),
-			(
-				v1::Sample {
-					score: 1.5,
-					..good.clone()
-				},
-				"score",
-			),
+			(v1::Sample { score: 1.5, ..good }, "score"),
 			(
 				v1::Sample {
 					result: 0.5,
-					..good.clone()
+					..good
 				},
 				"result",
 			),
 			(
 				v1::Sample {
 					ply: 20_000,
-					..good.clone()
+					..good
 				},
 				"ply",
 			),
@@ -307,7 +301,7 @@ mod tests {
 				v1::Sample {
 					sheep_in_hand: 20,
 					sheep: 0,
-					..good.clone()
+					..good
 				},
 				"before the first sheep",
 			),
