@@ -82,6 +82,8 @@ pub struct SelfPlayGame {
 	pub record: GameRecord,
 	/// One sample per position a player searched.
 	pub samples: Vec<Sample>,
+	/// Positions the searches visited (those that chose moves by their best score).
+	pub nodes: u64,
 }
 
 /// Plays one game from the start between `sheep` and `tigers`, exploring from `seed`, and tags
@@ -96,6 +98,7 @@ pub fn play_self_play_game<S: MinimaxPlayer, T: MinimaxPlayer>(
 	let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
 	let mut game = Game::default();
 	let mut samples = Vec::new();
+	let mut nodes = 0;
 	sheep.new_game();
 	tigers.new_game();
 	while !game.is_over() && game.history().len() < settings.max_plies as usize {
@@ -120,6 +123,7 @@ pub fn play_self_play_game<S: MinimaxPlayer, T: MinimaxPlayer>(
 				Turn::Tiger => tigers.pick_move(board, turn, &previous),
 			}
 			.expect("a game that is not over has a legal move");
+			nodes += report.nodes;
 			(report.mv, report.score)
 		};
 		samples.push(Sample {
@@ -139,7 +143,11 @@ pub fn play_self_play_game<S: MinimaxPlayer, T: MinimaxPlayer>(
 	let mut record = GameRecord::from_game(&game);
 	record.seed = Some(seed);
 	record.generation = Some(generation);
-	SelfPlayGame { record, samples }
+	SelfPlayGame {
+		record,
+		samples,
+		nodes,
+	}
 }
 
 /// Picks a move with probability `∝ exp(value / temperature)`, values from the mover's side.

@@ -3,9 +3,22 @@
 //! everything and refuse what does not convert.
 //!
 //! - [`v1`]: the generated messages, client and server;
-//! - [`convert`]: samples and assignments to and from core types.
+//! - [`convert`]: samples and assignments to and from core types;
+//! - [`encode_batch`] and [`decode_batch`]: a sample batch as bytes, for storage.
 
 pub mod convert;
+
+use prost::Message;
+
+/// A sample batch as bytes (for a worker's spool on disk), in the wire encoding.
+pub fn encode_batch(batch: &v1::SampleBatch) -> Vec<u8> {
+	batch.encode_to_vec()
+}
+
+/// A sample batch from [`encode_batch`]'s bytes; an error if they are not one.
+pub fn decode_batch(bytes: &[u8]) -> Result<v1::SampleBatch, prost::DecodeError> {
+	v1::SampleBatch::decode(bytes)
+}
 
 /// The generated code for `tigers/v1/cluster.proto`.
 #[allow(missing_docs, clippy::all, clippy::pedantic, unused_qualifications)]

@@ -1,0 +1,3 @@
+//! The `coordinator` binary.
+
+fn main() {}

@@ -1,0 +1,3 @@
+//! The `worker` binary.
+
+fn main() {}
