@@ -3,7 +3,7 @@
 //! the core rule. Prints one line per round.
 //!
 //! `cargo run --release -p tigers-core --example learn -- [--rounds N] [--games N]
-//! [--depth D] [--threads N] [--seed S] [--random-symmetry 1]`
+//! [--depth D] [--threads N] [--seed S] [--canonical 1]`
 //!
 //! Threads are plain `std::thread`s here; the library itself has none.
 
@@ -25,7 +25,7 @@ struct Options {
 	depth: u32,
 	threads: u64,
 	seed: u64,
-	random_symmetry: bool,
+	canonical: bool,
 }
 
 fn parse() -> Options {
@@ -35,7 +35,7 @@ fn parse() -> Options {
 		depth: 3,
 		threads: 2,
 		seed: 1,
-		random_symmetry: false,
+		canonical: false,
 	};
 	let args: Vec<String> = std::env::args().skip(1).collect();
 	for pair in args.chunks(2) {
@@ -52,7 +52,7 @@ fn parse() -> Options {
 			"--depth" => options.depth = value as u32,
 			"--threads" => options.threads = value.max(1),
 			"--seed" => options.seed = value,
-			"--random-symmetry" => options.random_symmetry = value != 0,
+			"--canonical" => options.canonical = value != 0,
 			other => {
 				eprintln!("unknown option {other}");
 				std::process::exit(2);
@@ -144,8 +144,8 @@ fn main() {
 	let mut incumbent_record: Option<GateRecord> = first.record();
 	println!("round 0 generation 0 minutes 0.0 {}", describe(&first));
 	let mut training = TrainingSettings::default();
-	if options.random_symmetry {
-		training.targets.augmentation = Augmentation::RandomSymmetry;
+	if options.canonical {
+		training.targets.augmentation = Augmentation::Canonical;
 	}
 	let mut trainer = Trainer::new((*incumbent).clone(), training, options.seed);
 	for round in 1..=options.rounds {

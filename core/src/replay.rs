@@ -35,11 +35,11 @@ impl Default for TargetSettings {
 /// Which of a board's eight symmetric images an example shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Augmentation {
-	/// The canonical image, the one `NeuralEval` evaluates: the net only ever needs to be good
-	/// on canonical boards, and all of its capacity goes there.
+	/// The canonical image, the one `NeuralEval` evaluates: all of the net's capacity goes to
+	/// the boards it will be asked about.
 	Canonical,
-	/// One of the eight images drawn at random per example: the net learns the symmetry itself
-	/// and sees eight times as many distinct inputs.
+	/// One of the eight images drawn at random per example: the net sees eight times as many
+	/// distinct inputs, which regularises it; this trained better (docs/training.md).
 	RandomSymmetry,
 }
 
