@@ -1,1 +1,223 @@
-//! Placeholder, filled in by the crate's own commit.
+//! Tigers and Sheep: the self-play worker. It joins a coordinator, plays the assigned net against
+//! itself on a pool of threads, and streams the games' samples back in numbered batches that are
+//! spooled to disk first, so that nothing is lost and nothing counted twice when the
+//! coordinator, the network or the worker itself goes down.
+//!
+//! ```text
+//! rayon pool (selfplay) --games--> batcher thread --fsync--> spool <--read/delete-- session (tokio)
+//!        ^                                                                            |
+//!        +------------------------ Control (assignment + net) <-----------------------+
+//! ```
+//!
+//! Modules, from the inputs to the network:
+//!
+//! - [`config`]: the settings, [`WorkerConfig`], and their defaults;
+//! - [`error`]: what can stop a worker, [`WorkerError`];
+//! - `state`: the state directory: lock and stable worker id;
+//! - [`spool`]: [`Spool`](spool::Spool), the on-disk queue of unacknowledged batches;
+//! - `selfplay`: the rayon pool and the assignment it plays;
+//! - `batcher`: finished games into batches into the spool;
+//! - `stats`: games, samples and the sample rate, for heartbeats;
+//! - `client`, `fetch`: the gRPC client with its token and TLS; fetching and checking nets;
+//! - [`backoff`]: reconnection delays;
+//! - `session`: join, stream, reconnect;
+//! - [`bench`](mod@bench): this machine's self-play speed.
+//!
+//! The state directory ([`WorkerConfig::state_dir`]) holds `worker_id` (the identity, made once),
+//! `lock`, and `spool/` with one `<sequence>.batch` file per unacknowledged batch and
+//! `next_sequence`.
+
+pub mod backoff;
+mod batcher;
+pub mod bench;
+mod client;
+pub mod config;
+pub mod error;
+mod fetch;
+mod seed;
+mod selfplay;
+mod session;
+pub mod spool;
+mod state;
+mod stats;
+#[cfg(test)]
+mod testing;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::mpsc::sync_channel;
+use std::time::Instant;
+
+use tigers_core::network::INPUT_VERSION;
+use tigers_proto::v1::JoinRequest;
+use tokio::sync::{Notify, watch};
+use tokio::task::JoinHandle;
+use tracing::Instrument;
+
+pub use crate::backoff::BackoffSettings;
+pub use crate::bench::{BenchReport, BenchSettings, bench};
+pub use crate::config::WorkerConfig;
+pub use crate::error::WorkerError;
+
+use crate::batcher::Batcher;
+use crate::client::Connector;
+use crate::config::host_name;
+use crate::selfplay::{Control, SelfPlayPool};
+use crate::session::{Shared, run_sessions};
+use crate::spool::Spool;
+use crate::state::StateDir;
+use crate::stats::Stats;
+
+/// Runs a worker until `shutdown` completes or the coordinator refuses it for good.
+///
+/// On shutdown, self-play stops starting games, the finished games not yet in a batch are
+/// spooled as a last batch, and the worker goes on sending spooled batches for up to
+/// `config.shutdown_grace`; whatever is still unacknowledged stays in the spool for next time.
+/// Errors: bad settings, an unusable state directory, or the coordinator's refusal
+/// ([`WorkerError::Refused`], [`WorkerError::Unauthenticated`]). Everything else is retried.
+pub async fn run(
+	config: WorkerConfig,
+	shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), WorkerError> {
+	config.validate()?;
+	let connector = Connector::new(&config)?;
+	let (state_path, name, capacity) = (
+		config.state_dir.clone(),
+		config.name.clone(),
+		config.spool_capacity,
+	);
+	let (state, spool) = tokio::task::spawn_blocking(move || {
+		let state = StateDir::open(&state_path, &name)?;
+		let spool = Spool::open(&state.spool_dir(), capacity)?;
+		Ok::<_, WorkerError>((state, Arc::new(spool)))
+	})
+	.await
+	.map_err(|e| WorkerError::Internal(e.to_string()))??;
+	let span = tracing::info_span!("worker", id = %state.worker_id());
+	tracing::info!(
+		parent: &span,
+		url = %config.url,
+		threads = config.threads,
+		state_dir = %config.state_dir.display(),
+		unacked_batches = spool.len(),
+		next_sequence = spool.next_sequence(),
+		"worker starting"
+	);
+	let join = join_request(&config, state.worker_id());
+	let mut worker = Worker::start(&config, connector, join, spool, &span)?;
+	let result = worker.run(shutdown, &config).instrument(span.clone()).await;
+	stop_self_play(&worker.shared.control, &mut worker.batcher)
+		.instrument(span.clone())
+		.await;
+	tracing::info!(parent: &span, unacked_batches = worker.shared.spool.len(), "worker stopped");
+	drop(state);
+	result
+}
+
+/// What `Join` says about this worker.
+fn join_request(config: &WorkerConfig, worker_id: &str) -> JoinRequest {
+	JoinRequest {
+		worker_id: worker_id.to_string(),
+		name: config.name.clone(),
+		host: host_name(),
+		threads: u32::try_from(config.threads).unwrap_or(u32::MAX),
+		build_version: env!("CARGO_PKG_VERSION").to_string(),
+		input_version: INPUT_VERSION,
+	}
+}
+
+/// A running worker's parts.
+struct Worker {
+	shared: Shared,
+	draining: watch::Sender<bool>,
+	batcher: Option<JoinHandle<()>>,
+	/// Kept so the threads live as long as the worker.
+	_pool: SelfPlayPool,
+}
+
+impl Worker {
+	/// Starts self-play and the batcher; the sessions start in [`Worker::run`].
+	fn start(
+		config: &WorkerConfig,
+		connector: Connector,
+		join: JoinRequest,
+		spool: Arc<Spool>,
+		span: &tracing::Span,
+	) -> Result<Worker, WorkerError> {
+		let control = Arc::new(Control::default());
+		let stats = Arc::new(Stats::new(Instant::now()));
+		let spooled = Arc::new(Notify::new());
+		// Room for one finished game per thread: when the batcher waits for the spool, the
+		// threads stop at the end of their next game.
+		let (games_sender, games) = sync_channel(config.threads);
+		let pool = SelfPlayPool::start(config.threads, &control, &games_sender)?;
+		let batcher = Batcher {
+			games,
+			spool: spool.clone(),
+			control: control.clone(),
+			stats: stats.clone(),
+			spooled: spooled.clone(),
+		};
+		let span = span.clone();
+		let batcher = tokio::task::spawn_blocking(move || span.in_scope(|| batcher.run()));
+		let (draining, draining_receiver) = watch::channel(false);
+		let shared = Shared {
+			connector,
+			join,
+			spool,
+			control,
+			stats,
+			spooled,
+			heartbeat_interval: config.heartbeat_interval,
+			draining: draining_receiver,
+		};
+		Ok(Worker {
+			shared,
+			draining,
+			batcher: Some(batcher),
+			_pool: pool,
+		})
+	}
+
+	/// Runs sessions until `shutdown`, then drains for the grace period.
+	async fn run(
+		&mut self,
+		shutdown: impl Future<Output = ()> + Send,
+		config: &WorkerConfig,
+	) -> Result<(), WorkerError> {
+		let sessions = run_sessions(&self.shared, config.backoff);
+		tokio::pin!(sessions);
+		tokio::select! {
+			result = &mut sessions => return result,
+			() = shutdown => {}
+		}
+		tracing::info!(
+			grace = ?config.shutdown_grace,
+			"stopping: sending what is spooled before exiting"
+		);
+		// The batcher spools the last games before the sessions are told to finish, so that
+		// those are sent too.
+		stop_self_play(&self.shared.control, &mut self.batcher).await;
+		let _ = self.draining.send(true);
+		match tokio::time::timeout(config.shutdown_grace, &mut sessions).await {
+			Ok(result) => result,
+			Err(_) => {
+				tracing::warn!(
+					unacked_batches = self.shared.spool.len(),
+					"grace period over; the spool keeps the rest for the next start"
+				);
+				Ok(())
+			}
+		}
+	}
+}
+
+/// Stops self-play and waits for the batcher to spool what it holds.
+async fn stop_self_play(control: &Control, batcher: &mut Option<JoinHandle<()>>) {
+	control.stop();
+	if let Some(batcher) = batcher.take()
+		&& let Err(error) = batcher.await
+	{
+		tracing::error!(%error, "the batcher failed");
+	}
+}

@@ -1,3 +1,158 @@
-//! The `worker` binary.
+//! The `worker` binary: parses the command line, sets up logging, and runs a worker (or the
+//! bench) from the library.
 
-fn main() {}
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
+use tigers_worker::{BenchSettings, WorkerConfig};
+use tracing_subscriber::EnvFilter;
+
+/// Plays self-play games for a Tigers and Sheep coordinator and streams the samples to it.
+#[derive(Debug, Parser)]
+#[command(
+	name = "worker",
+	version,
+	args_conflicts_with_subcommands = true,
+	subcommand_negates_reqs = true
+)]
+struct Cli {
+	/// The coordinator: http://host:port or https://host:port.
+	#[arg(long, value_name = "URL", required = true)]
+	connect: Option<String>,
+	/// Self-play threads [default: the machine's cores].
+	#[arg(long, value_name = "N")]
+	threads: Option<usize>,
+	/// The name shown on the dashboard [default: the host name].
+	#[arg(long, value_name = "NAME")]
+	name: Option<String>,
+	/// The run's token.
+	#[arg(long, value_name = "T", env = "TIGERS_TOKEN", hide_env_values = true)]
+	token: Option<String>,
+	/// Where the worker's identity and spool live [default: worker-state/<name>].
+	#[arg(long, value_name = "DIR")]
+	state_dir: Option<PathBuf>,
+	/// PEM certificate to trust for an https coordinator (its self-signed one, or its CA).
+	#[arg(long, value_name = "FILE")]
+	tls_ca: Option<PathBuf>,
+	/// Unacknowledged batches kept on disk at most; self-play pauses when the spool is full.
+	#[arg(long, value_name = "BATCHES", default_value_t = DEFAULT_SPOOL_CAPACITY)]
+	spool_capacity: usize,
+	/// Log as JSON lines (the default when stderr is not a terminal). Levels from RUST_LOG.
+	#[arg(long, global = true)]
+	log_json: bool,
+	#[command(subcommand)]
+	command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+	/// Measure this machine's self-play speed with the default settings, to size a fleet.
+	Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+struct BenchArgs {
+	/// Games to play [default: 4 per thread].
+	#[arg(long, value_name = "N")]
+	games: Option<u64>,
+	/// Threads [default: the machine's cores].
+	#[arg(long, value_name = "N")]
+	threads: Option<usize>,
+	/// Search depth in plies.
+	#[arg(long, value_name = "D", default_value_t = 3)]
+	depth: u32,
+}
+
+fn main() -> anyhow::Result<()> {
+	let cli = Cli::parse();
+	init_logging(cli.log_json);
+	if let Some(Command::Bench(args)) = &cli.command {
+		return run_bench(args);
+	}
+	let config = worker_config(cli)?;
+	let runtime = tokio::runtime::Builder::new_multi_thread()
+		// The async side only moves bytes; the cores belong to self-play.
+		.worker_threads(2)
+		.enable_all()
+		.build()
+		.context("starting the async runtime")?;
+	runtime
+		.block_on(tigers_worker::run(config, shutdown_signal()))
+		.context("the worker stopped")
+}
+
+fn worker_config(cli: Cli) -> anyhow::Result<WorkerConfig> {
+	let url = cli.connect.context("--connect URL is required")?;
+	let mut config = WorkerConfig::new(url);
+	if let Some(threads) = cli.threads {
+		config.threads = threads;
+	}
+	if let Some(name) = cli.name {
+		config.name = name;
+	}
+	config.token = cli.token.filter(|token| !token.is_empty());
+	config.state_dir = cli
+		.state_dir
+		.unwrap_or_else(|| WorkerConfig::default_state_dir(&config.name));
+	config.tls_ca = cli.tls_ca;
+	config.spool_capacity = cli.spool_capacity;
+	Ok(config)
+}
+
+fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
+	let threads = args.threads.unwrap_or_else(default_threads);
+	let settings = BenchSettings {
+		games: args.games.unwrap_or(4 * threads as u64),
+		threads,
+		depth: args.depth,
+	};
+	let report = tigers_worker::bench(&settings).context("bench")?;
+	println!("{report}");
+	Ok(())
+}
+
+/// Human-readable logs on a terminal, JSON lines otherwise (or with `--log-json`), on stderr;
+/// levels from `RUST_LOG`, `info` by default.
+fn init_logging(json: bool) {
+	let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+	let builder = tracing_subscriber::fmt()
+		.with_env_filter(filter)
+		.with_writer(std::io::stderr);
+	if json || !std::io::stderr().is_terminal() {
+		builder.json().init();
+	} else {
+		builder.init();
+	}
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+	let interrupt = async {
+		if let Err(error) = tokio::signal::ctrl_c().await {
+			tracing::error!(%error, "cannot listen for Ctrl-C");
+			std::future::pending::<()>().await;
+		}
+	};
+	#[cfg(unix)]
+	let terminate = async {
+		use tokio::signal::unix::{SignalKind, signal};
+		match signal(SignalKind::terminate()) {
+			Ok(mut terminate) => {
+				terminate.recv().await;
+			}
+			Err(error) => {
+				tracing::error!(%error, "cannot listen for SIGTERM");
+				std::future::pending::<()>().await;
+			}
+		}
+	};
+	#[cfg(not(unix))]
+	let terminate = std::future::pending::<()>();
+	tokio::select! {
+		() = interrupt => tracing::info!("Ctrl-C: stopping"),
+		() = terminate => tracing::info!("SIGTERM: stopping"),
+	}
+}

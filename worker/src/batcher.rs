@@ -1,0 +1,177 @@
+//! The batcher: a plain thread that gathers finished games into sample batches and writes each
+//! to the spool (durably, before the session may send it), then tells the session.
+//!
+//! A batch holds `games_per_batch` games, or fewer when more would pass the wire's limits. When
+//! the spool is full the batcher waits for room; the game channel then fills and the self-play
+//! threads block on it, so self-play pauses and no game is dropped. On stop it drains the
+//! channel and spools what it has as a last, shorter batch.
+
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use tigers_core::selfplay::SelfPlayGame;
+use tigers_proto::convert::sample_to_wire;
+use tigers_proto::v1::SampleBatch;
+use tokio::sync::Notify;
+
+use crate::selfplay::Control;
+use crate::spool::{Spool, SpoolError};
+use crate::stats::Stats;
+
+/// The most samples a batch may hold, as the proto allows.
+pub const MAX_BATCH_SAMPLES: usize = 100_000;
+
+/// The most bytes a batch should take on the wire. gRPC implementations refuse messages above
+/// 4 MiB unless told otherwise; 3 MiB leaves room for framing and for the estimate's error.
+pub const MAX_BATCH_BYTES: usize = 3 << 20;
+
+/// An upper bound on a wire sample's encoded size: two fixed32, three varints up to 10 bytes,
+/// two floats, one bool, tags and the length prefix.
+const SAMPLE_BYTES_BOUND: usize = 48;
+
+/// How often the batcher looks at the stop flag while it waits for games or room.
+const POLL: Duration = Duration::from_millis(100);
+
+/// Games gathered for the next batch.
+#[derive(Debug, Default)]
+pub(crate) struct PendingBatch {
+	batch: SampleBatch,
+	bytes: usize,
+}
+
+impl PendingBatch {
+	/// Games gathered.
+	pub(crate) fn games(&self) -> usize {
+		self.batch.game_records.len()
+	}
+
+	/// Whether adding `game` would pass the wire's limits (never for the first game: a single
+	/// game is far below them).
+	pub(crate) fn would_overflow(&self, game: &SelfPlayGame, record: &str) -> bool {
+		self.games() > 0
+			&& (self.batch.samples.len() + game.samples.len() > MAX_BATCH_SAMPLES
+				|| self.bytes + game_bytes(game, record) > MAX_BATCH_BYTES)
+	}
+
+	/// Adds a game with its record text.
+	pub(crate) fn add(&mut self, game: &SelfPlayGame, record: String) {
+		self.bytes += game_bytes(game, &record);
+		self.batch
+			.samples
+			.extend(game.samples.iter().map(sample_to_wire));
+		self.batch.game_records.push(record);
+	}
+
+	/// The batch gathered so far (its sequence to be set by the spool), leaving this empty.
+	pub(crate) fn take(&mut self) -> SampleBatch {
+		self.bytes = 0;
+		std::mem::take(&mut self.batch)
+	}
+}
+
+fn game_bytes(game: &SelfPlayGame, record: &str) -> usize {
+	game.samples.len() * SAMPLE_BYTES_BOUND + record.len() + 8
+}
+
+/// The batcher's inputs and outputs.
+pub(crate) struct Batcher {
+	/// Finished games from the self-play threads.
+	pub(crate) games: Receiver<SelfPlayGame>,
+	/// Where batches go.
+	pub(crate) spool: Arc<Spool>,
+	/// The assignment (for `games_per_batch`) and the stop flag.
+	pub(crate) control: Arc<Control>,
+	/// Counts every game received.
+	pub(crate) stats: Arc<Stats>,
+	/// Woken after every batch spooled, so the session sends it.
+	pub(crate) spooled: Arc<Notify>,
+}
+
+impl Batcher {
+	/// Runs until stopped (or until every self-play thread has gone), then spools what is left.
+	pub(crate) fn run(self) {
+		let mut pending = PendingBatch::default();
+		loop {
+			match self.games.recv_timeout(POLL) {
+				Ok(game) => self.take_game(&mut pending, &game),
+				Err(RecvTimeoutError::Timeout) => {}
+				Err(RecvTimeoutError::Disconnected) => break,
+			}
+			if self.control.is_stopping() {
+				while let Ok(game) = self.games.try_recv() {
+					self.take_game(&mut pending, &game);
+				}
+				break;
+			}
+		}
+		if pending.games() > 0 {
+			self.spool_batch(&mut pending);
+		}
+	}
+
+	/// Counts `game`, adds it to the pending batch, and spools the batch once it is complete.
+	fn take_game(&self, pending: &mut PendingBatch, game: &SelfPlayGame) {
+		self.stats
+			.record_game(game.samples.len() as u64, Instant::now());
+		let record = game.record.to_text();
+		if pending.would_overflow(game, &record) {
+			self.spool_batch(pending);
+		}
+		pending.add(game, record);
+		let games_per_batch = self
+			.control
+			.current()
+			.map_or(1, |playing| playing.assignment.games_per_batch as usize);
+		if pending.games() >= games_per_batch {
+			self.spool_batch(pending);
+		}
+	}
+
+	/// Writes the pending batch to the spool, waiting while it is full. Gives up (dropping the
+	/// games, loudly) only when stopping with a spool that stays full.
+	fn spool_batch(&self, pending: &mut PendingBatch) {
+		let mut paused_since: Option<Instant> = None;
+		loop {
+			match self.spool.push(&mut pending.batch) {
+				Ok(sequence) => {
+					pending.take();
+					if let Some(since) = paused_since {
+						tracing::info!(paused = ?since.elapsed(), "spool has room again; self-play resumes");
+					}
+					tracing::debug!(sequence, "batch spooled");
+					self.spooled.notify_one();
+					return;
+				}
+				Err(SpoolError::Full { capacity }) => {
+					if paused_since.is_none() {
+						tracing::warn!(
+							capacity,
+							"spool full: self-play pauses until the coordinator acknowledges batches"
+						);
+						paused_since = Some(Instant::now());
+					}
+					if !self.spool.wait_for_room(POLL) && self.control.is_stopping() {
+						break;
+					}
+				}
+				Err(error) => {
+					// A disk that is full or failing may recover; meanwhile self-play waits.
+					tracing::error!(%error, "cannot write a batch to the spool; retrying");
+					if self.control.is_stopping() {
+						break;
+					}
+					std::thread::sleep(POLL * 10);
+				}
+			}
+		}
+		tracing::warn!(
+			games = pending.games(),
+			"stopping with the spool full or failing: the last games are not kept"
+		);
+		pending.take();
+	}
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,157 @@
+//! Batcher tests: batch sizes, the wire's limits, and pausing on a full spool.
+
+use std::sync::mpsc::{SyncSender, sync_channel};
+use std::thread::JoinHandle;
+
+use tigers_core::GameRecord;
+use tigers_proto::convert::sample_from_wire;
+
+use super::*;
+use crate::selfplay::Players;
+use crate::testing::{TempDir, playing};
+
+struct Running {
+	games: Option<SyncSender<SelfPlayGame>>,
+	spool: Arc<Spool>,
+	control: Arc<Control>,
+	stats: Arc<Stats>,
+	thread: Option<JoinHandle<()>>,
+}
+
+fn start(dir: &TempDir, capacity: usize, games_per_batch: u32) -> Running {
+	let spool = Arc::new(Spool::open(dir.path(), capacity).unwrap());
+	let control = Arc::new(Control::default());
+	control.set(playing(5, 1, games_per_batch));
+	let stats = Arc::new(Stats::new(Instant::now()));
+	let (sender, games) = sync_channel(1);
+	let batcher = Batcher {
+		games,
+		spool: spool.clone(),
+		control: control.clone(),
+		stats: stats.clone(),
+		spooled: Arc::new(Notify::new()),
+	};
+	Running {
+		games: Some(sender),
+		spool,
+		control,
+		stats,
+		thread: Some(std::thread::spawn(move || batcher.run())),
+	}
+}
+
+impl Running {
+	fn send(&self, game: SelfPlayGame) {
+		self.games.as_ref().unwrap().send(game).unwrap();
+	}
+
+	fn stop(&mut self) {
+		self.control.stop();
+		self.games = None;
+		self.thread.take().unwrap().join().unwrap();
+	}
+
+	/// Waits (up to 20 s) until `condition` holds.
+	fn wait_for(&self, what: &str, condition: impl Fn(&Running) -> bool) {
+		let deadline = Instant::now() + Duration::from_secs(20);
+		while !condition(self) {
+			assert!(Instant::now() < deadline, "timed out waiting for {what}");
+			std::thread::sleep(Duration::from_millis(5));
+		}
+	}
+}
+
+fn games(count: usize) -> Vec<SelfPlayGame> {
+	let mut players = Players::new(Arc::new(playing(5, 1, 1)));
+	(0..count as u64).map(|seed| players.play(seed)).collect()
+}
+
+#[test]
+fn batches_hold_games_per_batch_games_and_a_short_last_one_on_stop() {
+	let dir = TempDir::new("batcher-sizes");
+	let mut running = start(&dir, 10, 2);
+	let played = games(5);
+	for game in &played {
+		running.send(game.clone());
+	}
+	running.wait_for("two batches", |r| r.spool.len() == 2);
+	running.stop();
+	let spool = &running.spool;
+	assert_eq!(spool.sequences_after(0), [1, 2, 3]);
+	let batches: Vec<SampleBatch> = (1..=3).map(|s| spool.read(s).unwrap().unwrap()).collect();
+	let sizes: Vec<usize> = batches.iter().map(|b| b.game_records.len()).collect();
+	assert_eq!(sizes, [2, 2, 1]);
+	let records: Vec<GameRecord> = batches
+		.iter()
+		.flat_map(|b| &b.game_records)
+		.map(|text| GameRecord::from_text(text).unwrap())
+		.collect();
+	let expected: Vec<&GameRecord> = played.iter().map(|g| &g.record).collect();
+	assert_eq!(records.iter().collect::<Vec<_>>(), expected);
+	for (batch, pair) in batches.iter().zip(played.chunks(2)) {
+		let samples: Vec<_> = batch
+			.samples
+			.iter()
+			.enumerate()
+			.map(|(i, s)| sample_from_wire(i, s).unwrap())
+			.collect();
+		let expected: Vec<_> = pair.iter().flat_map(|g| g.samples.clone()).collect();
+		assert_eq!(samples, expected);
+	}
+	assert_eq!(running.stats.snapshot(Instant::now()).games, 5);
+}
+
+#[test]
+fn a_full_spool_pauses_the_batcher_without_dropping_games() {
+	let dir = TempDir::new("batcher-full");
+	let mut running = start(&dir, 1, 1);
+	let played = games(3);
+	running.send(played[0].clone());
+	running.wait_for("the first batch", |r| r.spool.len() == 1);
+	running.send(played[1].clone());
+	running.wait_for("the second game taken", |r| {
+		r.stats.snapshot(Instant::now()).games == 2
+	});
+	// The channel holds one game; with the batcher waiting for room, a second would not fit:
+	// this is what blocks the self-play threads.
+	running.send(played[2].clone());
+	assert!(
+		running
+			.games
+			.as_ref()
+			.unwrap()
+			.try_send(played[2].clone())
+			.is_err()
+	);
+	assert_eq!(running.spool.next_sequence(), 2);
+	running.spool.remove(1).unwrap();
+	running.wait_for("the second batch", |r| r.spool.sequences_after(0) == [2]);
+	running.spool.remove(2).unwrap();
+	running.wait_for("the third batch", |r| r.spool.sequences_after(0) == [3]);
+	running.stop();
+	let third = running.spool.read(3).unwrap().unwrap();
+	assert_eq!(third.game_records, [played[2].record.to_text()]);
+}
+
+#[test]
+fn batches_are_cut_before_passing_the_wire_limits() {
+	let [game] = <[SelfPlayGame; 1]>::try_from(games(1)).unwrap();
+	let sample = game.samples[0];
+	let huge = SelfPlayGame {
+		samples: vec![sample; MAX_BATCH_SAMPLES / 2 + 1],
+		..game.clone()
+	};
+	let mut pending = PendingBatch::default();
+	assert!(!pending.would_overflow(&huge, "r"));
+	pending.add(&huge, "r".into());
+	assert!(pending.would_overflow(&huge, "r"));
+	assert!(!pending.would_overflow(&game, "r"));
+
+	let mut pending = PendingBatch::default();
+	let long_record = "x".repeat(MAX_BATCH_BYTES / 2 + 1);
+	pending.add(&game, long_record.clone());
+	assert!(pending.would_overflow(&game, &long_record));
+	let batch = pending.take();
+	assert_eq!(batch.game_records.len(), 1);
+	assert_eq!(pending.games(), 0);
+}

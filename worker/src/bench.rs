@@ -1,0 +1,183 @@
+//! `bench`: this machine's self-play speed with the default settings, to size a fleet.
+//!
+//! Game `i` is played from seed `i` with a fresh net from seed 1 and fixed-depth searches whose
+//! tables start empty every game, so the games, their samples and their node counts are the same
+//! on every machine and for any number of threads: only the times differ.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rayon::ThreadPoolBuilder;
+use tigers_core::Network;
+use tigers_core::network::Shape;
+use tigers_core::selfplay::SelfPlaySettings;
+use tigers_proto::convert::Assignment;
+
+use crate::config::default_threads;
+use crate::error::WorkerError;
+use crate::selfplay::{Players, Playing};
+
+/// What to measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BenchSettings {
+	/// Games to play.
+	pub games: u64,
+	/// Threads to play them on.
+	pub threads: usize,
+	/// Search depth in plies.
+	pub depth: u32,
+}
+
+impl Default for BenchSettings {
+	/// Four games per core at depth 3, the default self-play depth: some ten seconds on a
+	/// laptop core, enough to smooth over the spread of game lengths.
+	fn default() -> BenchSettings {
+		let threads = default_threads();
+		BenchSettings {
+			games: 4 * threads as u64,
+			threads,
+			depth: 3,
+		}
+	}
+}
+
+/// What a bench measured.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchReport {
+	/// The settings it ran with.
+	pub settings: BenchSettings,
+	/// Samples the games gave.
+	pub samples: u64,
+	/// Positions the searches visited.
+	pub nodes: u64,
+	/// Wall-clock seconds for all the games.
+	pub seconds: f64,
+	/// Seconds the threads spent in games, added up.
+	pub thread_seconds: f64,
+}
+
+impl BenchReport {
+	/// Games per second for the whole machine.
+	pub fn games_per_second(&self) -> f64 {
+		self.settings.games as f64 / self.seconds
+	}
+
+	/// Samples per second for the whole machine: what a coordinator receives from it.
+	pub fn samples_per_second(&self) -> f64 {
+		self.samples as f64 / self.seconds
+	}
+
+	/// Search nodes per second on one thread while it plays.
+	pub fn nodes_per_second_per_thread(&self) -> f64 {
+		self.nodes as f64 / self.thread_seconds
+	}
+}
+
+impl fmt::Display for BenchReport {
+	fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+		let s = &self.settings;
+		writeln!(
+			f,
+			"{} games at depth {} on {} threads in {:.2} s: {} samples, {} nodes",
+			s.games, s.depth, s.threads, self.seconds, self.samples, self.nodes
+		)?;
+		writeln!(f, "games/s            {:.2}", self.games_per_second())?;
+		writeln!(f, "samples/s          {:.0}", self.samples_per_second())?;
+		write!(
+			f,
+			"nodes/s per thread {:.0}",
+			self.nodes_per_second_per_thread()
+		)
+	}
+}
+
+/// Plays `settings.games` self-play games with the default settings and measures them.
+pub fn bench(settings: &BenchSettings) -> Result<BenchReport, WorkerError> {
+	if settings.games == 0 || settings.threads == 0 || !(1..=64).contains(&settings.depth) {
+		return Err(WorkerError::Config(format!(
+			"bench needs at least 1 game and 1 thread and a depth of 1 to 64: {settings:?}"
+		)));
+	}
+	let net = Network::new(Shape::default(), 1);
+	let playing = Arc::new(Playing {
+		assignment: Assignment {
+			generation: 0,
+			sha256: net.sha256(),
+			depth: settings.depth,
+			selfplay: SelfPlaySettings::default(),
+			games_per_batch: 1,
+		},
+		net: Arc::new(net),
+	});
+	let pool = ThreadPoolBuilder::new()
+		.num_threads(settings.threads)
+		.thread_name(|index| format!("bench-{index}"))
+		.build()?;
+	let next_game = AtomicU64::new(0);
+	let totals = Mutex::new((0u64, 0u64, 0.0f64));
+	let start = Instant::now();
+	pool.broadcast(|_| {
+		let mut players = Players::new(playing.clone());
+		loop {
+			let seed = next_game.fetch_add(1, Ordering::Relaxed);
+			if seed >= settings.games {
+				break;
+			}
+			let game_start = Instant::now();
+			let game = players.play(seed);
+			let seconds = game_start.elapsed().as_secs_f64();
+			let mut totals = totals
+				.lock()
+				.unwrap_or_else(std::sync::PoisonError::into_inner);
+			totals.0 += game.samples.len() as u64;
+			totals.1 += game.nodes;
+			totals.2 += seconds;
+		}
+	});
+	let seconds = start.elapsed().as_secs_f64();
+	let (samples, nodes, thread_seconds) = totals
+		.into_inner()
+		.unwrap_or_else(std::sync::PoisonError::into_inner);
+	Ok(BenchReport {
+		settings: *settings,
+		samples,
+		nodes,
+		seconds,
+		thread_seconds,
+	})
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn the_games_are_the_same_on_any_number_of_threads() {
+		let settings = |threads| BenchSettings {
+			games: 4,
+			threads,
+			depth: 1,
+		};
+		let one = bench(&settings(1)).unwrap();
+		let two = bench(&settings(2)).unwrap();
+		assert!(one.samples > 0 && one.nodes > 0, "{one:?}");
+		assert_eq!((one.samples, one.nodes), (two.samples, two.nodes));
+		assert!(one.games_per_second() > 0.0 && one.nodes_per_second_per_thread() > 0.0);
+		let text = one.to_string();
+		assert!(
+			text.contains("games/s") && text.contains("nodes/s per thread"),
+			"{text}"
+		);
+	}
+
+	#[test]
+	fn nonsense_settings_are_refused() {
+		let zero = BenchSettings {
+			games: 0,
+			..BenchSettings::default()
+		};
+		assert!(bench(&zero).is_err());
+	}
+}

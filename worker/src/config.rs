@@ -1,0 +1,210 @@
+//! `WorkerConfig`: what a worker connects to, who it is, and how it paces itself.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::backoff::BackoffSettings;
+use crate::error::WorkerError;
+
+/// Spooled batches at most by default. At the default 8 games a batch that is some 16,000
+/// games, hours of a large machine's output: enough to ride out a long coordinator outage, and
+/// at a few hundred kilobytes a batch well under a gigabyte of disk.
+pub const DEFAULT_SPOOL_CAPACITY: usize = 2000;
+
+/// The longest worker name the coordinator accepts.
+pub const MAX_NAME_CHARS: usize = 128;
+
+/// Everything a worker needs to run. Build it with [`WorkerConfig::new`] and change the fields
+/// that matter; the rest are sensible defaults.
+#[derive(Clone, Debug)]
+pub struct WorkerConfig {
+	/// The coordinator, `http://host:port` or `https://host:port`; a bare `host:port` is
+	/// taken as http.
+	pub url: String,
+	/// Self-play threads (1 to 4096); by default the machine's cores.
+	pub threads: usize,
+	/// The name shown on the dashboard (1 to 128 characters); by default the host name.
+	pub name: String,
+	/// The run's token, sent as `authorization: Bearer <token>` on every call.
+	pub token: Option<String>,
+	/// Where the worker keeps its identity, next sequence number and spool; by default
+	/// `worker-state/<host name>` under the current directory (see
+	/// [`WorkerConfig::default_state_dir`]). Each worker needs its own.
+	pub state_dir: PathBuf,
+	/// A PEM certificate to trust for an https coordinator (its own self-signed one, or the
+	/// CA that signed it). Needed for https: this build has no built-in root certificates.
+	pub tls_ca: Option<PathBuf>,
+	/// Batches kept on disk at most while they wait for an acknowledgement; self-play pauses
+	/// when this many wait.
+	pub spool_capacity: usize,
+	/// How often the worker reports on its session.
+	pub heartbeat_interval: Duration,
+	/// Reconnection delays.
+	pub backoff: BackoffSettings,
+	/// How long to go on sending spooled batches after being asked to stop.
+	pub shutdown_grace: Duration,
+	/// How long to wait for a connection (TCP and TLS) to the coordinator.
+	pub connect_timeout: Duration,
+}
+
+impl WorkerConfig {
+	/// A worker for the coordinator at `url`, with every other setting at its default.
+	pub fn new(url: impl Into<String>) -> WorkerConfig {
+		let name = host_name();
+		WorkerConfig {
+			url: url.into(),
+			threads: default_threads(),
+			state_dir: WorkerConfig::default_state_dir(&name),
+			name,
+			token: None,
+			tls_ca: None,
+			spool_capacity: DEFAULT_SPOOL_CAPACITY,
+			// Every 5 s: the dashboard's rates stay fresh and a silent worker shows up
+			// within seconds, at a cost of a few bytes.
+			heartbeat_interval: Duration::from_secs(5),
+			backoff: BackoffSettings::default(),
+			shutdown_grace: Duration::from_secs(5),
+			connect_timeout: Duration::from_secs(10),
+		}
+	}
+
+	/// `worker-state/<name>`, with the name made safe for a path: the state directory of a
+	/// worker called `name` unless told otherwise.
+	pub fn default_state_dir(name: &str) -> PathBuf {
+		PathBuf::from("worker-state").join(path_safe(name))
+	}
+
+	/// Checks the settings a user can get wrong.
+	pub fn validate(&self) -> Result<(), WorkerError> {
+		let fail = |text: String| Err(WorkerError::Config(text));
+		if !(1..=4096).contains(&self.threads) {
+			return fail(format!("threads is {}, outside 1..=4096", self.threads));
+		}
+		let chars = self.name.chars().count();
+		if chars == 0 || chars > MAX_NAME_CHARS || self.name.chars().any(char::is_control) {
+			return fail(format!(
+				"the name {:?} must be 1 to {MAX_NAME_CHARS} characters without control \
+				 characters",
+				self.name
+			));
+		}
+		if self.spool_capacity == 0 {
+			return fail("the spool capacity must be at least 1 batch".into());
+		}
+		if self.heartbeat_interval.is_zero() {
+			return fail("the heartbeat interval must be above 0".into());
+		}
+		if self.backoff.initial.is_zero() || self.backoff.max < self.backoff.initial {
+			return fail(format!(
+				"the backoff must start above 0 and end at or above its start: {:?}",
+				self.backoff
+			));
+		}
+		Ok(())
+	}
+}
+
+/// The machine's cores, or 1 if they cannot be counted.
+pub fn default_threads() -> usize {
+	std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// The machine's host name: `/proc/sys/kernel/hostname`, else `$HOSTNAME`, else `unknown`;
+/// at most 255 characters, as the coordinator accepts.
+pub fn host_name() -> String {
+	let from_proc = std::fs::read_to_string("/proc/sys/kernel/hostname").ok();
+	let name = from_proc
+		.or_else(|| std::env::var("HOSTNAME").ok())
+		.map(|name| name.trim().to_string())
+		.filter(|name| !name.is_empty())
+		.unwrap_or_else(|| "unknown".to_string());
+	name.chars().take(255).collect()
+}
+
+/// `name` with everything but ASCII letters, digits, `.`, `_` and `-` replaced by `_`, so it
+/// makes one path component (and a readable worker id).
+pub(crate) fn path_safe(name: &str) -> String {
+	let safe: String = name
+		.chars()
+		.map(|c| {
+			if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+				c
+			} else {
+				'_'
+			}
+		})
+		.collect();
+	// "." and ".." would name the directory itself or its parent.
+	if safe.chars().all(|c| c == '.') {
+		safe.replace('.', "_")
+	} else {
+		safe
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn defaults_are_valid_and_the_state_dir_follows_the_name() {
+		let config = WorkerConfig::new("http://127.0.0.1:50051");
+		assert!(config.validate().is_ok());
+		assert!(config.threads >= 1);
+		assert!(!config.name.is_empty());
+		assert_eq!(
+			config.state_dir,
+			WorkerConfig::default_state_dir(&config.name)
+		);
+		assert_eq!(
+			WorkerConfig::default_state_dir("box 7/../x"),
+			PathBuf::from("worker-state/box_7_.._x")
+		);
+	}
+
+	#[test]
+	fn bad_settings_are_refused_with_a_reason() {
+		let base = WorkerConfig::new("http://127.0.0.1:1");
+		let cases: Vec<(WorkerConfig, &str)> = vec![
+			(
+				WorkerConfig {
+					threads: 0,
+					..base.clone()
+				},
+				"threads",
+			),
+			(
+				WorkerConfig {
+					name: String::new(),
+					..base.clone()
+				},
+				"name",
+			),
+			(
+				WorkerConfig {
+					name: "x".repeat(129),
+					..base.clone()
+				},
+				"name",
+			),
+			(
+				WorkerConfig {
+					spool_capacity: 0,
+					..base.clone()
+				},
+				"spool",
+			),
+		];
+		for (config, expected) in cases {
+			let error = config.validate().unwrap_err().to_string();
+			assert!(error.contains(expected), "{error}");
+		}
+	}
+
+	#[test]
+	fn path_safe_names_are_one_component() {
+		assert_eq!(path_safe("gpu-box.lan_2"), "gpu-box.lan_2");
+		assert_eq!(path_safe(".."), "__");
+		assert_eq!(path_safe("a/b c"), "a_b_c");
+	}
+}

@@ -1,0 +1,74 @@
+//! `WorkerError`: the ways a worker can fail to start or be told to stop for good.
+//!
+//! Everything else (a coordinator that is down, a dropped connection, a net that does not check
+//! out) is retried with backoff inside the session loop and only logged.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use crate::spool::SpoolError;
+
+/// Why [`run`](crate::run) or [`bench`](crate::bench) stopped with an error.
+#[derive(Debug, Error)]
+pub enum WorkerError {
+	/// A setting is out of range.
+	#[error("invalid setting: {0}")]
+	Config(String),
+	/// The coordinator URL does not parse.
+	#[error("the coordinator URL {url:?} is not valid: {reason}")]
+	Url {
+		/// The URL given.
+		url: String,
+		/// What the parser said.
+		reason: String,
+	},
+	/// The CA certificate could not be read.
+	#[error("cannot read the TLS CA certificate {path}: {source}")]
+	TlsCa {
+		/// The file given with `--tls-ca`.
+		path: PathBuf,
+		/// What the system said.
+		source: std::io::Error,
+	},
+	/// TLS could not be set up with the certificate given.
+	#[error("cannot set up TLS: {0}")]
+	Tls(String),
+	/// The state directory could not be created, read or written.
+	#[error("state directory {path}: {source}")]
+	State {
+		/// The file or directory concerned.
+		path: PathBuf,
+		/// What the system said.
+		source: std::io::Error,
+	},
+	/// The state directory holds something this worker cannot use.
+	#[error("state directory {path}: {reason}")]
+	StateContents {
+		/// The file concerned.
+		path: PathBuf,
+		/// What is wrong with it.
+		reason: String,
+	},
+	/// Another worker (process or in-process) holds the state directory.
+	#[error(
+		"state directory {0} is in use by another worker; give each worker its own --state-dir"
+	)]
+	StateLocked(PathBuf),
+	/// The spool could not be opened.
+	#[error(transparent)]
+	Spool(#[from] SpoolError),
+	/// The self-play thread pool could not be started.
+	#[error("cannot start the self-play threads: {0}")]
+	Pool(#[from] rayon::ThreadPoolBuildError),
+	/// The coordinator refused this worker (FAILED_PRECONDITION from `Join`): another build or
+	/// input encoding. Retrying cannot help.
+	#[error("the coordinator refused this worker: {0}")]
+	Refused(String),
+	/// The coordinator did not accept the token (UNAUTHENTICATED). Retrying cannot help.
+	#[error("the coordinator did not accept the token (check --token or TIGERS_TOKEN): {0}")]
+	Unauthenticated(String),
+	/// A background task of the worker itself failed.
+	#[error("internal error: {0}")]
+	Internal(String),
+}

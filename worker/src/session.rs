@@ -1,0 +1,352 @@
+//! The session loop: connect, `Join`, open the `Session` stream, send spooled batches and
+//! heartbeats while taking assignments and acknowledgements, and on any failure reconnect with
+//! backoff. Only a refusal (FAILED_PRECONDITION from `Join`) or a rejected token ends it with an
+//! error; after a stop is asked for, it ends once every spooled batch is acknowledged.
+//!
+//! Exactly once: batches are numbered when spooled; each session first drops what the
+//! coordinator says it has (`last_acked_sequence`), then sends the rest in order, and every
+//! acknowledged batch is deleted. Whatever a dropped connection loses is sent again by the next
+//! session, and the coordinator drops the duplicates.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+use tigers_proto::convert::{Assignment, ConvertError};
+use tigers_proto::v1::{
+	self, CoordinatorMessage, Heartbeat, JoinRequest, SessionOpen, WorkerMessage,
+	coordinator_message, worker_message,
+};
+use tokio::sync::{Notify, mpsc, watch};
+use tokio::time::MissedTickBehavior;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Code, Status, Streaming};
+
+use crate::backoff::{Backoff, BackoffSettings};
+use crate::client::{Client, Connector};
+use crate::error::WorkerError;
+use crate::fetch::{NetError, fetch_net};
+use crate::seed::random_u64;
+use crate::selfplay::{Control, Playing};
+use crate::spool::{Spool, SpoolError};
+use crate::stats::Stats;
+
+/// The trailing metadata with which the coordinator names a batch it refused as malformed
+/// (docs/protocol.md). Such a batch would be refused again on every reconnect, so it is dropped.
+const REJECTED_SEQUENCE_KEY: &str = "tigers-rejected-sequence";
+
+/// Messages queued for the coordinator beyond what the connection has taken: enough to keep the
+/// stream busy, few enough that a batch read from the spool is soon on its way.
+const OUTBOUND_BUFFER: usize = 8;
+
+/// What every session shares with the rest of the worker.
+pub(crate) struct Shared {
+	/// Makes connections.
+	pub(crate) connector: Connector,
+	/// What `Join` says about this worker.
+	pub(crate) join: JoinRequest,
+	/// Batches to send; acknowledged ones are removed.
+	pub(crate) spool: Arc<Spool>,
+	/// Where assignments go.
+	pub(crate) control: Arc<Control>,
+	/// For heartbeats.
+	pub(crate) stats: Arc<Stats>,
+	/// Woken by the batcher after each batch spooled.
+	pub(crate) spooled: Arc<Notify>,
+	/// How often to send a heartbeat.
+	pub(crate) heartbeat_interval: Duration,
+	/// True once the worker is stopping: end as soon as the spool is empty. Its sender lives
+	/// as long as the sessions run.
+	pub(crate) draining: watch::Receiver<bool>,
+}
+
+/// Why a session ended.
+#[derive(Debug, Error)]
+pub(crate) enum SessionError {
+	/// No connection.
+	#[error("cannot connect: {0}")]
+	Connect(#[source] tonic::transport::Error),
+	/// A call failed.
+	#[error("{call} failed: {} ({})", status.message(), status.code())]
+	Rpc {
+		/// The method.
+		call: &'static str,
+		/// Its status.
+		status: Status,
+	},
+	/// The coordinator ended the session stream.
+	#[error("the coordinator closed the session")]
+	Closed,
+	/// The coordinator sent settings out of range.
+	#[error("the coordinator sent an assignment this worker cannot play: {0}")]
+	Assignment(#[from] ConvertError),
+	/// The net fetched was not the one announced, or not a net.
+	#[error(transparent)]
+	Net(#[from] NetError),
+	/// The spool failed.
+	#[error(transparent)]
+	Spool(#[from] SpoolError),
+	/// A blocking task failed.
+	#[error("internal error: {0}")]
+	Internal(String),
+}
+
+impl SessionError {
+	/// The error to stop the worker with, for the failures that retrying cannot mend.
+	fn fatal(&self) -> Option<WorkerError> {
+		let SessionError::Rpc { call, status } = self else {
+			return None;
+		};
+		match status.code() {
+			Code::Unauthenticated => Some(WorkerError::Unauthenticated(status.message().into())),
+			Code::FailedPrecondition if *call == "Join" => {
+				Some(WorkerError::Refused(status.message().into()))
+			}
+			_ => None,
+		}
+	}
+
+	/// The batch the coordinator refused as malformed, if that is why the session ended.
+	fn rejected_sequence(&self) -> Option<u64> {
+		match self {
+			SessionError::Rpc { status, .. } if status.code() == Code::InvalidArgument => status
+				.metadata()
+				.get(REJECTED_SEQUENCE_KEY)?
+				.to_str()
+				.ok()?
+				.parse()
+				.ok(),
+			_ => None,
+		}
+	}
+}
+
+fn rpc(call: &'static str) -> impl FnOnce(Status) -> SessionError {
+	move |status| SessionError::Rpc { call, status }
+}
+
+/// Runs sessions, reconnecting with backoff, until a fatal error, or until the spool is empty
+/// once draining.
+pub(crate) async fn run_sessions(
+	shared: &Shared,
+	settings: BackoffSettings,
+) -> Result<(), WorkerError> {
+	let mut backoff = Backoff::new(settings, random_u64());
+	loop {
+		let error = match session(shared, &mut backoff).await {
+			Ok(()) => return Ok(()),
+			Err(error) => error,
+		};
+		if let Some(fatal) = error.fatal() {
+			tracing::error!(%error, "the coordinator will not take this worker; stopping");
+			return Err(fatal);
+		}
+		if let Some(sequence) = error.rejected_sequence() {
+			tracing::error!(%error, sequence, "the coordinator refused a batch; dropping it");
+			let spool = shared.spool.clone();
+			match blocking(move || spool.remove(sequence)).await {
+				Ok(Ok(_)) => {}
+				Ok(Err(error)) => tracing::error!(%error, "cannot drop the refused batch"),
+				Err(error) => tracing::error!(%error, "cannot drop the refused batch"),
+			}
+		}
+		if *shared.draining.borrow() && shared.spool.is_empty() {
+			return Ok(());
+		}
+		let delay = backoff.next_delay();
+		tracing::warn!(
+			%error,
+			retry_in = ?delay,
+			unacked_batches = shared.spool.len(),
+			"no session with the coordinator; self-play goes on"
+		);
+		tokio::time::sleep(delay).await;
+	}
+}
+
+/// One session, from connecting to its end.
+async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionError> {
+	let mut client = shared
+		.connector
+		.connect()
+		.await
+		.map_err(SessionError::Connect)?;
+	let joined = client
+		.join(shared.join.clone())
+		.await
+		.map_err(rpc("Join"))?
+		.into_inner();
+	let last_acked = joined.last_acked_sequence;
+	let spool = shared.spool.clone();
+	let dropped = blocking(move || spool.acknowledge_through(last_acked)).await??;
+	tracing::info!(
+		run = %joined.run_name,
+		last_acked,
+		dropped,
+		unacked_batches = shared.spool.len(),
+		"joined the coordinator"
+	);
+	let (outbound, requests) = mpsc::channel(OUTBOUND_BUFFER);
+	let open = worker_message::Body::Open(SessionOpen {
+		worker_id: shared.join.worker_id.clone(),
+	});
+	send(&outbound, open).await?;
+	let inbound = client
+		.session(ReceiverStream::new(requests))
+		.await
+		.map_err(rpc("Session"))?
+		.into_inner();
+	tokio::select! {
+		result = send_loop(shared, &outbound, last_acked) => result,
+		result = receive_loop(shared, &mut client, inbound, backoff) => result,
+	}
+}
+
+/// Sends what is spooled above `sent` (the highest sequence sent so far), then waits for more,
+/// sending heartbeats meanwhile. Ends when draining with nothing left to send.
+async fn send_loop(
+	shared: &Shared,
+	outbound: &mpsc::Sender<WorkerMessage>,
+	mut sent: u64,
+) -> Result<(), SessionError> {
+	let mut heartbeat = tokio::time::interval(shared.heartbeat_interval);
+	heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
+	let mut draining = shared.draining.clone();
+	loop {
+		sent = send_spooled(shared, outbound, sent).await?;
+		if *draining.borrow_and_update() && shared.spool.is_empty() {
+			return Ok(());
+		}
+		tokio::select! {
+			() = shared.spooled.notified() => {}
+			_ = heartbeat.tick() => send(outbound, heartbeat_message(shared)).await?,
+			// An error means the sender is gone, which `run` never lets happen mid-session.
+			Ok(()) = draining.changed() => {}
+		}
+	}
+}
+
+/// Sends the spooled batches above `sent`, in order; returns the highest sequence sent.
+async fn send_spooled(
+	shared: &Shared,
+	outbound: &mpsc::Sender<WorkerMessage>,
+	mut sent: u64,
+) -> Result<u64, SessionError> {
+	for sequence in shared.spool.sequences_after(sent) {
+		let spool = shared.spool.clone();
+		match blocking(move || spool.read(sequence)).await? {
+			Ok(Some(batch)) => send(outbound, worker_message::Body::Batch(batch)).await?,
+			// Acknowledged since it was listed.
+			Ok(None) => {}
+			Err(error @ SpoolError::Corrupt { .. }) => {
+				tracing::error!(%error, "a spooled batch is lost");
+			}
+			Err(error) => return Err(error.into()),
+		}
+		sent = sequence;
+	}
+	Ok(sent)
+}
+
+/// Takes the coordinator's messages: assignments (fetching their nets) and acknowledgements
+/// (deleting the batches). Ends when draining and the last batch is acknowledged.
+async fn receive_loop(
+	shared: &Shared,
+	client: &mut Client,
+	mut inbound: Streaming<CoordinatorMessage>,
+	backoff: &mut Backoff,
+) -> Result<(), SessionError> {
+	while let Some(message) = inbound.message().await.map_err(rpc("Session"))? {
+		match message.body {
+			Some(coordinator_message::Body::Assignment(wire)) => {
+				apply_assignment(shared, client, &wire).await?;
+				// The coordinator is up and serving: the next loss starts the delays over.
+				backoff.reset();
+			}
+			Some(coordinator_message::Body::Ack(ack)) => {
+				let spool = shared.spool.clone();
+				let removed = blocking(move || spool.remove(ack.sequence)).await??;
+				tracing::debug!(
+					sequence = ack.sequence,
+					accepted = ack.accepted,
+					removed,
+					"batch acknowledged"
+				);
+				if *shared.draining.borrow() && shared.spool.is_empty() {
+					return Ok(());
+				}
+			}
+			None => tracing::warn!("the coordinator sent an empty message"),
+		}
+	}
+	Err(SessionError::Closed)
+}
+
+/// Plays `wire` from now on, fetching its net unless it is the one held.
+async fn apply_assignment(
+	shared: &Shared,
+	client: &mut Client,
+	wire: &v1::Assignment,
+) -> Result<(), SessionError> {
+	let assignment = Assignment::from_wire(wire)?;
+	let held = shared
+		.control
+		.current()
+		.filter(|playing| playing.assignment.sha256 == assignment.sha256)
+		.map(|playing| playing.net.clone());
+	let net = match held {
+		Some(net) => net,
+		None => {
+			tracing::info!(
+				generation = assignment.generation,
+				sha256 = %assignment.sha256,
+				"fetching the net"
+			);
+			fetch_net(client, &assignment)
+				.await
+				.map_err(rpc("FetchNet"))??
+		}
+	};
+	tracing::info!(
+		generation = assignment.generation,
+		depth = assignment.depth,
+		games_per_batch = assignment.games_per_batch,
+		max_plies = assignment.selfplay.max_plies,
+		"playing"
+	);
+	shared.control.set(Playing { assignment, net });
+	Ok(())
+}
+
+fn heartbeat_message(shared: &Shared) -> worker_message::Body {
+	let stats = shared.stats.snapshot(Instant::now());
+	worker_message::Body::Heartbeat(Heartbeat {
+		generation: shared
+			.control
+			.current()
+			.map_or(0, |playing| playing.assignment.generation),
+		games: stats.games,
+		samples_per_second: stats.samples_per_second,
+		unacked_batches: u32::try_from(shared.spool.len()).unwrap_or(u32::MAX),
+	})
+}
+
+async fn send(
+	outbound: &mpsc::Sender<WorkerMessage>,
+	body: worker_message::Body,
+) -> Result<(), SessionError> {
+	let message = WorkerMessage { body: Some(body) };
+	outbound
+		.send(message)
+		.await
+		.map_err(|_| SessionError::Closed)
+}
+
+/// Runs disk work off the async threads.
+async fn blocking<T: Send + 'static>(
+	work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, SessionError> {
+	tokio::task::spawn_blocking(work)
+		.await
+		.map_err(|e| SessionError::Internal(e.to_string()))
+}

@@ -1,0 +1,369 @@
+//! `Spool`: the on-disk queue of sample batches the coordinator has not acknowledged yet, and
+//! the next sequence number.
+//!
+//! Layout of the spool directory:
+//!
+//! - `00000000000000000042.batch`: batch 42 in the wire encoding ([`tigers_proto::encode_batch`]);
+//!   zero-padded so that names sort as numbers;
+//! - `next_sequence`: the sequence number the next batch gets, as decimal text;
+//! - `*.tmp`: a write in progress; removed when the spool is opened.
+//!
+//! A batch is written to a temporary file, synced, renamed into place and the directory synced,
+//! all before [`Spool::push`] returns: so a batch is either wholly on disk or not at all, and
+//! once the worker may send it, it survives a crash. Deleting after an acknowledgement is not
+//! synced: a deletion lost in a crash only makes the worker send the batch again, which the
+//! coordinator drops as a duplicate.
+//!
+//! The counter file is rewritten after each batch. On opening, the next sequence is the larger
+//! of the counter and one past the highest batch present, so a crash between writing a batch
+//! and the counter neither reuses nor skips a number.
+//!
+//! Concurrency: one `Spool` is shared by the batcher thread (which pushes) and the session
+//! (which reads, and removes on acknowledgement). The index (the sequences present and the next
+//! number) has its own mutex, never held across disk I/O, so the queries that touch only the
+//! index ([`Spool::len`], [`Spool::sequences_after`], ...) are quick enough for async code. The
+//! writer mutex serialises the operations that hand out or move the sequence counter, so numbers
+//! go out in order. A batch enters the index only once its file is durable and leaves it before
+//! its file is deleted. The other operations do disk I/O: call them from plain threads or
+//! `spawn_blocking`.
+
+use std::collections::BTreeSet;
+use std::fs::{self, File};
+use std::io::{ErrorKind, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use thiserror::Error;
+use tigers_proto::v1::SampleBatch;
+use tigers_proto::{decode_batch, encode_batch};
+
+const BATCH_EXTENSION: &str = "batch";
+const TEMP_EXTENSION: &str = "tmp";
+const CORRUPT_EXTENSION: &str = "corrupt";
+const COUNTER_FILE: &str = "next_sequence";
+
+/// Why a spool operation failed.
+#[derive(Debug, Error)]
+pub enum SpoolError {
+	/// Reading or writing a file failed.
+	#[error("spool {path}: {source}")]
+	Io {
+		/// The file or directory.
+		path: PathBuf,
+		/// What the system said.
+		source: std::io::Error,
+	},
+	/// The spool already holds its capacity.
+	#[error("the spool is full ({capacity} batches wait for an acknowledgement)")]
+	Full {
+		/// Its capacity.
+		capacity: usize,
+	},
+	/// A file does not hold what its name says; it was renamed to `*.corrupt` and left out.
+	#[error("spool {path}: {reason}; set aside as .corrupt")]
+	Corrupt {
+		/// The file (before renaming).
+		path: PathBuf,
+		/// What is wrong.
+		reason: String,
+	},
+}
+
+/// The batches on disk and the next sequence number; see the [module docs](self).
+#[derive(Debug)]
+pub struct Spool {
+	dir: PathBuf,
+	capacity: usize,
+	index: Mutex<Index>,
+	/// Held by [`Spool::push`] and [`Spool::acknowledge_through`], which write the counter.
+	writer: Mutex<()>,
+	/// Signalled whenever a batch is removed, for [`Spool::wait_for_room`].
+	room: Condvar,
+}
+
+#[derive(Debug)]
+struct Index {
+	sequences: BTreeSet<u64>,
+	next_sequence: u64,
+}
+
+impl Spool {
+	/// Opens (creating if needed) the spool in `dir`, holding at most `capacity` batches.
+	/// Removes unfinished writes; files it cannot read are an error.
+	pub fn open(dir: &Path, capacity: usize) -> Result<Spool, SpoolError> {
+		fs::create_dir_all(dir).map_err(io_error(dir))?;
+		let mut sequences = BTreeSet::new();
+		for entry in fs::read_dir(dir).map_err(io_error(dir))? {
+			let path = entry.map_err(io_error(dir))?.path();
+			match path.extension().and_then(|e| e.to_str()) {
+				Some(TEMP_EXTENSION) => fs::remove_file(&path).map_err(io_error(&path))?,
+				Some(BATCH_EXTENSION) => {
+					sequences.insert(sequence_of(&path)?);
+				}
+				_ => {}
+			}
+		}
+		let counter = read_counter(&dir.join(COUNTER_FILE))?;
+		let past_files = sequences.last().map_or(1, |last| last + 1);
+		Ok(Spool {
+			dir: dir.to_path_buf(),
+			capacity,
+			index: Mutex::new(Index {
+				sequences,
+				next_sequence: counter.max(past_files),
+			}),
+			writer: Mutex::new(()),
+			room: Condvar::new(),
+		})
+	}
+
+	/// The directory.
+	pub fn dir(&self) -> &Path {
+		&self.dir
+	}
+
+	/// The most batches the spool holds.
+	pub fn capacity(&self) -> usize {
+		self.capacity
+	}
+
+	/// Batches waiting for an acknowledgement.
+	pub fn len(&self) -> usize {
+		self.lock().sequences.len()
+	}
+
+	/// Whether no batch waits.
+	pub fn is_empty(&self) -> bool {
+		self.lock().sequences.is_empty()
+	}
+
+	/// Whether another batch fits.
+	pub fn has_room(&self) -> bool {
+		self.lock().sequences.len() < self.capacity
+	}
+
+	/// The sequence number the next batch will get.
+	pub fn next_sequence(&self) -> u64 {
+		self.lock().next_sequence
+	}
+
+	/// The sequence numbers waiting above `after`, in order.
+	pub fn sequences_after(&self, after: u64) -> Vec<u64> {
+		self.lock()
+			.sequences
+			.range(after.saturating_add(1)..)
+			.copied()
+			.collect()
+	}
+
+	/// Gives `batch` the next sequence number and writes it durably; returns the number.
+	/// [`SpoolError::Full`] if the spool holds its capacity. On an error the batch is not
+	/// spooled and may be pushed again.
+	pub fn push(&self, batch: &mut SampleBatch) -> Result<u64, SpoolError> {
+		let _writer = lock(&self.writer);
+		let sequence = {
+			let index = self.lock();
+			if index.sequences.len() >= self.capacity {
+				return Err(SpoolError::Full {
+					capacity: self.capacity,
+				});
+			}
+			index.next_sequence
+		};
+		batch.sequence = sequence;
+		write_durably(&self.batch_path(sequence), &encode_batch(batch))?;
+		{
+			let mut index = self.lock();
+			index.sequences.insert(sequence);
+			index.next_sequence = sequence + 1;
+		}
+		// The batch is safely spooled whatever happens to the counter: opening the spool again
+		// also counts past the highest batch present, so a failure here is only logged.
+		if let Err(error) = self.write_counter(sequence + 1) {
+			tracing::warn!(%error, "could not update the spool's sequence counter");
+		}
+		Ok(sequence)
+	}
+
+	/// Reads batch `sequence`; `None` if it is not spooled (acknowledged in the meantime).
+	/// A file that does not decode is set aside as `*.corrupt` and reported.
+	pub fn read(&self, sequence: u64) -> Result<Option<SampleBatch>, SpoolError> {
+		if !self.lock().sequences.contains(&sequence) {
+			return Ok(None);
+		}
+		let path = self.batch_path(sequence);
+		let bytes = match fs::read(&path) {
+			Ok(bytes) => bytes,
+			// Removed since the check above: acknowledged.
+			Err(error) if error.kind() == ErrorKind::NotFound => return Ok(None),
+			Err(source) => return Err(SpoolError::Io { path, source }),
+		};
+		let reason = match decode_batch(&bytes) {
+			Ok(batch) if batch.sequence == sequence => return Ok(Some(batch)),
+			Ok(batch) => format!("holds sequence {}", batch.sequence),
+			Err(error) => format!("does not decode: {error}"),
+		};
+		self.forget(&[sequence]);
+		let aside = path.with_extension(CORRUPT_EXTENSION);
+		fs::rename(&path, &aside).map_err(io_error(&path))?;
+		Err(SpoolError::Corrupt { path, reason })
+	}
+
+	/// Deletes batch `sequence` after its acknowledgement; whether it was spooled.
+	pub fn remove(&self, sequence: u64) -> Result<bool, SpoolError> {
+		if !self.forget(&[sequence]) {
+			return Ok(false);
+		}
+		remove_if_present(&self.batch_path(sequence))?;
+		Ok(true)
+	}
+
+	/// Deletes every batch at or below `last_acked` (the coordinator has them all) and makes
+	/// sure new batches are numbered above it. Returns how many were deleted.
+	pub fn acknowledge_through(&self, last_acked: u64) -> Result<usize, SpoolError> {
+		let _writer = lock(&self.writer);
+		let acked: Vec<u64> = self
+			.lock()
+			.sequences
+			.range(..=last_acked)
+			.copied()
+			.collect();
+		self.forget(&acked);
+		for sequence in &acked {
+			remove_if_present(&self.batch_path(*sequence))?;
+		}
+		// A coordinator that has batches above our counter (a state directory restored from
+		// a backup, say) would drop new batches with those numbers as duplicates.
+		let next_sequence = self.lock().next_sequence;
+		if next_sequence <= last_acked {
+			tracing::warn!(
+				last_acked,
+				next_sequence,
+				"the coordinator has batches numbered above this worker's counter; skipping ahead"
+			);
+			self.lock().next_sequence = last_acked + 1;
+			self.write_counter(last_acked + 1)?;
+		}
+		Ok(acked.len())
+	}
+
+	/// Takes `sequences` out of the index and wakes whoever waits for room; whether any was
+	/// there.
+	fn forget(&self, sequences: &[u64]) -> bool {
+		let mut index = self.lock();
+		let mut any = false;
+		for sequence in sequences {
+			any |= index.sequences.remove(sequence);
+		}
+		if any {
+			self.room.notify_all();
+		}
+		any
+	}
+
+	/// Waits up to `timeout` for room for another batch; whether there is room.
+	pub fn wait_for_room(&self, timeout: Duration) -> bool {
+		let index = self.lock();
+		let (index, _) = self
+			.room
+			.wait_timeout_while(index, timeout, |index| {
+				index.sequences.len() >= self.capacity
+			})
+			.unwrap_or_else(std::sync::PoisonError::into_inner);
+		index.sequences.len() < self.capacity
+	}
+
+	fn lock(&self) -> MutexGuard<'_, Index> {
+		lock(&self.index)
+	}
+
+	fn batch_path(&self, sequence: u64) -> PathBuf {
+		self.dir.join(format!("{sequence:020}.{BATCH_EXTENSION}"))
+	}
+
+	fn write_counter(&self, next: u64) -> Result<(), SpoolError> {
+		write_durably(&self.dir.join(COUNTER_FILE), format!("{next}\n").as_bytes())
+	}
+}
+
+/// Locks `mutex`. Every operation changes the index in single steps that leave it consistent
+/// with the files, so a lock poisoned by a panic elsewhere still guards a usable index.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+	mutex
+		.lock()
+		.unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> SpoolError + '_ {
+	move |source| SpoolError::Io {
+		path: path.to_path_buf(),
+		source,
+	}
+}
+
+/// The sequence number a batch file's name gives.
+fn sequence_of(path: &Path) -> Result<u64, SpoolError> {
+	path.file_stem()
+		.and_then(|stem| stem.to_str())
+		.and_then(|stem| stem.parse().ok())
+		.filter(|sequence| *sequence > 0)
+		.ok_or_else(|| SpoolError::Corrupt {
+			path: path.to_path_buf(),
+			reason: "the name is not a sequence number".into(),
+		})
+}
+
+/// The counter's value, 1 if there is no counter yet.
+fn read_counter(path: &Path) -> Result<u64, SpoolError> {
+	match fs::read_to_string(path) {
+		Ok(text) => text
+			.trim()
+			.parse()
+			.ok()
+			.filter(|next| *next > 0)
+			.ok_or_else(|| SpoolError::Corrupt {
+				path: path.to_path_buf(),
+				reason: format!("{:?} is not a sequence number", text.trim()),
+			}),
+		Err(error) if error.kind() == ErrorKind::NotFound => Ok(1),
+		Err(source) => Err(SpoolError::Io {
+			path: path.to_path_buf(),
+			source,
+		}),
+	}
+}
+
+/// Writes `bytes` to `path` so that after a crash the file holds either its old content or all
+/// of `bytes`: a synced temporary file renamed into place, then the directory synced so the
+/// rename itself is on disk.
+pub(crate) fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), SpoolError> {
+	let temp = path.with_extension(TEMP_EXTENSION);
+	let write = || -> std::io::Result<()> {
+		let mut file = File::create(&temp)?;
+		file.write_all(bytes)?;
+		file.sync_all()
+	};
+	if let Err(source) = write() {
+		let _ = fs::remove_file(&temp);
+		return Err(SpoolError::Io { path: temp, source });
+	}
+	fs::rename(&temp, path).map_err(io_error(path))?;
+	let dir = path.parent().unwrap_or(Path::new("."));
+	File::open(dir)
+		.and_then(|dir| dir.sync_all())
+		.map_err(io_error(dir))
+}
+
+fn remove_if_present(path: &Path) -> Result<(), SpoolError> {
+	match fs::remove_file(path) {
+		Err(error) if error.kind() != ErrorKind::NotFound => Err(SpoolError::Io {
+			path: path.to_path_buf(),
+			source: error,
+		}),
+		_ => Ok(()),
+	}
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,174 @@
+//! Spool tests, on real files.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tigers_proto::v1::SampleBatch;
+
+use super::*;
+use crate::testing::TempDir;
+
+fn batch(tag: &str) -> SampleBatch {
+	SampleBatch {
+		sequence: 0,
+		samples: Vec::new(),
+		game_records: vec![tag.to_string()],
+	}
+}
+
+fn tag(batch: &SampleBatch) -> &str {
+	&batch.game_records[0]
+}
+
+#[test]
+fn batches_get_consecutive_sequences_from_one_and_read_back() {
+	let dir = TempDir::new("spool-order");
+	let spool = Spool::open(dir.path(), 10).unwrap();
+	assert!(spool.is_empty());
+	assert_eq!(spool.next_sequence(), 1);
+	for (i, name) in ["a", "b", "c"].iter().enumerate() {
+		assert_eq!(spool.push(&mut batch(name)).unwrap(), i as u64 + 1);
+	}
+	assert_eq!(spool.sequences_after(0), [1, 2, 3]);
+	assert_eq!(spool.sequences_after(1), [2, 3]);
+	let second = spool.read(2).unwrap().unwrap();
+	assert_eq!((second.sequence, tag(&second)), (2, "b"));
+	assert_eq!(spool.read(7).unwrap(), None);
+}
+
+#[test]
+fn a_reopened_spool_has_the_same_batches_in_order_and_its_counter() {
+	let dir = TempDir::new("spool-reopen");
+	{
+		let spool = Spool::open(dir.path(), 10).unwrap();
+		for name in ["a", "b", "c", "d"] {
+			spool.push(&mut batch(name)).unwrap();
+		}
+		assert!(spool.remove(2).unwrap());
+	}
+	let spool = Spool::open(dir.path(), 10).unwrap();
+	assert_eq!(spool.sequences_after(0), [1, 3, 4]);
+	let tags: Vec<String> = spool
+		.sequences_after(0)
+		.into_iter()
+		.map(|s| tag(&spool.read(s).unwrap().unwrap()).to_string())
+		.collect();
+	assert_eq!(tags, ["a", "c", "d"]);
+	assert_eq!(spool.push(&mut batch("e")).unwrap(), 5);
+}
+
+#[test]
+fn the_next_sequence_survives_reopening_an_empty_spool() {
+	let dir = TempDir::new("spool-counter");
+	{
+		let spool = Spool::open(dir.path(), 10).unwrap();
+		for name in ["a", "b", "c"] {
+			spool.push(&mut batch(name)).unwrap();
+		}
+		for sequence in 1..=3 {
+			assert!(spool.remove(sequence).unwrap());
+		}
+		assert!(spool.is_empty());
+	}
+	let spool = Spool::open(dir.path(), 10).unwrap();
+	assert!(spool.is_empty());
+	assert_eq!(spool.next_sequence(), 4);
+	assert_eq!(spool.push(&mut batch("d")).unwrap(), 4);
+}
+
+#[test]
+fn a_lost_counter_update_neither_reuses_nor_skips_a_number() {
+	let dir = TempDir::new("spool-stale-counter");
+	{
+		let spool = Spool::open(dir.path(), 10).unwrap();
+		spool.push(&mut batch("a")).unwrap();
+		spool.push(&mut batch("b")).unwrap();
+	}
+	// As if the worker died between writing batch 2 and the counter.
+	fs::write(dir.path().join(COUNTER_FILE), "2\n").unwrap();
+	let spool = Spool::open(dir.path(), 10).unwrap();
+	assert_eq!(spool.next_sequence(), 3);
+}
+
+#[test]
+fn unfinished_writes_are_discarded_on_opening() {
+	let dir = TempDir::new("spool-tmp");
+	{
+		let spool = Spool::open(dir.path(), 10).unwrap();
+		spool.push(&mut batch("a")).unwrap();
+	}
+	let torn = dir.path().join(format!("{:020}.tmp", 2));
+	fs::write(&torn, b"half a batch").unwrap();
+	let spool = Spool::open(dir.path(), 10).unwrap();
+	assert_eq!(spool.sequences_after(0), [1]);
+	assert!(!torn.exists());
+	assert_eq!(spool.push(&mut batch("b")).unwrap(), 2);
+}
+
+#[test]
+fn removing_deletes_the_file_and_only_once() {
+	let dir = TempDir::new("spool-remove");
+	let spool = Spool::open(dir.path(), 10).unwrap();
+	spool.push(&mut batch("a")).unwrap();
+	let path = spool.batch_path(1);
+	assert!(path.exists());
+	assert!(spool.remove(1).unwrap());
+	assert!(!path.exists());
+	assert!(!spool.remove(1).unwrap());
+	assert_eq!(spool.read(1).unwrap(), None);
+}
+
+#[test]
+fn acknowledging_through_a_sequence_deletes_it_and_below_and_skips_the_counter_ahead() {
+	let dir = TempDir::new("spool-ack-through");
+	let spool = Spool::open(dir.path(), 10).unwrap();
+	for name in ["a", "b", "c", "d"] {
+		spool.push(&mut batch(name)).unwrap();
+	}
+	assert_eq!(spool.acknowledge_through(2).unwrap(), 2);
+	assert_eq!(spool.sequences_after(0), [3, 4]);
+	assert!(!spool.batch_path(2).exists());
+	assert_eq!(spool.next_sequence(), 5);
+	// A coordinator that already has batches up to 9 must not see 5 again.
+	assert_eq!(spool.acknowledge_through(9).unwrap(), 2);
+	assert_eq!(spool.next_sequence(), 10);
+	drop(spool);
+	assert_eq!(Spool::open(dir.path(), 10).unwrap().next_sequence(), 10);
+}
+
+#[test]
+fn a_full_spool_refuses_batches_until_one_is_acknowledged() {
+	let dir = TempDir::new("spool-bound");
+	let spool = Arc::new(Spool::open(dir.path(), 2).unwrap());
+	spool.push(&mut batch("a")).unwrap();
+	spool.push(&mut batch("b")).unwrap();
+	assert!(!spool.has_room());
+	assert!(matches!(
+		spool.push(&mut batch("c")),
+		Err(SpoolError::Full { capacity: 2 })
+	));
+	assert!(!spool.wait_for_room(Duration::from_millis(20)));
+	let waiter = {
+		let spool = spool.clone();
+		std::thread::spawn(move || spool.wait_for_room(Duration::from_secs(10)))
+	};
+	spool.remove(1).unwrap();
+	assert!(waiter.join().unwrap());
+	// The refused batch did not use up a number.
+	assert_eq!(spool.push(&mut batch("c")).unwrap(), 3);
+	assert_eq!(spool.capacity(), 2);
+}
+
+#[test]
+fn a_batch_that_does_not_decode_is_set_aside() {
+	let dir = TempDir::new("spool-corrupt");
+	let spool = Spool::open(dir.path(), 10).unwrap();
+	spool.push(&mut batch("a")).unwrap();
+	spool.push(&mut batch("b")).unwrap();
+	fs::write(spool.batch_path(1), b"\xff\xff\xff not protobuf").unwrap();
+	assert!(matches!(spool.read(1), Err(SpoolError::Corrupt { .. })));
+	assert_eq!(spool.sequences_after(0), [2]);
+	assert!(spool.batch_path(1).with_extension("corrupt").exists());
+	drop(spool);
+	assert_eq!(Spool::open(dir.path(), 10).unwrap().sequences_after(0), [2]);
+}

@@ -1,0 +1,172 @@
+//! `StateDir`: the worker's directory of things that outlive the process: its identity, a lock
+//! so that two workers never share it, and the spool.
+//!
+//! ```text
+//! <state dir>/
+//!   worker_id        the identity sent to Join, generated once (name + 16 random hex digits)
+//!   lock             held (flock) while a worker runs
+//!   spool/           unacknowledged batches and the next sequence number (see `spool`)
+//! ```
+
+use std::fs::{self, File, TryLockError};
+use std::path::{Path, PathBuf};
+
+use crate::config::path_safe;
+use crate::error::WorkerError;
+use crate::seed::random_u64;
+use crate::spool::write_durably;
+
+const WORKER_ID_FILE: &str = "worker_id";
+const LOCK_FILE: &str = "lock";
+const SPOOL_DIR: &str = "spool";
+
+/// The longest worker id the coordinator accepts.
+const MAX_WORKER_ID_CHARS: usize = 128;
+
+/// An open state directory, locked for this worker until dropped.
+#[derive(Debug)]
+pub(crate) struct StateDir {
+	path: PathBuf,
+	worker_id: String,
+	/// Holding the file holds the lock; the OS releases it when the file is closed, even if
+	/// the process dies.
+	_lock: File,
+}
+
+impl StateDir {
+	/// Opens (creating) the state directory at `path`, locks it, and reads the worker id or
+	/// makes one from `name`.
+	pub(crate) fn open(path: &Path, name: &str) -> Result<StateDir, WorkerError> {
+		let state_error = |path: &Path| {
+			let path = path.to_path_buf();
+			move |source| WorkerError::State { path, source }
+		};
+		fs::create_dir_all(path).map_err(state_error(path))?;
+		let lock_path = path.join(LOCK_FILE);
+		let lock = File::options()
+			.create(true)
+			.truncate(false)
+			.write(true)
+			.open(&lock_path)
+			.map_err(state_error(&lock_path))?;
+		match lock.try_lock() {
+			Ok(()) => {}
+			Err(TryLockError::WouldBlock) => {
+				return Err(WorkerError::StateLocked(path.to_path_buf()));
+			}
+			Err(TryLockError::Error(source)) => return Err(state_error(&lock_path)(source)),
+		}
+		let worker_id = read_or_create_worker_id(&path.join(WORKER_ID_FILE), name)?;
+		Ok(StateDir {
+			path: path.to_path_buf(),
+			worker_id,
+			_lock: lock,
+		})
+	}
+
+	/// The worker's stable identity.
+	pub(crate) fn worker_id(&self) -> &str {
+		&self.worker_id
+	}
+
+	/// Where the spool lives.
+	pub(crate) fn spool_dir(&self) -> PathBuf {
+		self.path.join(SPOOL_DIR)
+	}
+}
+
+fn read_or_create_worker_id(path: &Path, name: &str) -> Result<String, WorkerError> {
+	match fs::read_to_string(path) {
+		Ok(text) => {
+			let id = text.trim();
+			if is_valid_worker_id(id) {
+				Ok(id.to_string())
+			} else {
+				Err(WorkerError::StateContents {
+					path: path.to_path_buf(),
+					reason: format!(
+						"{id:?} is not a worker id (1 to 128 printable characters); remove the \
+						 file to get a new identity"
+					),
+				})
+			}
+		}
+		Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+			let id = new_worker_id(name);
+			write_durably(path, format!("{id}\n").as_bytes()).map_err(|error| {
+				WorkerError::StateContents {
+					path: path.to_path_buf(),
+					reason: error.to_string(),
+				}
+			})?;
+			Ok(id)
+		}
+		Err(source) => Err(WorkerError::State {
+			path: path.to_path_buf(),
+			source,
+		}),
+	}
+}
+
+/// `name` made path-safe and cut short, then 16 random hex digits: readable in logs, and
+/// unique even when two machines share a name.
+fn new_worker_id(name: &str) -> String {
+	let random = random_u64();
+	let prefix: String = path_safe(name)
+		.chars()
+		.take(MAX_WORKER_ID_CHARS - 17)
+		.collect();
+	format!("{prefix}-{random:016x}")
+}
+
+fn is_valid_worker_id(id: &str) -> bool {
+	let chars = id.chars().count();
+	(1..=MAX_WORKER_ID_CHARS).contains(&chars) && id.chars().all(|c| !c.is_control())
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+	use crate::testing::TempDir;
+
+	#[test]
+	fn the_worker_id_is_made_once_and_kept() {
+		let dir = TempDir::new("state-id");
+		let first = StateDir::open(dir.path(), "box 7").unwrap();
+		let id = first.worker_id().to_string();
+		assert!(id.starts_with("box_7-"), "{id}");
+		assert_eq!(id.len(), "box_7-".len() + 16);
+		drop(first);
+		let again = StateDir::open(dir.path(), "another name").unwrap();
+		assert_eq!(again.worker_id(), id);
+		assert_eq!(again.spool_dir(), dir.path().join("spool"));
+	}
+
+	#[test]
+	fn different_directories_get_different_ids() {
+		let (a, b) = (TempDir::new("state-a"), TempDir::new("state-b"));
+		let a = StateDir::open(a.path(), "same").unwrap();
+		let b = StateDir::open(b.path(), "same").unwrap();
+		assert_ne!(a.worker_id(), b.worker_id());
+	}
+
+	#[test]
+	fn a_state_dir_has_one_worker_at_a_time() {
+		let dir = TempDir::new("state-lock");
+		let first = StateDir::open(dir.path(), "w").unwrap();
+		assert!(matches!(
+			StateDir::open(dir.path(), "w"),
+			Err(WorkerError::StateLocked(_))
+		));
+		drop(first);
+		assert!(StateDir::open(dir.path(), "w").is_ok());
+	}
+
+	#[test]
+	fn a_damaged_worker_id_is_an_error_not_a_new_identity() {
+		let dir = TempDir::new("state-bad-id");
+		fs::write(dir.path().join(WORKER_ID_FILE), "\n").unwrap();
+		let error = StateDir::open(dir.path(), "w").unwrap_err().to_string();
+		assert!(error.contains("not a worker id"), "{error}");
+	}
+}
