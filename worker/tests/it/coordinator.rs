@@ -1,0 +1,393 @@
+//! A small coordinator for the tests: a real tonic server on 127.0.0.1 that checks the token,
+//! serves nets, sends assignments, and stores batches deduplicated by sequence (as the real one
+//! does), recording everything it sees.
+//!
+//! The server runs on its own runtime in its own thread, so that [`TestServer::kill`] can drop
+//! every connection at once, as a coordinator that dies would; the recorded state lives on in
+//! [`State`], like a real coordinator's ledger, for the next server on the same port.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use tigers_core::Network;
+use tigers_core::network::file::sha256_hex;
+use tigers_core::network::{INPUT_VERSION, Shape};
+use tigers_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
+use tigers_proto::v1::{
+	self, Ack, CoordinatorMessage, FetchNetRequest, Heartbeat, JoinRequest, JoinResponse, NetFile,
+	Progress, SampleBatch, StatusRequest, WatchRequest, WorkerMessage, coordinator_message,
+	worker_message,
+};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio_stream::Stream;
+use tokio_stream::wrappers::{ReceiverStream, TcpListenerStream};
+use tonic::{Request, Response, Status, Streaming};
+
+/// The token the test server wants.
+pub const TOKEN: &str = "test-token";
+
+/// What the server does with batches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+	/// Store (dropping duplicates) and acknowledge.
+	Store,
+	/// Swallow them: neither store nor acknowledge, as if lost in flight.
+	Swallow,
+}
+
+/// Everything the server saw and stored.
+#[derive(Debug, Default)]
+pub struct Record {
+	pub joins: Vec<JoinRequest>,
+	pub fetches: Vec<FetchNetRequest>,
+	pub sessions: usize,
+	/// Stored batches by sequence: each sequence once.
+	pub stored: BTreeMap<u64, SampleBatch>,
+	/// Every sequence received, in order, duplicates and swallowed ones included.
+	pub received: Vec<u64>,
+	pub swallowed: Vec<u64>,
+	pub duplicates: usize,
+	pub heartbeats: Vec<Heartbeat>,
+}
+
+/// The server's state, shared by the test and every server started on it.
+pub struct State {
+	record: Mutex<Record>,
+	/// Bumped on every change to the record, to wake waiting tests.
+	changes: watch::Sender<u64>,
+	mode: Mutex<Mode>,
+	/// The assignment sent to sessions; changing it pushes it to every open session.
+	assignment: watch::Sender<v1::Assignment>,
+	nets: Mutex<HashMap<u64, NetFile>>,
+	/// If set, `Join` answers FAILED_PRECONDITION with this message.
+	refuse_join: Mutex<Option<String>>,
+}
+
+/// A net file for a fresh net from `seed`, labelled `generation`.
+pub fn net_file(seed: u64, generation: u64) -> NetFile {
+	let mut net = Network::new(Shape::default(), seed);
+	net.generation = generation;
+	let bytes = net.to_bytes();
+	NetFile {
+		generation,
+		sha256: sha256_hex(&bytes),
+		safetensors: bytes,
+	}
+}
+
+/// Small settings, so that games take milliseconds.
+pub fn assignment(net: &NetFile, games_per_batch: u32) -> v1::Assignment {
+	v1::Assignment {
+		generation: net.generation,
+		sha256: net.sha256.clone(),
+		depth: 1,
+		random_plies: 2,
+		softmax_plies: 4,
+		temperature: 0.1,
+		max_plies: 60,
+		games_per_batch,
+	}
+}
+
+impl State {
+	/// A coordinator serving `net` with `games_per_batch` games a batch.
+	pub fn new(net: NetFile, games_per_batch: u32) -> Arc<State> {
+		let (assignment, _) = watch::channel(assignment(&net, games_per_batch));
+		Arc::new(State {
+			record: Mutex::default(),
+			changes: watch::channel(0).0,
+			mode: Mutex::new(Mode::Store),
+			assignment,
+			nets: Mutex::new(HashMap::from([(net.generation, net)])),
+			refuse_join: Mutex::new(None),
+		})
+	}
+
+	pub fn record(&self) -> MutexGuard<'_, Record> {
+		self.record.lock().unwrap()
+	}
+
+	pub fn set_mode(&self, mode: Mode) {
+		*self.mode.lock().unwrap() = mode;
+	}
+
+	pub fn refuse_joins(&self, message: &str) {
+		*self.refuse_join.lock().unwrap() = Some(message.to_string());
+	}
+
+	/// Adds a net the server can serve.
+	pub fn add_net(&self, net: NetFile) {
+		self.nets.lock().unwrap().insert(net.generation, net);
+	}
+
+	/// Sends `assignment` to every open session and to every new one.
+	pub fn push_assignment(&self, assignment: v1::Assignment) {
+		self.assignment.send_replace(assignment);
+	}
+
+	fn change(&self, update: impl FnOnce(&mut Record)) {
+		update(&mut self.record());
+		self.changes.send_modify(|n| *n += 1);
+	}
+
+	/// Waits until `condition` holds of the record, failing the test after `timeout`.
+	pub async fn wait_for(
+		&self,
+		what: &str,
+		timeout: Duration,
+		condition: impl Fn(&Record) -> bool,
+	) {
+		let mut changes = self.changes.subscribe();
+		let wait = async {
+			while !condition(&self.record()) {
+				changes.changed().await.unwrap();
+			}
+		};
+		if tokio::time::timeout(timeout, wait).await.is_err() {
+			panic!(
+				"timed out waiting for {what}; saw {:#?}",
+				Summary(&self.record())
+			);
+		}
+	}
+
+	fn batch(&self, batch: SampleBatch) -> Option<Ack> {
+		let sequence = batch.sequence;
+		let mode = *self.mode.lock().unwrap();
+		let mut ack = None;
+		self.change(|record| {
+			record.received.push(sequence);
+			if mode == Mode::Swallow {
+				record.swallowed.push(sequence);
+				return;
+			}
+			let accepted = !record.stored.contains_key(&sequence);
+			if accepted {
+				record.stored.insert(sequence, batch);
+			} else {
+				record.duplicates += 1;
+			}
+			ack = Some(Ack { sequence, accepted });
+		});
+		ack
+	}
+}
+
+/// The record without the batches' contents, for failure messages.
+struct Summary<'a>(&'a Record);
+
+impl std::fmt::Debug for Summary<'_> {
+	fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+		let r = self.0;
+		f.debug_struct("Record")
+			.field("joins", &r.joins.len())
+			.field("fetches", &r.fetches)
+			.field("sessions", &r.sessions)
+			.field("stored", &r.stored.keys().collect::<Vec<_>>())
+			.field("received", &r.received)
+			.field("swallowed", &r.swallowed)
+			.field("heartbeats", &r.heartbeats.len())
+			.finish()
+	}
+}
+
+struct Service(Arc<State>);
+
+type Stream_<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl Coordinator for Service {
+	async fn join(&self, request: Request<JoinRequest>) -> Result<Response<JoinResponse>, Status> {
+		let join = request.into_inner();
+		let worker_id = join.worker_id.clone();
+		self.0.change(|record| record.joins.push(join.clone()));
+		if let Some(message) = self.0.refuse_join.lock().unwrap().clone() {
+			return Err(Status::failed_precondition(message));
+		}
+		if join.input_version != INPUT_VERSION {
+			return Err(Status::failed_precondition("input version differs"));
+		}
+		assert!(!worker_id.is_empty());
+		let last_acked_sequence = self.0.record().stored.keys().last().copied().unwrap_or(0);
+		Ok(Response::new(JoinResponse {
+			last_acked_sequence,
+			run_name: "test-run".into(),
+		}))
+	}
+
+	async fn fetch_net(
+		&self,
+		request: Request<FetchNetRequest>,
+	) -> Result<Response<NetFile>, Status> {
+		let wanted = request.into_inner();
+		self.0.change(|record| record.fetches.push(wanted));
+		let net = self.0.nets.lock().unwrap().get(&wanted.generation).cloned();
+		net.map(Response::new)
+			.ok_or_else(|| Status::not_found("no such generation"))
+	}
+
+	type SessionStream = Stream_<CoordinatorMessage>;
+
+	async fn session(
+		&self,
+		request: Request<Streaming<WorkerMessage>>,
+	) -> Result<Response<Self::SessionStream>, Status> {
+		let mut inbound = request.into_inner();
+		let first = inbound.message().await?;
+		let Some(WorkerMessage {
+			body: Some(worker_message::Body::Open(_)),
+		}) = first
+		else {
+			return Err(Status::invalid_argument(
+				"the first message must be SessionOpen",
+			));
+		};
+		self.0.change(|record| record.sessions += 1);
+		let (outbound, messages) = mpsc::channel(1024);
+		tokio::spawn(serve_session(self.0.clone(), inbound, outbound));
+		let stream = tokio_stream::StreamExt::map(ReceiverStream::new(messages), Ok);
+		Ok(Response::new(Box::pin(stream)))
+	}
+
+	type WatchProgressStream = Stream_<Progress>;
+
+	async fn watch_progress(
+		&self,
+		_: Request<WatchRequest>,
+	) -> Result<Response<Self::WatchProgressStream>, Status> {
+		Err(Status::unimplemented("not in the test server"))
+	}
+
+	async fn status(&self, _: Request<StatusRequest>) -> Result<Response<Progress>, Status> {
+		Err(Status::unimplemented("not in the test server"))
+	}
+}
+
+/// Sends the assignment now and on every change; stores and acknowledges batches.
+async fn serve_session(
+	state: Arc<State>,
+	mut inbound: Streaming<WorkerMessage>,
+	outbound: mpsc::Sender<CoordinatorMessage>,
+) {
+	let mut assignments = state.assignment.subscribe();
+	let message = |body| CoordinatorMessage { body: Some(body) };
+	let first = assignments.borrow_and_update().clone();
+	if outbound
+		.send(message(coordinator_message::Body::Assignment(first)))
+		.await
+		.is_err()
+	{
+		return;
+	}
+	loop {
+		let reply = tokio::select! {
+			received = inbound.message() => match received {
+				Ok(Some(WorkerMessage { body: Some(worker_message::Body::Batch(batch)) })) => {
+					state.batch(batch).map(coordinator_message::Body::Ack)
+				}
+				Ok(Some(WorkerMessage { body: Some(worker_message::Body::Heartbeat(beat)) })) => {
+					state.change(|record| record.heartbeats.push(beat));
+					None
+				}
+				Ok(Some(_)) => None,
+				_ => return,
+			},
+			changed = assignments.changed() => {
+				if changed.is_err() {
+					return;
+				}
+				let next = assignments.borrow_and_update().clone();
+				Some(coordinator_message::Body::Assignment(next))
+			}
+		};
+		if let Some(body) = reply
+			&& outbound.send(message(body)).await.is_err()
+		{
+			return;
+		}
+	}
+}
+
+fn check_token(request: Request<()>) -> Result<Request<()>, Status> {
+	let expected = format!("Bearer {TOKEN}");
+	match request.metadata().get("authorization") {
+		Some(value) if value == expected.as_str() => Ok(request),
+		_ => Err(Status::unauthenticated("missing or wrong token")),
+	}
+}
+
+/// A running test server.
+pub struct TestServer {
+	pub address: SocketAddr,
+	stop: Option<oneshot::Sender<()>>,
+	thread: Option<JoinHandle<()>>,
+}
+
+impl TestServer {
+	/// Serves `state` on `address` (port 0 for any free port).
+	pub fn start(state: Arc<State>, address: SocketAddr) -> TestServer {
+		let listener = std::net::TcpListener::bind(address).expect("bind the test server");
+		listener.set_nonblocking(true).unwrap();
+		let address = listener.local_addr().unwrap();
+		let (stop, stopped) = oneshot::channel::<()>();
+		let thread = std::thread::spawn(move || {
+			let runtime = tokio::runtime::Builder::new_multi_thread()
+				.worker_threads(1)
+				.enable_all()
+				.build()
+				.unwrap();
+			runtime.block_on(async move {
+				let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+				let service = CoordinatorServer::with_interceptor(Service(state), check_token);
+				let serve = tonic::transport::Server::builder()
+					.add_service(service)
+					.serve_with_incoming(TcpListenerStream::new(listener));
+				tokio::select! {
+					result = serve => result.unwrap(),
+					_ = stopped => {}
+				}
+			});
+			// Dropping the runtime drops every connection task: the clients see the
+			// connections die, as when a coordinator process is killed.
+			runtime.shutdown_background();
+		});
+		TestServer {
+			address,
+			stop: Some(stop),
+			thread: Some(thread),
+		}
+	}
+
+	/// Any free port.
+	pub fn any_port(state: Arc<State>) -> TestServer {
+		TestServer::start(state, "127.0.0.1:0".parse().unwrap())
+	}
+
+	pub fn url(&self) -> String {
+		format!("http://{}", self.address)
+	}
+
+	/// Stops serving and drops every connection at once.
+	pub fn kill(mut self) {
+		self.stop_now();
+	}
+
+	fn stop_now(&mut self) {
+		if let Some(stop) = self.stop.take() {
+			let _ = stop.send(());
+		}
+		if let Some(thread) = self.thread.take() {
+			thread.join().unwrap();
+		}
+	}
+}
+
+impl Drop for TestServer {
+	fn drop(&mut self) {
+		self.stop_now();
+	}
+}
