@@ -86,6 +86,19 @@ impl StorageError {
 		move |source| StorageError::Sqlite { doing, source }
 	}
 
+	/// A `map_err` adapter for I/O errors on `path` while `doing` something.
+	pub(crate) fn io(
+		path: impl Into<PathBuf>,
+		doing: &'static str,
+	) -> impl FnOnce(std::io::Error) -> StorageError {
+		let path = path.into();
+		move |source| StorageError::Io {
+			path,
+			doing,
+			source,
+		}
+	}
+
 	/// A corruption of `what` because of `why`.
 	pub(crate) fn corrupt(what: impl Into<String>, why: impl Into<String>) -> StorageError {
 		StorageError::Corrupt {
