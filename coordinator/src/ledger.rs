@@ -1,0 +1,610 @@
+//! `Ledger`: the run's SQLite database, the record of everything that must outlive the
+//! coordinator process: every sample batch acknowledged to a worker, the workers, the promoted
+//! generations, the gate matches, the training loss and throughput.
+//!
+//! The database is in WAL mode with `synchronous = FULL`, so a transaction is on disk when its
+//! commit returns: a batch is acknowledged to its worker only after [`Ledger::insert_batch`]
+//! returns. (WAL's usual `synchronous = NORMAL` may lose the last commits on power loss.)
+//! Foreign keys are on. The schema version is `PRAGMA user_version`, migrated from 0 (a new
+//! file) by `ledger::schema`. Times are unix seconds as `REAL`; generations, steps and counts
+//! are `INTEGER`; a `NULL` `REAL` reads back as NaN (SQLite stores NaN as `NULL`).
+//!
+//! Schema, version 1:
+//!
+//! - `batches`: one row per sample batch received, kept for ever (for deduplication and the
+//!   counts) while its samples are pruned once a checkpoint holds them.
+//!   `id INTEGER PRIMARY KEY AUTOINCREMENT` (never reused, orders batches, checkpoints refer to
+//!   it), `worker_id TEXT NOT NULL REFERENCES workers`, `sequence INTEGER NOT NULL` (the
+//!   worker's batch number, from 1), `received_at REAL`, `sample_count INTEGER`, `game_count
+//!   INTEGER`, `generation_min INTEGER`, `generation_max INTEGER` (of the samples, `NULL` if
+//!   none), `samples BLOB` (see `samples_codec`; `NULL` once pruned), `last_game TEXT` (the
+//!   batch's last game record, `NULL` if it had none), `UNIQUE (worker_id, sequence)`.
+//! - `workers`: `worker_id TEXT PRIMARY KEY`, `name TEXT`, `host TEXT`, `threads INTEGER`,
+//!   `build_version TEXT`, `first_seen REAL`, `last_seen REAL` (the last session or batch),
+//!   `samples INTEGER` (all the worker's samples), `sessions INTEGER`, `flagged INTEGER` (times
+//!   flagged, 0 if never).
+//! - `generations`: one row per promoted net. `generation INTEGER PRIMARY KEY`, `sha256 TEXT`
+//!   (of the net file), `training_steps INTEGER`, `promoted_at REAL`,
+//!   `samples_at_promotion INTEGER` (samples received in the run until then).
+//! - `gates`: one row per finished gate match. `id INTEGER PRIMARY KEY AUTOINCREMENT`,
+//!   `candidate_generation INTEGER` (the generation it would get), `training_steps INTEGER`,
+//!   `promoted INTEGER` (0 or 1), `tigers_wins`, `tigers_draws`, `tigers_losses`,
+//!   `sheep_wins`, `sheep_draws`, `sheep_losses` (`INTEGER`, games by the candidate's side),
+//!   `score REAL` (0..1), `score_low REAL`, `score_high REAL` (its interval), `elo REAL`,
+//!   `stop TEXT` (why the match stopped), `reason TEXT` (why it was or was not promoted),
+//!   `finished_at REAL`.
+//! - `losses`: `step INTEGER PRIMARY KEY`, `loss REAL`, `recorded_at REAL`.
+//! - `throughput`: periodic snapshots. `at REAL PRIMARY KEY`, `samples_total INTEGER`,
+//!   `games_total INTEGER`, `training_steps INTEGER`, `workers_connected INTEGER`.
+
+mod records;
+mod schema;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use tigers_core::selfplay::Sample;
+
+pub use self::records::{GateRow, GenerationRow, ThroughputRow, WorkerRow};
+pub use self::schema::LATEST_VERSION;
+use crate::samples_codec::{check_samples, decode_samples, encode_samples};
+use crate::storage_error::StorageError;
+
+/// How long a write waits for another connection (the `sqlite3` shell, a dashboard) to let go
+/// of the database before failing: long enough to ride out a checkpoint of the WAL.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The run's ledger: one SQLite connection. Writes take `&mut self`: the coordinator has one
+/// writer, which owns the `Ledger`.
+#[derive(Debug)]
+pub struct Ledger {
+	connection: Connection,
+	path: PathBuf,
+}
+
+/// What became of a batch given to [`Ledger::insert_batch`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchInsert {
+	/// Stored durably under this id.
+	Inserted {
+		/// The batch's id, which orders batches.
+		id: i64,
+	},
+	/// The worker had already sent a batch with this sequence number; nothing changed.
+	Duplicate,
+}
+
+/// Counts over all batches ever received, pruned or not.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Totals {
+	/// Samples.
+	pub samples: u64,
+	/// Games.
+	pub games: u64,
+	/// Batches.
+	pub batches: u64,
+}
+
+impl Ledger {
+	/// Opens the ledger at `path`, creating it if missing and migrating its schema.
+	pub fn open(path: &Path) -> Result<Ledger, StorageError> {
+		let mut connection = Connection::open(path).map_err(|source| StorageError::OpenLedger {
+			path: path.to_path_buf(),
+			source,
+		})?;
+		connection
+			.busy_timeout(BUSY_TIMEOUT)
+			.map_err(StorageError::sqlite("setting the busy timeout"))?;
+		let mode: String = connection
+			.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+			.map_err(StorageError::sqlite("switching to WAL mode"))?;
+		if !mode.eq_ignore_ascii_case("wal") {
+			return Err(StorageError::corrupt(
+				path.display().to_string(),
+				format!("SQLite kept journal mode {mode:?} instead of WAL"),
+			));
+		}
+		connection
+			.pragma_update(None, "synchronous", "FULL")
+			.map_err(StorageError::sqlite("setting synchronous = FULL"))?;
+		connection
+			.pragma_update(None, "foreign_keys", true)
+			.map_err(StorageError::sqlite("turning foreign keys on"))?;
+		schema::migrate(&mut connection)?;
+		Ok(Ledger {
+			connection,
+			path: path.to_path_buf(),
+		})
+	}
+
+	/// The database file.
+	pub fn path(&self) -> &Path {
+		&self.path
+	}
+
+	/// Stores a batch from `worker_id` and adds its samples to the worker's count, in one
+	/// transaction that is on disk when this returns. A batch whose `(worker_id, sequence)` is
+	/// already stored (a worker resending after a lost acknowledgement) changes nothing.
+	/// `last_game` is the last of `game_records`. A worker not yet in `workers` is added.
+	/// Samples that could not be read back are refused ([`StorageError::InvalidSample`]) and
+	/// nothing is stored: an acknowledged batch must stay readable.
+	pub fn insert_batch(
+		&mut self,
+		worker_id: &str,
+		sequence: u64,
+		samples: &[Sample],
+		game_records: &[String],
+	) -> Result<BatchInsert, StorageError> {
+		const DOING: &str = "inserting a batch";
+		check_samples(samples)?;
+		let now = unix_now();
+		let generations = samples.iter().map(|s| s.generation);
+		let (generation_min, generation_max) = (generations.clone().min(), generations.max());
+		let transaction = self
+			.connection
+			.transaction_with_behavior(TransactionBehavior::Immediate)
+			.map_err(StorageError::sqlite(DOING))?;
+		// First, so that the batch's foreign key finds its worker.
+		transaction
+			.prepare_cached(
+				"INSERT INTO workers (worker_id, first_seen, last_seen) VALUES (?1, ?2, ?2)
+				ON CONFLICT (worker_id) DO NOTHING",
+			)
+			.and_then(|mut statement| statement.execute(params![worker_id, now]))
+			.map_err(StorageError::sqlite(DOING))?;
+		let inserted = transaction
+			.prepare_cached(
+				"INSERT INTO batches (worker_id, sequence, received_at, sample_count, game_count,
+					generation_min, generation_max, samples, last_game)
+				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+				ON CONFLICT (worker_id, sequence) DO NOTHING",
+			)
+			.and_then(|mut statement| {
+				statement.execute(params![
+					worker_id,
+					sequence,
+					now,
+					samples.len(),
+					game_records.len(),
+					generation_min,
+					generation_max,
+					encode_samples(samples),
+					game_records.last(),
+				])
+			})
+			.map_err(StorageError::sqlite(DOING))?;
+		if inserted == 0 {
+			// Dropping the transaction rolls it back; the worker row exists already anyway.
+			return Ok(BatchInsert::Duplicate);
+		}
+		let id = transaction.last_insert_rowid();
+		transaction
+			.prepare_cached(
+				"UPDATE workers SET samples = samples + ?2, last_seen = max(last_seen, ?3)
+				WHERE worker_id = ?1",
+			)
+			.and_then(|mut statement| statement.execute(params![worker_id, samples.len(), now]))
+			.map_err(StorageError::sqlite(DOING))?;
+		transaction.commit().map_err(StorageError::sqlite(DOING))?;
+		Ok(BatchInsert::Inserted { id })
+	}
+
+	/// The highest sequence number stored for `worker_id`, 0 if none: where the worker resumes.
+	pub fn last_sequence(&self, worker_id: &str) -> Result<u64, StorageError> {
+		self.connection
+			.query_row(
+				"SELECT max(sequence) FROM batches WHERE worker_id = ?1",
+				[worker_id],
+				|row| row.get::<_, Option<u64>>(0),
+			)
+			.map(Option::unwrap_or_default)
+			.map_err(StorageError::sqlite("reading a worker's last sequence"))
+	}
+
+	/// The samples of every batch after `id`, in id order: what a checkpoint whose newest
+	/// batch is `id` lacks. A pruned batch among them is an error ([`StorageError::Pruned`]),
+	/// never skipped, since skipping it would lose acknowledged samples.
+	pub fn batches_after(&self, id: i64) -> Result<Vec<(i64, Vec<Sample>)>, StorageError> {
+		const DOING: &str = "reading batches after a checkpoint";
+		let mut statement = self
+			.connection
+			.prepare("SELECT id, samples FROM batches WHERE id > ?1 ORDER BY id")
+			.map_err(StorageError::sqlite(DOING))?;
+		let rows = statement
+			.query_map([id], |row| {
+				Ok((row.get(0)?, row.get::<_, Option<Vec<u8>>>(1)?))
+			})
+			.map_err(StorageError::sqlite(DOING))?;
+		let mut batches = Vec::new();
+		for row in rows {
+			let (id, blob) = row.map_err(StorageError::sqlite(DOING))?;
+			let blob = blob.ok_or(StorageError::Pruned { id })?;
+			batches.push((id, decode_batch(id, &blob)?));
+		}
+		Ok(batches)
+	}
+
+	/// The newest batches whose samples add up to at least `limit`, in id order: a window for a
+	/// run without a checkpoint. Fewer samples come back if the ledger holds fewer, or if an
+	/// older batch is pruned (the batches before it are older still, so the window would not
+	/// be contiguous).
+	pub fn recent_samples(&self, limit: usize) -> Result<Vec<(i64, Vec<Sample>)>, StorageError> {
+		const DOING: &str = "reading the most recent batches";
+		let mut batches = Vec::new();
+		if limit == 0 {
+			return Ok(batches);
+		}
+		let mut statement = self
+			.connection
+			.prepare("SELECT id, samples FROM batches ORDER BY id DESC")
+			.map_err(StorageError::sqlite(DOING))?;
+		let mut rows = statement.query([]).map_err(StorageError::sqlite(DOING))?;
+		let mut count = 0;
+		while let Some(row) = rows.next().map_err(StorageError::sqlite(DOING))? {
+			let id: i64 = row.get(0).map_err(StorageError::sqlite(DOING))?;
+			let Some(blob) = row
+				.get::<_, Option<Vec<u8>>>(1)
+				.map_err(StorageError::sqlite(DOING))?
+			else {
+				break;
+			};
+			let samples = decode_batch(id, &blob)?;
+			count += samples.len();
+			batches.push((id, samples));
+			if count >= limit {
+				break;
+			}
+		}
+		batches.reverse();
+		Ok(batches)
+	}
+
+	/// Drops the samples of the batches before `id` (a checkpoint holds them now), keeping the
+	/// rows for deduplication and the counts; returns how many batches were pruned.
+	pub fn prune_samples_before(&mut self, id: i64) -> Result<u64, StorageError> {
+		self.connection
+			.execute(
+				"UPDATE batches SET samples = NULL WHERE id < ?1 AND samples IS NOT NULL",
+				[id],
+			)
+			.map(|n| n as u64)
+			.map_err(StorageError::sqlite("pruning samples"))
+	}
+
+	/// Samples, games and batches over the whole run.
+	pub fn totals(&self) -> Result<Totals, StorageError> {
+		self.connection
+			.query_row(
+				"SELECT coalesce(sum(sample_count), 0), coalesce(sum(game_count), 0), count(*)
+				FROM batches",
+				[],
+				|row| {
+					Ok(Totals {
+						samples: row.get(0)?,
+						games: row.get(1)?,
+						batches: row.get(2)?,
+					})
+				},
+			)
+			.map_err(StorageError::sqlite("counting batches"))
+	}
+
+	/// Samples received from each worker, by worker id.
+	pub fn samples_by_worker(&self) -> Result<Vec<(String, u64)>, StorageError> {
+		const DOING: &str = "counting samples by worker";
+		let mut statement = self
+			.connection
+			.prepare("SELECT worker_id, samples FROM workers ORDER BY worker_id")
+			.map_err(StorageError::sqlite(DOING))?;
+		statement
+			.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+			.and_then(Iterator::collect)
+			.map_err(StorageError::sqlite(DOING))
+	}
+
+	/// The last game record received, if any.
+	pub fn last_game(&self) -> Result<Option<String>, StorageError> {
+		self.connection
+			.query_row(
+				"SELECT last_game FROM batches WHERE last_game IS NOT NULL
+				ORDER BY id DESC LIMIT 1",
+				[],
+				|row| row.get(0),
+			)
+			.optional()
+			.map_err(StorageError::sqlite("reading the last game"))
+	}
+}
+
+/// A batch's blob, decoded, with the batch named in errors.
+fn decode_batch(id: i64, blob: &[u8]) -> Result<Vec<Sample>, StorageError> {
+	decode_samples(blob).map_err(|error| match error {
+		StorageError::Corrupt { why, .. } => {
+			StorageError::corrupt(format!("the samples of batch {id}"), why)
+		}
+		other => other,
+	})
+}
+
+/// Now, in unix seconds. A clock before 1970 is a broken machine; 0 keeps the row readable.
+fn unix_now() -> f64 {
+	SystemTime::now()
+		.duration_since(UNIX_EPOCH)
+		.map_or(0.0, |elapsed| elapsed.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests {
+	use tigers_core::{GameBoard, Turn};
+
+	use super::*;
+	use crate::test_support::{TestDir, varied_samples};
+
+	fn samples(count: usize, generation: u64) -> Vec<Sample> {
+		(0..count)
+			.map(|ply| Sample {
+				board: GameBoard::default(),
+				turn: Turn::Sheep,
+				score: 0.25,
+				result: -1.0,
+				ply: ply as u32,
+				generation,
+			})
+			.collect()
+	}
+
+	fn games(names: &[&str]) -> Vec<String> {
+		names.iter().map(|n| n.to_string()).collect()
+	}
+
+	fn inserted(insert: BatchInsert) -> i64 {
+		match insert {
+			BatchInsert::Inserted { id } => id,
+			BatchInsert::Duplicate => panic!("expected a new batch"),
+		}
+	}
+
+	#[test]
+	fn the_connection_is_durable_wal_with_foreign_keys() {
+		let dir = TestDir::new("ledger-pragmas");
+		let ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		let pragma = |name: &str| -> String {
+			ledger
+				.connection
+				.pragma_query_value(None, name, |row| row.get::<_, rusqlite::types::Value>(0))
+				.map(|value| format!("{value:?}"))
+				.unwrap()
+		};
+		assert_eq!(pragma("journal_mode"), "Text(\"wal\")");
+		// 2 is FULL: a commit syncs the WAL before returning.
+		assert_eq!(pragma("synchronous"), "Integer(2)");
+		assert_eq!(pragma("foreign_keys"), "Integer(1)");
+		assert_eq!(pragma("user_version"), format!("Integer({LATEST_VERSION})"));
+	}
+
+	#[test]
+	fn a_duplicate_batch_changes_nothing() {
+		let dir = TestDir::new("ledger-duplicate");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		assert_eq!(ledger.last_sequence("w1").unwrap(), 0);
+		let first = inserted(
+			ledger
+				.insert_batch("w1", 1, &samples(3, 0), &games(&["g1", "g2"]))
+				.unwrap(),
+		);
+		let before = ledger.totals().unwrap();
+		assert_eq!(
+			before,
+			Totals {
+				samples: 3,
+				games: 2,
+				batches: 1
+			}
+		);
+		let again = ledger
+			.insert_batch("w1", 1, &samples(5, 0), &games(&["g3"]))
+			.unwrap();
+		assert_eq!(again, BatchInsert::Duplicate);
+		assert_eq!(ledger.totals().unwrap(), before);
+		assert_eq!(ledger.samples_by_worker().unwrap(), [("w1".to_string(), 3)]);
+		assert_eq!(ledger.last_game().unwrap().as_deref(), Some("g2"));
+		assert_eq!(ledger.batches_after(0).unwrap()[0].1.len(), 3);
+
+		let second = inserted(ledger.insert_batch("w1", 2, &samples(4, 1), &[]).unwrap());
+		assert!(second > first);
+		inserted(
+			ledger
+				.insert_batch("w2", 1, &samples(1, 1), &games(&["h1"]))
+				.unwrap(),
+		);
+		assert_eq!(ledger.last_sequence("w1").unwrap(), 2);
+		assert_eq!(ledger.last_sequence("w2").unwrap(), 1);
+		assert_eq!(ledger.last_sequence("w3").unwrap(), 0);
+		assert_eq!(
+			ledger.totals().unwrap(),
+			Totals {
+				samples: 8,
+				games: 3,
+				batches: 3
+			}
+		);
+		assert_eq!(
+			ledger.samples_by_worker().unwrap(),
+			[("w1".to_string(), 7), ("w2".to_string(), 1)]
+		);
+		assert_eq!(ledger.last_game().unwrap().as_deref(), Some("h1"));
+	}
+
+	#[test]
+	fn unreadable_samples_are_refused_before_anything_is_stored() {
+		let dir = TestDir::new("ledger-invalid");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		let mut bad = samples(3, 0);
+		bad[1].score = f32::NAN;
+		let error = ledger.insert_batch("w", 1, &bad, &[]).unwrap_err();
+		assert!(
+			matches!(error, StorageError::InvalidSample { index: 1, .. }),
+			"{error}"
+		);
+		assert_eq!(ledger.totals().unwrap(), Totals::default());
+		assert_eq!(
+			ledger.last_sequence("w").unwrap(),
+			0,
+			"the worker can send it again"
+		);
+	}
+
+	#[test]
+	fn opening_where_no_file_can_be_names_the_path() {
+		let dir = TestDir::new("ledger-open-error");
+		let path = dir.path().join("missing-folder/ledger.sqlite");
+		let error = Ledger::open(&path).unwrap_err();
+		assert!(matches!(error, StorageError::OpenLedger { .. }), "{error}");
+		assert!(error.to_string().contains("missing-folder"), "{error}");
+	}
+
+	#[test]
+	fn samples_round_trip_bit_exactly() {
+		let dir = TestDir::new("ledger-round-trip");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		let stored = varied_samples();
+		let id = inserted(ledger.insert_batch("w", 1, &stored, &[]).unwrap());
+		let batches = ledger.batches_after(id - 1).unwrap();
+		assert_eq!(batches.len(), 1);
+		assert_eq!(batches[0].0, id);
+		let bits = |s: &Sample| (s.board.to_bits(), s.score.to_bits(), s.result.to_bits());
+		let read: Vec<_> = batches[0].1.iter().map(bits).collect();
+		assert_eq!(read, stored.iter().map(bits).collect::<Vec<_>>());
+		assert_eq!(batches[0].1, stored);
+		assert!(ledger.batches_after(id).unwrap().is_empty());
+	}
+
+	#[test]
+	fn batches_after_refuses_to_skip_pruned_batches() {
+		let dir = TestDir::new("ledger-prune");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		let ids: Vec<i64> = (1..=4)
+			.map(|sequence| {
+				inserted(
+					ledger
+						.insert_batch("w", sequence, &samples(2, 0), &[])
+						.unwrap(),
+				)
+			})
+			.collect();
+		assert_eq!(ledger.prune_samples_before(ids[2]).unwrap(), 2);
+		assert_eq!(
+			ledger.prune_samples_before(ids[2]).unwrap(),
+			0,
+			"already pruned"
+		);
+		match ledger.batches_after(0) {
+			Err(StorageError::Pruned { id }) => assert_eq!(id, ids[0]),
+			other => panic!("expected a pruned batch, got {other:?}"),
+		}
+		let rest = ledger.batches_after(ids[1]).unwrap();
+		assert_eq!(rest.iter().map(|b| b.0).collect::<Vec<_>>(), &ids[2..]);
+		// Pruned batches still count, and still deduplicate.
+		assert_eq!(ledger.totals().unwrap().samples, 8);
+		assert_eq!(
+			ledger.insert_batch("w", 1, &samples(2, 0), &[]).unwrap(),
+			BatchInsert::Duplicate
+		);
+	}
+
+	#[test]
+	fn recent_samples_cover_the_limit_in_id_order() {
+		let dir = TestDir::new("ledger-recent");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		let ids: Vec<i64> = (1..=3)
+			.map(|sequence| {
+				inserted(
+					ledger
+						.insert_batch("w", sequence, &samples(3, sequence), &[])
+						.unwrap(),
+				)
+			})
+			.collect();
+		let ids_of =
+			|batches: Vec<(i64, Vec<Sample>)>| batches.iter().map(|b| b.0).collect::<Vec<_>>();
+		assert!(ledger.recent_samples(0).unwrap().is_empty());
+		assert_eq!(ids_of(ledger.recent_samples(3).unwrap()), &ids[2..]);
+		assert_eq!(ids_of(ledger.recent_samples(4).unwrap()), &ids[1..]);
+		let all = ledger.recent_samples(100).unwrap();
+		assert_eq!(
+			all.iter().map(|b| b.1[0].generation).collect::<Vec<_>>(),
+			[1, 2, 3]
+		);
+		ledger.prune_samples_before(ids[1]).unwrap();
+		assert_eq!(ids_of(ledger.recent_samples(100).unwrap()), &ids[1..]);
+	}
+
+	#[test]
+	fn everything_is_there_after_reopening() {
+		let dir = TestDir::new("ledger-reopen");
+		let path = dir.path().join("ledger.sqlite");
+		let mut ledger = Ledger::open(&path).unwrap();
+		let id = inserted(
+			ledger
+				.insert_batch("w", 7, &varied_samples(), &games(&["last"]))
+				.unwrap(),
+		);
+		ledger
+			.record_worker_seen("w", "alpha", "host-a", 4, "0.1.0", 1000.5)
+			.unwrap();
+		ledger.prune_samples_before(0).unwrap();
+		let before = (
+			ledger.totals().unwrap(),
+			ledger.workers().unwrap(),
+			ledger.batches_after(0).unwrap(),
+		);
+		drop(ledger);
+
+		let mut ledger = Ledger::open(&path).unwrap();
+		assert_eq!(ledger.totals().unwrap(), before.0);
+		assert_eq!(ledger.workers().unwrap(), before.1);
+		assert_eq!(ledger.batches_after(0).unwrap(), before.2);
+		assert_eq!(ledger.batches_after(0).unwrap()[0].0, id);
+		assert_eq!(ledger.last_sequence("w").unwrap(), 7);
+		assert_eq!(ledger.last_game().unwrap().as_deref(), Some("last"));
+		assert_eq!(
+			ledger.insert_batch("w", 7, &samples(1, 0), &[]).unwrap(),
+			BatchInsert::Duplicate,
+			"deduplication survives a restart"
+		);
+	}
+
+	#[test]
+	fn a_ledger_from_a_newer_program_is_refused() {
+		let dir = TestDir::new("ledger-too-new");
+		let path = dir.path().join("ledger.sqlite");
+		drop(Ledger::open(&path).unwrap());
+		let raw = Connection::open(&path).unwrap();
+		raw.pragma_update(None, "user_version", LATEST_VERSION + 1)
+			.unwrap();
+		drop(raw);
+		match Ledger::open(&path) {
+			Err(StorageError::SchemaVersion { found, known }) => {
+				assert_eq!((found, known), (LATEST_VERSION + 1, LATEST_VERSION));
+			}
+			other => panic!("expected a schema version error, got {other:?}"),
+		}
+	}
+
+	#[test]
+	fn a_corrupt_blob_names_its_batch() {
+		let dir = TestDir::new("ledger-corrupt-blob");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		let id = inserted(ledger.insert_batch("w", 1, &samples(2, 0), &[]).unwrap());
+		ledger
+			.connection
+			.execute("UPDATE batches SET samples = x'00' WHERE id = ?1", [id])
+			.unwrap();
+		let error = ledger.batches_after(0).unwrap_err().to_string();
+		assert!(
+			error.starts_with(&format!("the samples of batch {id} is corrupt")),
+			"{error}"
+		);
+	}
+}

@@ -1,0 +1,492 @@
+//! The ledger's small tables: workers, generations, gates, losses and throughput, as rows.
+
+use rusqlite::{Row, params};
+
+use super::Ledger;
+use crate::storage_error::StorageError;
+
+/// A worker as the ledger knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorkerRow {
+	/// The worker's stable id.
+	pub worker_id: String,
+	/// The name it gave.
+	pub name: String,
+	/// The host it runs on.
+	pub host: String,
+	/// Self-play threads it runs.
+	pub threads: u32,
+	/// Its build's version.
+	pub build_version: String,
+	/// First seen, unix seconds.
+	pub first_seen: f64,
+	/// Last session start or batch, unix seconds.
+	pub last_seen: f64,
+	/// Samples received from it.
+	pub samples: u64,
+	/// Sessions it opened.
+	pub sessions: u64,
+	/// Times it was flagged (e.g. for bad batches); 0 if never.
+	pub flagged: u64,
+}
+
+/// A promoted generation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenerationRow {
+	/// The generation number.
+	pub generation: u64,
+	/// The sha256 of its net file, in hex.
+	pub sha256: String,
+	/// Training steps taken when it was promoted.
+	pub training_steps: u64,
+	/// When it was promoted, unix seconds.
+	pub promoted_at: f64,
+	/// Samples received in the run when it was promoted.
+	pub samples_at_promotion: u64,
+}
+
+/// A finished gate match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GateRow {
+	/// The row's id; [`Ledger::record_gate`] ignores it and assigns a new one.
+	pub id: i64,
+	/// The generation the candidate would have (had) on promotion.
+	pub candidate_generation: u64,
+	/// Training steps the candidate had.
+	pub training_steps: u64,
+	/// Whether it was promoted.
+	pub promoted: bool,
+	/// Games the candidate won playing tigers.
+	pub tigers_wins: u32,
+	/// Games drawn with the candidate playing tigers.
+	pub tigers_draws: u32,
+	/// Games the candidate lost playing tigers.
+	pub tigers_losses: u32,
+	/// Games the candidate won playing sheep.
+	pub sheep_wins: u32,
+	/// Games drawn with the candidate playing sheep.
+	pub sheep_draws: u32,
+	/// Games the candidate lost playing sheep.
+	pub sheep_losses: u32,
+	/// The candidate's score, 0..=1.
+	pub score: f64,
+	/// The low end of the score's interval.
+	pub score_low: f64,
+	/// The high end of the score's interval.
+	pub score_high: f64,
+	/// The Elo difference the score means.
+	pub elo: f64,
+	/// Why the match stopped (the SPRT's decision or the cap).
+	pub stop: String,
+	/// Why the candidate was or was not promoted.
+	pub reason: String,
+	/// When the match finished, unix seconds.
+	pub finished_at: f64,
+}
+
+/// A snapshot of the run's throughput.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ThroughputRow {
+	/// When, unix seconds.
+	pub at: f64,
+	/// Samples received so far.
+	pub samples_total: u64,
+	/// Games received so far.
+	pub games_total: u64,
+	/// Training steps so far.
+	pub training_steps: u64,
+	/// Workers connected at that moment.
+	pub workers_connected: u32,
+}
+
+impl Ledger {
+	/// Records a session of `worker_id` starting at `now`: adds the worker or updates what it
+	/// says about itself, and counts the session.
+	pub fn record_worker_seen(
+		&mut self,
+		worker_id: &str,
+		name: &str,
+		host: &str,
+		threads: u32,
+		build_version: &str,
+		now: f64,
+	) -> Result<(), StorageError> {
+		self.connection
+			.execute(
+				"INSERT INTO workers (worker_id, name, host, threads, build_version, first_seen,
+					last_seen, sessions)
+				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6, 1)
+				ON CONFLICT (worker_id) DO UPDATE SET name = excluded.name,
+					host = excluded.host, threads = excluded.threads,
+					build_version = excluded.build_version,
+					last_seen = max(last_seen, excluded.last_seen), sessions = sessions + 1",
+				params![worker_id, name, host, threads, build_version, now],
+			)
+			.map(drop)
+			.map_err(StorageError::sqlite("recording a worker's session"))
+	}
+
+	/// Counts a flag against `worker_id`, which must be known.
+	pub fn record_flag(&mut self, worker_id: &str) -> Result<(), StorageError> {
+		let changed = self
+			.connection
+			.execute(
+				"UPDATE workers SET flagged = flagged + 1 WHERE worker_id = ?1",
+				[worker_id],
+			)
+			.map_err(StorageError::sqlite("flagging a worker"))?;
+		if changed == 0 {
+			return Err(StorageError::UnknownWorker(worker_id.to_string()));
+		}
+		Ok(())
+	}
+
+	/// Every worker, by id.
+	pub fn workers(&self) -> Result<Vec<WorkerRow>, StorageError> {
+		self.rows(
+			"SELECT worker_id, name, host, threads, build_version, first_seen, last_seen,
+				samples, sessions, flagged
+			FROM workers ORDER BY worker_id",
+			"reading workers",
+			|row| {
+				Ok(WorkerRow {
+					worker_id: row.get(0)?,
+					name: row.get(1)?,
+					host: row.get(2)?,
+					threads: row.get(3)?,
+					build_version: row.get(4)?,
+					first_seen: real(row, 5)?,
+					last_seen: real(row, 6)?,
+					samples: row.get(7)?,
+					sessions: row.get(8)?,
+					flagged: row.get(9)?,
+				})
+			},
+		)
+	}
+
+	/// Records a promotion. Recording a generation again replaces its row, as saving its net
+	/// again replaces its file (a coordinator that crashed during a promotion redoes it).
+	pub fn record_generation(&mut self, row: &GenerationRow) -> Result<(), StorageError> {
+		self.connection
+			.execute(
+				"INSERT OR REPLACE INTO generations (generation, sha256, training_steps,
+					promoted_at, samples_at_promotion)
+				VALUES (?1, ?2, ?3, ?4, ?5)",
+				params![
+					row.generation,
+					row.sha256,
+					row.training_steps,
+					row.promoted_at,
+					row.samples_at_promotion
+				],
+			)
+			.map(drop)
+			.map_err(StorageError::sqlite("recording a generation"))
+	}
+
+	/// Every promoted generation, oldest first.
+	pub fn generations(&self) -> Result<Vec<GenerationRow>, StorageError> {
+		self.rows(
+			"SELECT generation, sha256, training_steps, promoted_at, samples_at_promotion
+			FROM generations ORDER BY generation",
+			"reading generations",
+			|row| {
+				Ok(GenerationRow {
+					generation: row.get(0)?,
+					sha256: row.get(1)?,
+					training_steps: row.get(2)?,
+					promoted_at: real(row, 3)?,
+					samples_at_promotion: row.get(4)?,
+				})
+			},
+		)
+	}
+
+	/// Records a finished gate match; returns its new id.
+	pub fn record_gate(&mut self, gate: &GateRow) -> Result<i64, StorageError> {
+		self.connection
+			.execute(
+				"INSERT INTO gates (candidate_generation, training_steps, promoted, tigers_wins,
+					tigers_draws, tigers_losses, sheep_wins, sheep_draws, sheep_losses, score,
+					score_low, score_high, elo, stop, reason, finished_at)
+				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+				params![
+					gate.candidate_generation,
+					gate.training_steps,
+					gate.promoted,
+					gate.tigers_wins,
+					gate.tigers_draws,
+					gate.tigers_losses,
+					gate.sheep_wins,
+					gate.sheep_draws,
+					gate.sheep_losses,
+					gate.score,
+					gate.score_low,
+					gate.score_high,
+					gate.elo,
+					gate.stop,
+					gate.reason,
+					gate.finished_at,
+				],
+			)
+			.map_err(StorageError::sqlite("recording a gate match"))?;
+		Ok(self.connection.last_insert_rowid())
+	}
+
+	/// Every gate match, in the order they finished.
+	pub fn gates(&self) -> Result<Vec<GateRow>, StorageError> {
+		self.rows(
+			"SELECT id, candidate_generation, training_steps, promoted, tigers_wins, tigers_draws,
+				tigers_losses, sheep_wins, sheep_draws, sheep_losses, score, score_low,
+				score_high, elo, stop, reason, finished_at
+			FROM gates ORDER BY id",
+			"reading gate matches",
+			|row| {
+				Ok(GateRow {
+					id: row.get(0)?,
+					candidate_generation: row.get(1)?,
+					training_steps: row.get(2)?,
+					promoted: row.get(3)?,
+					tigers_wins: row.get(4)?,
+					tigers_draws: row.get(5)?,
+					tigers_losses: row.get(6)?,
+					sheep_wins: row.get(7)?,
+					sheep_draws: row.get(8)?,
+					sheep_losses: row.get(9)?,
+					score: real(row, 10)?,
+					score_low: real(row, 11)?,
+					score_high: real(row, 12)?,
+					elo: real(row, 13)?,
+					stop: row.get(14)?,
+					reason: row.get(15)?,
+					finished_at: real(row, 16)?,
+				})
+			},
+		)
+	}
+
+	/// Records the loss of training step `step`. After a restart from a checkpoint the steps
+	/// since it are trained again; their new losses replace the old.
+	pub fn record_loss(&mut self, step: u64, loss: f32, now: f64) -> Result<(), StorageError> {
+		self.connection
+			.execute(
+				"INSERT OR REPLACE INTO losses (step, loss, recorded_at) VALUES (?1, ?2, ?3)",
+				params![step, f64::from(loss), now],
+			)
+			.map(drop)
+			.map_err(StorageError::sqlite("recording a loss"))
+	}
+
+	/// The losses of steps `since_step` and later, by step; `losses(0)` gives them all.
+	pub fn losses(&self, since_step: u64) -> Result<Vec<(u64, f32)>, StorageError> {
+		let since = i64::try_from(since_step).unwrap_or(i64::MAX);
+		let mut statement = self
+			.connection
+			.prepare("SELECT step, loss FROM losses WHERE step >= ?1 ORDER BY step")
+			.map_err(StorageError::sqlite("reading losses"))?;
+		statement
+			.query_map([since], |row| Ok((row.get(0)?, real(row, 1)? as f32)))
+			.and_then(Iterator::collect)
+			.map_err(StorageError::sqlite("reading losses"))
+	}
+
+	/// Records a throughput snapshot (replacing one taken at the very same time).
+	pub fn record_throughput(&mut self, row: ThroughputRow) -> Result<(), StorageError> {
+		self.connection
+			.execute(
+				"INSERT OR REPLACE INTO throughput (at, samples_total, games_total,
+					training_steps, workers_connected)
+				VALUES (?1, ?2, ?3, ?4, ?5)",
+				params![
+					row.at,
+					row.samples_total,
+					row.games_total,
+					row.training_steps,
+					row.workers_connected
+				],
+			)
+			.map(drop)
+			.map_err(StorageError::sqlite("recording throughput"))
+	}
+
+	/// Every throughput snapshot, oldest first.
+	pub fn throughput(&self) -> Result<Vec<ThroughputRow>, StorageError> {
+		self.rows(
+			"SELECT at, samples_total, games_total, training_steps, workers_connected
+			FROM throughput ORDER BY at",
+			"reading throughput",
+			|row| {
+				Ok(ThroughputRow {
+					at: real(row, 0)?,
+					samples_total: row.get(1)?,
+					games_total: row.get(2)?,
+					training_steps: row.get(3)?,
+					workers_connected: row.get(4)?,
+				})
+			},
+		)
+	}
+
+	/// All rows of a query without parameters, each read by `read`.
+	fn rows<T>(
+		&self,
+		sql: &str,
+		doing: &'static str,
+		read: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
+	) -> Result<Vec<T>, StorageError> {
+		let mut statement = self
+			.connection
+			.prepare(sql)
+			.map_err(StorageError::sqlite(doing))?;
+		statement
+			.query_map([], read)
+			.and_then(Iterator::collect)
+			.map_err(StorageError::sqlite(doing))
+	}
+}
+
+/// A `REAL` column, with `NULL` read as NaN: SQLite stores NaN as `NULL`.
+fn real(row: &Row<'_>, index: usize) -> rusqlite::Result<f64> {
+	Ok(row.get::<_, Option<f64>>(index)?.unwrap_or(f64::NAN))
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+	use crate::test_support::TestDir;
+
+	fn gate(candidate_generation: u64, promoted: bool, elo: f64) -> GateRow {
+		GateRow {
+			id: 0,
+			candidate_generation,
+			training_steps: 500,
+			promoted,
+			tigers_wins: 10,
+			tigers_draws: 2,
+			tigers_losses: 3,
+			sheep_wins: 4,
+			sheep_draws: 5,
+			sheep_losses: 6,
+			score: 0.6,
+			score_low: 0.5,
+			score_high: 0.7,
+			elo,
+			stop: "AcceptH1".to_string(),
+			reason: "stronger".to_string(),
+			finished_at: 1234.5,
+		}
+	}
+
+	#[test]
+	fn workers_count_sessions_batches_and_flags() {
+		let dir = TestDir::new("records-workers");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		ledger
+			.record_worker_seen("w", "alpha", "h1", 2, "0.1.0", 100.0)
+			.unwrap();
+		ledger
+			.record_worker_seen("w", "alpha", "h2", 8, "0.2.0", 200.0)
+			.unwrap();
+		ledger.insert_batch("w", 1, &[], &[]).unwrap();
+		assert!(matches!(
+			ledger.record_flag("nobody"),
+			Err(StorageError::UnknownWorker(id)) if id == "nobody"
+		));
+		ledger.record_flag("w").unwrap();
+		ledger.record_flag("w").unwrap();
+		let workers = ledger.workers().unwrap();
+		assert_eq!(workers.len(), 1);
+		let w = &workers[0];
+		assert_eq!(
+			(w.host.as_str(), w.threads, w.build_version.as_str()),
+			("h2", 8, "0.2.0")
+		);
+		assert_eq!(
+			(w.first_seen, w.sessions, w.flagged, w.samples),
+			(100.0, 2, 2, 0)
+		);
+		assert!(
+			w.last_seen > 200.0,
+			"the batch counts as seen: {}",
+			w.last_seen
+		);
+	}
+
+	#[test]
+	fn generations_gates_losses_and_throughput_read_back() {
+		let dir = TestDir::new("records-rows");
+		let path = dir.path().join("ledger.sqlite");
+		let mut ledger = Ledger::open(&path).unwrap();
+		let generation = |generation, sha: &str| GenerationRow {
+			generation,
+			sha256: sha.to_string(),
+			training_steps: generation * 100,
+			promoted_at: 10.0 * generation as f64,
+			samples_at_promotion: generation * 1000,
+		};
+		ledger.record_generation(&generation(2, "bb")).unwrap();
+		ledger.record_generation(&generation(1, "aa")).unwrap();
+		ledger.record_generation(&generation(2, "cc")).unwrap();
+		let first = ledger.record_gate(&gate(2, true, 35.5)).unwrap();
+		let second = ledger.record_gate(&gate(3, false, f64::INFINITY)).unwrap();
+		assert!(second > first);
+		ledger.record_loss(1, 0.5, 1.0).unwrap();
+		ledger.record_loss(2, f32::NAN, 2.0).unwrap();
+		ledger.record_loss(3, 0.25, 3.0).unwrap();
+		ledger.record_loss(3, 0.125, 4.0).unwrap();
+		let snapshot = ThroughputRow {
+			at: 50.25,
+			samples_total: 10,
+			games_total: 2,
+			training_steps: 3,
+			workers_connected: 1,
+		};
+		ledger.record_throughput(snapshot).unwrap();
+		ledger
+			.record_throughput(ThroughputRow {
+				at: 40.0,
+				..snapshot
+			})
+			.unwrap();
+		drop(ledger);
+
+		let ledger = Ledger::open(&path).unwrap();
+		assert_eq!(
+			ledger.generations().unwrap(),
+			[generation(1, "aa"), generation(2, "cc")]
+		);
+		let gates = ledger.gates().unwrap();
+		assert_eq!(gates.len(), 2);
+		assert_eq!(
+			gates[0],
+			GateRow {
+				id: first,
+				..gate(2, true, 35.5)
+			}
+		);
+		assert_eq!(gates[1].elo, f64::INFINITY);
+		assert!(!gates[1].promoted);
+		let losses = ledger.losses(0).unwrap();
+		assert_eq!(losses.len(), 3);
+		assert!(losses[1].1.is_nan(), "a NaN loss reads back as NaN");
+		assert_eq!(
+			losses[2],
+			(3, 0.125),
+			"a step trained again replaces its loss"
+		);
+		assert_eq!(ledger.losses(2).unwrap().len(), 2);
+		assert!(ledger.losses(4).unwrap().is_empty());
+		let throughput = ledger.throughput().unwrap();
+		assert_eq!(
+			throughput,
+			[
+				ThroughputRow {
+					at: 40.0,
+					..snapshot
+				},
+				snapshot
+			]
+		);
+	}
+}

@@ -1,0 +1,122 @@
+//! The ledger's schema, as migrations from version 0 (an empty file) upwards.
+//!
+//! The version lives in SQLite's `PRAGMA user_version`, which is part of the database header
+//! and so changes in the same transaction as the tables: a crash mid-migration leaves the old
+//! version with the old tables.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+use crate::storage_error::StorageError;
+
+/// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
+const MIGRATIONS: [&str; 1] = [VERSION_1];
+
+/// The schema version this program writes.
+pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
+
+/// Version 1. `batches.id` is AUTOINCREMENT because checkpoints refer to batches by id: an id
+/// must never be given twice, even if rows were deleted by hand. Samples and the last game
+/// come last in `batches` so that scans of the counts need not read past them.
+const VERSION_1: &str = "
+CREATE TABLE workers (
+	worker_id TEXT PRIMARY KEY,
+	name TEXT NOT NULL DEFAULT '',
+	host TEXT NOT NULL DEFAULT '',
+	threads INTEGER NOT NULL DEFAULT 0,
+	build_version TEXT NOT NULL DEFAULT '',
+	first_seen REAL NOT NULL,
+	last_seen REAL NOT NULL,
+	samples INTEGER NOT NULL DEFAULT 0,
+	sessions INTEGER NOT NULL DEFAULT 0,
+	flagged INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE batches (
+	id INTEGER PRIMARY KEY AUTOINCREMENT,
+	worker_id TEXT NOT NULL REFERENCES workers (worker_id),
+	sequence INTEGER NOT NULL,
+	received_at REAL NOT NULL,
+	sample_count INTEGER NOT NULL,
+	game_count INTEGER NOT NULL,
+	generation_min INTEGER,
+	generation_max INTEGER,
+	samples BLOB,
+	last_game TEXT,
+	UNIQUE (worker_id, sequence)
+);
+CREATE TABLE generations (
+	generation INTEGER PRIMARY KEY,
+	sha256 TEXT NOT NULL,
+	training_steps INTEGER NOT NULL,
+	promoted_at REAL NOT NULL,
+	samples_at_promotion INTEGER NOT NULL
+);
+CREATE TABLE gates (
+	id INTEGER PRIMARY KEY AUTOINCREMENT,
+	candidate_generation INTEGER NOT NULL,
+	training_steps INTEGER NOT NULL,
+	promoted INTEGER NOT NULL,
+	tigers_wins INTEGER NOT NULL,
+	tigers_draws INTEGER NOT NULL,
+	tigers_losses INTEGER NOT NULL,
+	sheep_wins INTEGER NOT NULL,
+	sheep_draws INTEGER NOT NULL,
+	sheep_losses INTEGER NOT NULL,
+	score REAL,
+	score_low REAL,
+	score_high REAL,
+	elo REAL,
+	stop TEXT NOT NULL,
+	reason TEXT NOT NULL,
+	finished_at REAL NOT NULL
+);
+CREATE TABLE losses (
+	step INTEGER PRIMARY KEY,
+	loss REAL,
+	recorded_at REAL NOT NULL
+);
+CREATE TABLE throughput (
+	at REAL PRIMARY KEY,
+	samples_total INTEGER NOT NULL,
+	games_total INTEGER NOT NULL,
+	training_steps INTEGER NOT NULL,
+	workers_connected INTEGER NOT NULL
+);
+";
+
+/// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is
+/// read again inside each write transaction, so two processes opening a new ledger at once
+/// cannot both apply a migration.
+pub fn migrate(connection: &mut Connection) -> Result<(), StorageError> {
+	loop {
+		let transaction = connection
+			.transaction_with_behavior(TransactionBehavior::Immediate)
+			.map_err(StorageError::sqlite("starting a migration"))?;
+		let version: i64 = transaction
+			.pragma_query_value(None, "user_version", |row| row.get(0))
+			.map_err(StorageError::sqlite("reading the schema version"))?;
+		if version > LATEST_VERSION {
+			return Err(StorageError::SchemaVersion {
+				found: version,
+				known: LATEST_VERSION,
+			});
+		}
+		if version == LATEST_VERSION {
+			return Ok(());
+		}
+		let migration = MIGRATIONS[usize::try_from(version).map_err(|_| {
+			StorageError::corrupt(
+				"the ledger",
+				format!("schema version {version} is negative"),
+			)
+		})?];
+		transaction
+			.execute_batch(migration)
+			.map_err(StorageError::sqlite("migrating the schema"))?;
+		transaction
+			.pragma_update(None, "user_version", version + 1)
+			.map_err(StorageError::sqlite("recording the schema version"))?;
+		transaction
+			.commit()
+			.map_err(StorageError::sqlite("committing a migration"))?;
+	}
+}

@@ -1,0 +1,276 @@
+//! `RunDir`: the coordinator's run directory, everything it needs to restart after a crash.
+//!
+//! ```text
+//! <run>/
+//!   ledger.sqlite                   the ledger (see `ledger`), with its -wal and -shm files
+//!   nets/gen-000007.safetensors     one net per promoted generation, named by generation
+//!   checkpoint/                     the training state: net, Adam, replay window, counters
+//!     net.safetensors  adam.safetensors  window.bin  state.json
+//!   checkpoint.tmp/  checkpoint.old/   only while a checkpoint is saved, or after a crash in one
+//! ```
+//!
+//! Every write is durable when the call returns: files are written under a temporary name,
+//! synced, renamed into place, and the directory holding them is synced so that the rename
+//! itself survives a power cut. The checkpoint protocol is described in `rundir::checkpoint`.
+
+mod checkpoint;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tigers_core::Network;
+use tigers_core::network::file::sha256_hex;
+
+pub use self::checkpoint::Checkpoint;
+use crate::ledger::Ledger;
+use crate::storage_error::StorageError;
+
+/// The folder of promoted nets.
+const NETS: &str = "nets";
+/// The ledger's file name.
+const LEDGER: &str = "ledger.sqlite";
+
+/// A run directory, opened and recovered.
+#[derive(Debug)]
+pub struct RunDir {
+	root: PathBuf,
+	name: String,
+	/// Serialises checkpoint saves and loads within this process: a save moves directories
+	/// around, and a load in the middle of it could find none. (Two processes on one run
+	/// directory are not supported at all.)
+	checkpoint_lock: Mutex<()>,
+}
+
+impl RunDir {
+	/// Opens the run directory at `path`, creating `nets/`, `checkpoint/` and the ledger if they
+	/// are missing, and finishing or undoing a checkpoint save that a crash interrupted.
+	pub fn open(path: &Path) -> Result<RunDir, StorageError> {
+		let nets = path.join(NETS);
+		std::fs::create_dir_all(&nets).map_err(StorageError::io(&nets, "creating"))?;
+		// Canonical, so that `name` is meaningful even for a path such as `.`.
+		let root = std::fs::canonicalize(path).map_err(StorageError::io(path, "resolving"))?;
+		let name = root.file_name().map_or_else(
+			|| root.display().to_string(),
+			|n| n.to_string_lossy().into_owned(),
+		);
+		checkpoint::recover(&root)?;
+		let run = RunDir {
+			root,
+			name,
+			checkpoint_lock: Mutex::new(()),
+		};
+		// Creating and migrating the ledger now makes a damaged or too-new ledger fail here,
+		// before anything else is done with the run.
+		run.open_ledger()?;
+		sync_dir(&run.root)?;
+		Ok(run)
+	}
+
+	/// The run's name: the directory's last component.
+	pub fn name(&self) -> &str {
+		&self.name
+	}
+
+	/// The directory itself (canonical).
+	pub fn path(&self) -> &Path {
+		&self.root
+	}
+
+	/// Where the ledger lives.
+	pub fn ledger_path(&self) -> PathBuf {
+		self.root.join(LEDGER)
+	}
+
+	/// Opens the run's ledger.
+	pub fn open_ledger(&self) -> Result<Ledger, StorageError> {
+		Ledger::open(&self.ledger_path())
+	}
+
+	/// The file of the net of `generation`.
+	pub fn net_path(&self, generation: u64) -> PathBuf {
+		self.root.join(NETS).join(net_file_name(generation))
+	}
+
+	/// Saves `net` as the file of its generation, durably, replacing any earlier file of that
+	/// generation; returns its sha256 (the net's identity).
+	pub fn save_net(&self, net: &Network) -> Result<String, StorageError> {
+		let bytes = net.to_bytes();
+		write_durably(&self.net_path(net.generation), &bytes)?;
+		Ok(sha256_hex(&bytes))
+	}
+
+	/// The file of the net of `generation`, as stored (what workers download).
+	pub fn net_bytes(&self, generation: u64) -> Result<Vec<u8>, StorageError> {
+		let path = self.net_path(generation);
+		std::fs::read(&path).map_err(StorageError::io(path, "reading a net"))
+	}
+
+	/// The net of `generation`, checked: a file holding another generation is corrupt.
+	pub fn load_net(&self, generation: u64) -> Result<Network, StorageError> {
+		let path = self.net_path(generation);
+		let bytes = self.net_bytes(generation)?;
+		let net = Network::from_bytes(&bytes).map_err(|source| StorageError::NetFile {
+			path: path.clone(),
+			source,
+		})?;
+		if net.generation != generation {
+			return Err(StorageError::corrupt(
+				path.display().to_string(),
+				format!("it holds generation {}", net.generation),
+			));
+		}
+		Ok(net)
+	}
+
+	/// The highest generation with a file in `nets/`, if any. Other files there are ignored.
+	pub fn latest_generation(&self) -> Result<Option<u64>, StorageError> {
+		let nets = self.root.join(NETS);
+		let entries = std::fs::read_dir(&nets).map_err(StorageError::io(&nets, "listing"))?;
+		let mut latest = None;
+		for entry in entries {
+			let entry = entry.map_err(StorageError::io(&nets, "listing"))?;
+			let generation = entry.file_name().to_str().and_then(parse_net_file_name);
+			latest = latest.max(generation);
+		}
+		Ok(latest)
+	}
+}
+
+fn net_file_name(generation: u64) -> String {
+	format!("gen-{generation:06}.safetensors")
+}
+
+fn parse_net_file_name(name: &str) -> Option<u64> {
+	let digits = name.strip_prefix("gen-")?.strip_suffix(".safetensors")?;
+	if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+		return None;
+	}
+	digits.parse().ok()
+}
+
+/// Temporary names must differ between threads and processes writing the same directory.
+static NEXT_TEMPORARY: AtomicU64 = AtomicU64::new(0);
+
+/// Replaces `path` with `bytes` so that after a crash it holds either the old or the new
+/// contents, and the new contents survive a crash once this returns.
+fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), StorageError> {
+	let dir = path
+		.parent()
+		.expect("files of the run directory are inside it");
+	let name = path.file_name().expect("a file name").to_string_lossy();
+	let n = NEXT_TEMPORARY.fetch_add(1, Ordering::Relaxed);
+	let temporary = dir.join(format!(".{name}.{}-{n}.tmp", std::process::id()));
+	let result = write_synced(&temporary, bytes).and_then(|()| {
+		std::fs::rename(&temporary, path).map_err(StorageError::io(path, "renaming into place"))
+	});
+	if result.is_err() {
+		// Best effort: a leftover temporary file is harmless, only untidy.
+		let _ = std::fs::remove_file(&temporary);
+	}
+	result?;
+	sync_dir(dir)
+}
+
+/// Creates (or truncates) `path`, writes `bytes` and syncs them to the disk. The caller syncs
+/// the directory once it has written all its files.
+fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StorageError> {
+	let mut file = std::fs::File::create(path).map_err(StorageError::io(path, "creating"))?;
+	file.write_all(bytes)
+		.map_err(StorageError::io(path, "writing"))?;
+	file.sync_all().map_err(StorageError::io(path, "syncing"))
+}
+
+/// Syncs a directory, so that files created, renamed or removed in it stay so after a crash.
+fn sync_dir(dir: &Path) -> Result<(), StorageError> {
+	std::fs::File::open(dir)
+		.and_then(|d| d.sync_all())
+		.map_err(StorageError::io(dir, "syncing the directory"))
+}
+
+#[cfg(test)]
+mod tests {
+	use tigers_core::network::Shape;
+
+	use super::*;
+	use crate::test_support::TestDir;
+
+	fn small_net(seed: u64, generation: u64) -> Network {
+		let mut net = Network::new(
+			Shape {
+				hidden1: 8,
+				hidden2: 4,
+			},
+			seed,
+		);
+		net.generation = generation;
+		net
+	}
+
+	#[test]
+	fn open_creates_the_tree() {
+		let dir = TestDir::new("rundir-open");
+		let root = dir.path().join("run-42");
+		let run = RunDir::open(&root).unwrap();
+		assert_eq!(run.name(), "run-42");
+		assert!(root.join("nets").is_dir());
+		assert!(root.join("checkpoint").is_dir());
+		assert!(root.join("ledger.sqlite").is_file());
+		assert_eq!(run.latest_generation().unwrap(), None);
+		drop(run);
+		// Opening again keeps what is there.
+		let run = RunDir::open(&root).unwrap();
+		assert_eq!(run.name(), "run-42");
+	}
+
+	#[test]
+	fn nets_are_saved_and_loaded_by_generation() {
+		let dir = TestDir::new("rundir-nets");
+		let run = RunDir::open(dir.path()).unwrap();
+		let (first, second) = (small_net(1, 3), small_net(2, 12));
+		let sha = run.save_net(&first).unwrap();
+		assert_eq!(sha, first.sha256());
+		run.save_net(&second).unwrap();
+		assert!(dir.path().join("nets/gen-000003.safetensors").is_file());
+		assert_eq!(run.latest_generation().unwrap(), Some(12));
+		assert_eq!(run.load_net(3).unwrap(), first);
+		assert_eq!(run.load_net(12).unwrap(), second);
+		assert_eq!(run.net_bytes(3).unwrap(), first.to_bytes());
+		let missing = run.load_net(4).unwrap_err().to_string();
+		assert!(missing.contains("gen-000004.safetensors"), "{missing}");
+		// No temporary files are left behind, and strangers in nets/ are ignored.
+		std::fs::write(dir.path().join("nets/gen-999999.safetensors.bak"), b"x").unwrap();
+		std::fs::write(dir.path().join("nets/notes.txt"), b"x").unwrap();
+		assert_eq!(run.latest_generation().unwrap(), Some(12));
+		let names: Vec<String> = std::fs::read_dir(dir.path().join("nets"))
+			.unwrap()
+			.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+			.collect();
+		assert!(!names.iter().any(|n| n.ends_with(".tmp")), "{names:?}");
+	}
+
+	#[test]
+	fn a_net_file_under_the_wrong_generation_is_refused() {
+		let dir = TestDir::new("rundir-wrong-generation");
+		let run = RunDir::open(dir.path()).unwrap();
+		run.save_net(&small_net(1, 5)).unwrap();
+		std::fs::rename(run.net_path(5), run.net_path(6)).unwrap();
+		let error = run.load_net(6).unwrap_err().to_string();
+		assert!(error.contains("holds generation 5"), "{error}");
+		std::fs::write(run.net_path(7), b"not a net").unwrap();
+		assert!(matches!(run.load_net(7), Err(StorageError::NetFile { .. })));
+	}
+
+	#[test]
+	fn net_file_names_parse_back() {
+		assert_eq!(parse_net_file_name(&net_file_name(7)), Some(7));
+		assert_eq!(
+			parse_net_file_name(&net_file_name(1_234_567)),
+			Some(1_234_567)
+		);
+		assert_eq!(parse_net_file_name("gen-.safetensors"), None);
+		assert_eq!(parse_net_file_name("gen-+7.safetensors"), None);
+		assert_eq!(parse_net_file_name(".gen-000007.safetensors.1-0.tmp"), None);
+	}
+}

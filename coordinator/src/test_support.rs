@@ -1,0 +1,76 @@
+//! What the tests share: `TestDir`, a fresh directory per test removed when dropped, and
+//! sample fixtures.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tigers_core::selfplay::Sample;
+use tigers_core::{GameBoard, Position, Turn};
+
+/// Tests in one process run on several threads; the counter keeps their directories apart, and
+/// the process id keeps concurrent test binaries apart.
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+/// A directory under the system's temporary directory, deleted with everything in it on drop.
+pub struct TestDir {
+	path: PathBuf,
+}
+
+impl TestDir {
+	/// A new empty directory whose name contains `label`.
+	pub fn new(label: &str) -> TestDir {
+		let n = NEXT.fetch_add(1, Ordering::Relaxed);
+		let path = std::env::temp_dir().join(format!(
+			"tigers-coordinator-{label}-{}-{n}",
+			std::process::id()
+		));
+		// A directory left by a killed earlier run with the same pid would make the test start
+		// from someone else's files.
+		let _ = std::fs::remove_dir_all(&path);
+		std::fs::create_dir_all(&path).expect("the temporary directory is writable");
+		TestDir { path }
+	}
+
+	/// The directory.
+	pub fn path(&self) -> &Path {
+		&self.path
+	}
+}
+
+impl Drop for TestDir {
+	fn drop(&mut self) {
+		let _ = std::fs::remove_dir_all(&self.path);
+	}
+}
+
+/// Samples that exercise every field: both sides, sheep in hand and placed, negative zero
+/// and odd fractions (which must come back bit for bit), a generation above 32 bits.
+pub fn varied_samples() -> Vec<Sample> {
+	let placed: Position = "T...T/.SSS./...../..S../T...T t 15".parse().unwrap();
+	vec![
+		Sample {
+			board: GameBoard::default(),
+			turn: Turn::Sheep,
+			score: -0.0,
+			result: 1.0,
+			ply: 0,
+			generation: 0,
+		},
+		Sample {
+			board: placed.board,
+			turn: Turn::Tiger,
+			score: 0.1 + f32::EPSILON,
+			result: -1.0,
+			ply: 5,
+			generation: 1 << 40,
+		},
+		Sample {
+			board: placed.board,
+			turn: Turn::Sheep,
+			score: 1.0,
+			result: 0.0,
+			ply: u32::MAX,
+			generation: 7,
+		},
+	]
+}
