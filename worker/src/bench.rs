@@ -19,6 +19,11 @@ use crate::config::default_threads;
 use crate::error::WorkerError;
 use crate::selfplay::{Players, Playing};
 
+/// Games per thread a bench plays unless told otherwise: at depth 3 a thread plays about 100
+/// a second (measured on the two-core development machine), so some five seconds, long enough
+/// to smooth over the spread of game lengths.
+pub const DEFAULT_GAMES_PER_THREAD: u64 = 500;
+
 /// What to measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BenchSettings {
@@ -31,12 +36,11 @@ pub struct BenchSettings {
 }
 
 impl Default for BenchSettings {
-	/// Four games per core at depth 3, the default self-play depth: some ten seconds on a
-	/// laptop core, enough to smooth over the spread of game lengths.
+	/// [`DEFAULT_GAMES_PER_THREAD`] games per core at depth 3, the default self-play depth.
 	fn default() -> BenchSettings {
 		let threads = default_threads();
 		BenchSettings {
-			games: 4 * threads as u64,
+			games: DEFAULT_GAMES_PER_THREAD * threads as u64,
 			threads,
 			depth: 3,
 		}

@@ -198,6 +198,9 @@ impl Worker {
 		// The batcher spools the last games before the sessions are told to finish, so that
 		// those are sent too.
 		stop_self_play(&self.shared.control, &mut self.batcher).await;
+		if self.shared.spool.is_empty() {
+			return Ok(());
+		}
 		let _ = self.draining.send(true);
 		match tokio::time::timeout(config.shutdown_grace, &mut sessions).await {
 			Ok(result) => result,

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use tigers_worker::bench::DEFAULT_GAMES_PER_THREAD;
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
 use tigers_worker::{BenchSettings, WorkerConfig};
 use tracing_subscriber::EnvFilter;
@@ -55,7 +56,7 @@ enum Command {
 
 #[derive(Debug, Args)]
 struct BenchArgs {
-	/// Games to play [default: 4 per thread].
+	/// Games to play [default: 500 per thread].
 	#[arg(long, value_name = "N")]
 	games: Option<u64>,
 	/// Threads [default: the machine's cores].
@@ -105,7 +106,9 @@ fn worker_config(cli: Cli) -> anyhow::Result<WorkerConfig> {
 fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
 	let threads = args.threads.unwrap_or_else(default_threads);
 	let settings = BenchSettings {
-		games: args.games.unwrap_or(4 * threads as u64),
+		games: args
+			.games
+			.unwrap_or(DEFAULT_GAMES_PER_THREAD * threads as u64),
 		threads,
 		depth: args.depth,
 	};

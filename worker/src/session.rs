@@ -8,6 +8,7 @@
 //! acknowledged batch is deleted. Whatever a dropped connection loses is sent again by the next
 //! session, and the coordinator drops the duplicates.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -34,6 +35,10 @@ use crate::stats::Stats;
 /// The trailing metadata with which the coordinator names a batch it refused as malformed
 /// (docs/protocol.md). Such a batch would be refused again on every reconnect, so it is dropped.
 const REJECTED_SEQUENCE_KEY: &str = "tigers-rejected-sequence";
+
+/// How long a unary call (and the opening of the session stream) may take. Keepalive pings
+/// find a dead connection; this finds a coordinator that is alive but stuck.
+const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Messages queued for the coordinator beyond what the connection has taken: enough to keep the
 /// stream busy, few enough that a batch read from the spool is soon on its way.
@@ -64,8 +69,8 @@ pub(crate) struct Shared {
 #[derive(Debug, Error)]
 pub(crate) enum SessionError {
 	/// No connection.
-	#[error("cannot connect: {0}")]
-	Connect(#[source] tonic::transport::Error),
+	#[error("cannot connect: {}", error_chain(.0))]
+	Connect(tonic::transport::Error),
 	/// A call failed.
 	#[error("{call} failed: {} ({})", status.message(), status.code())]
 	Rpc {
@@ -74,6 +79,9 @@ pub(crate) enum SessionError {
 		/// Its status.
 		status: Status,
 	},
+	/// A call took longer than [`CALL_TIMEOUT`].
+	#[error("{0} took longer than {CALL_TIMEOUT:?}")]
+	Timeout(&'static str),
 	/// The coordinator ended the session stream.
 	#[error("the coordinator closed the session")]
 	Closed,
@@ -125,6 +133,30 @@ fn rpc(call: &'static str) -> impl FnOnce(Status) -> SessionError {
 	move |status| SessionError::Rpc { call, status }
 }
 
+/// An error with its sources, `outer: inner: innermost`: transport errors say little at the top
+/// ("transport error") and the reason ("connection refused") further down.
+fn error_chain(error: &dyn std::error::Error) -> String {
+	let mut text = error.to_string();
+	let mut source = error.source();
+	while let Some(inner) = source {
+		text.push_str(": ");
+		text.push_str(&inner.to_string());
+		source = inner.source();
+	}
+	text
+}
+
+/// Awaits `call` (the method `name`) for at most [`CALL_TIMEOUT`].
+async fn timed<T>(
+	name: &'static str,
+	call: impl Future<Output = Result<T, Status>>,
+) -> Result<T, SessionError> {
+	tokio::time::timeout(CALL_TIMEOUT, call)
+		.await
+		.map_err(|_| SessionError::Timeout(name))?
+		.map_err(rpc(name))
+}
+
 /// Runs sessions, reconnecting with backoff, until a fatal error, or until the spool is empty
 /// once draining.
 pub(crate) async fn run_sessions(
@@ -154,13 +186,23 @@ pub(crate) async fn run_sessions(
 			return Ok(());
 		}
 		let delay = backoff.next_delay();
+		let self_play = match shared.control.current() {
+			Some(_) => "playing on",
+			None => "waiting for a first assignment",
+		};
 		tracing::warn!(
 			%error,
 			retry_in = ?delay,
 			unacked_batches = shared.spool.len(),
-			"no session with the coordinator; self-play goes on"
+			self_play,
+			"no session with the coordinator"
 		);
-		tokio::time::sleep(delay).await;
+		// A stop cuts the wait short: the grace period is for sending, not for sleeping.
+		let mut draining = shared.draining.clone();
+		tokio::select! {
+			() = tokio::time::sleep(delay) => {}
+			_ = draining.wait_for(|draining| *draining) => {}
+		}
 	}
 }
 
@@ -171,10 +213,8 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 		.connect()
 		.await
 		.map_err(SessionError::Connect)?;
-	let joined = client
-		.join(shared.join.clone())
-		.await
-		.map_err(rpc("Join"))?
+	let joined = timed("Join", client.join(shared.join.clone()))
+		.await?
 		.into_inner();
 	let last_acked = joined.last_acked_sequence;
 	let spool = shared.spool.clone();
@@ -191,10 +231,8 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 		worker_id: shared.join.worker_id.clone(),
 	});
 	send(&outbound, open).await?;
-	let inbound = client
-		.session(ReceiverStream::new(requests))
-		.await
-		.map_err(rpc("Session"))?
+	let inbound = timed("Session", client.session(ReceiverStream::new(requests)))
+		.await?
 		.into_inner();
 	tokio::select! {
 		result = send_loop(shared, &outbound, last_acked) => result,
@@ -302,9 +340,7 @@ async fn apply_assignment(
 				sha256 = %assignment.sha256,
 				"fetching the net"
 			);
-			fetch_net(client, &assignment)
-				.await
-				.map_err(rpc("FetchNet"))??
+			timed("FetchNet", fetch_net(client, &assignment)).await??
 		}
 	};
 	tracing::info!(
@@ -349,4 +385,53 @@ async fn blocking<T: Send + 'static>(
 	tokio::task::spawn_blocking(work)
 		.await
 		.map_err(|e| SessionError::Internal(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+	use tonic::metadata::MetadataValue;
+
+	use super::*;
+
+	fn failed(call: &'static str, status: Status) -> SessionError {
+		SessionError::Rpc { call, status }
+	}
+
+	#[test]
+	fn only_refusals_and_bad_tokens_are_fatal() {
+		let refused = failed("Join", Status::failed_precondition("build 0.2.0 wanted"));
+		assert!(matches!(refused.fatal(), Some(WorkerError::Refused(m)) if m.contains("0.2.0")));
+		let token = failed("Session", Status::unauthenticated("wrong token"));
+		assert!(matches!(
+			token.fatal(),
+			Some(WorkerError::Unauthenticated(_))
+		));
+		// A session for an identity the coordinator forgot (it restarted): join again.
+		let forgotten = failed("Session", Status::failed_precondition("unknown worker"));
+		assert!(forgotten.fatal().is_none());
+		for retried in [
+			failed("Join", Status::unavailable("down")),
+			failed("FetchNet", Status::not_found("no such generation")),
+			SessionError::Closed,
+			SessionError::Timeout("Join"),
+		] {
+			assert!(retried.fatal().is_none(), "{retried}");
+		}
+	}
+
+	#[test]
+	fn a_refused_batch_is_named_by_the_status_metadata() {
+		let mut status = Status::invalid_argument("sample 3: score is NaN");
+		status
+			.metadata_mut()
+			.insert(REJECTED_SEQUENCE_KEY, MetadataValue::from_static("17"));
+		assert_eq!(failed("Session", status).rejected_sequence(), Some(17));
+		let unnamed = failed("Session", Status::invalid_argument("bad"));
+		assert_eq!(unnamed.rejected_sequence(), None);
+		let mut other = Status::unavailable("ledger busy");
+		other
+			.metadata_mut()
+			.insert(REJECTED_SEQUENCE_KEY, MetadataValue::from_static("17"));
+		assert_eq!(failed("Session", other).rejected_sequence(), None);
+	}
 }

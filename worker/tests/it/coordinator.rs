@@ -23,8 +23,9 @@ use tigers_proto::v1::{
 	worker_message,
 };
 use tokio::sync::{mpsc, oneshot, watch};
-use tokio_stream::Stream;
 use tokio_stream::wrappers::{ReceiverStream, TcpListenerStream};
+use tokio_stream::{Stream, StreamExt};
+use tonic::transport::{Identity, ServerTlsConfig};
 use tonic::{Request, Response, Status, Streaming};
 
 /// The token the test server wants.
@@ -37,11 +38,16 @@ pub enum Mode {
 	Store,
 	/// Swallow them: neither store nor acknowledge, as if lost in flight.
 	Swallow,
+	/// Refuse the next one as malformed, ending the session with INVALID_ARGUMENT and the
+	/// `tigers-rejected-sequence` metadata as the real coordinator does; then store again.
+	RejectNext,
 }
 
 /// Everything the server saw and stored.
 #[derive(Debug, Default)]
 pub struct Record {
+	/// TCP connections accepted (each TLS handshake starts with one).
+	pub connections: usize,
 	pub joins: Vec<JoinRequest>,
 	pub fetches: Vec<FetchNetRequest>,
 	pub sessions: usize,
@@ -50,6 +56,7 @@ pub struct Record {
 	/// Every sequence received, in order, duplicates and swallowed ones included.
 	pub received: Vec<u64>,
 	pub swallowed: Vec<u64>,
+	pub rejected: Vec<u64>,
 	pub duplicates: usize,
 	pub heartbeats: Vec<Heartbeat>,
 }
@@ -155,16 +162,35 @@ impl State {
 		}
 	}
 
-	fn batch(&self, batch: SampleBatch) -> Option<Ack> {
+	/// Takes a batch: the reply to send, if any, or the status to end the session with.
+	fn batch(&self, batch: SampleBatch) -> Result<Option<Ack>, Status> {
 		let sequence = batch.sequence;
-		let mode = *self.mode.lock().unwrap();
+		let mode = std::mem::replace(&mut *self.mode.lock().unwrap(), Mode::Store);
+		if mode != Mode::RejectNext {
+			*self.mode.lock().unwrap() = mode;
+		}
 		let mut ack = None;
 		self.change(|record| {
 			record.received.push(sequence);
-			if mode == Mode::Swallow {
-				record.swallowed.push(sequence);
-				return;
+			match mode {
+				Mode::Swallow => record.swallowed.push(sequence),
+				Mode::RejectNext => record.rejected.push(sequence),
+				Mode::Store => {}
 			}
+		});
+		match mode {
+			Mode::Swallow => return Ok(None),
+			Mode::RejectNext => {
+				let mut status = Status::invalid_argument("sample 0: made-up scores");
+				status.metadata_mut().insert(
+					"tigers-rejected-sequence",
+					sequence.to_string().parse().unwrap(),
+				);
+				return Err(status);
+			}
+			Mode::Store => {}
+		}
+		self.change(|record| {
 			let accepted = !record.stored.contains_key(&sequence);
 			if accepted {
 				record.stored.insert(sequence, batch);
@@ -173,7 +199,7 @@ impl State {
 			}
 			ack = Some(Ack { sequence, accepted });
 		});
-		ack
+		Ok(ack)
 	}
 }
 
@@ -190,6 +216,7 @@ impl std::fmt::Debug for Summary<'_> {
 			.field("stored", &r.stored.keys().collect::<Vec<_>>())
 			.field("received", &r.received)
 			.field("swallowed", &r.swallowed)
+			.field("rejected", &r.rejected)
 			.field("heartbeats", &r.heartbeats.len())
 			.finish()
 	}
@@ -249,8 +276,7 @@ impl Coordinator for Service {
 		self.0.change(|record| record.sessions += 1);
 		let (outbound, messages) = mpsc::channel(1024);
 		tokio::spawn(serve_session(self.0.clone(), inbound, outbound));
-		let stream = tokio_stream::StreamExt::map(ReceiverStream::new(messages), Ok);
-		Ok(Response::new(Box::pin(stream)))
+		Ok(Response::new(Box::pin(ReceiverStream::new(messages))))
 	}
 
 	type WatchProgressStream = Stream_<Progress>;
@@ -271,10 +297,10 @@ impl Coordinator for Service {
 async fn serve_session(
 	state: Arc<State>,
 	mut inbound: Streaming<WorkerMessage>,
-	outbound: mpsc::Sender<CoordinatorMessage>,
+	outbound: mpsc::Sender<Result<CoordinatorMessage, Status>>,
 ) {
 	let mut assignments = state.assignment.subscribe();
-	let message = |body| CoordinatorMessage { body: Some(body) };
+	let message = |body| Ok(CoordinatorMessage { body: Some(body) });
 	let first = assignments.borrow_and_update().clone();
 	if outbound
 		.send(message(coordinator_message::Body::Assignment(first)))
@@ -287,7 +313,13 @@ async fn serve_session(
 		let reply = tokio::select! {
 			received = inbound.message() => match received {
 				Ok(Some(WorkerMessage { body: Some(worker_message::Body::Batch(batch)) })) => {
-					state.batch(batch).map(coordinator_message::Body::Ack)
+					match state.batch(batch) {
+						Ok(ack) => ack.map(coordinator_message::Body::Ack),
+						Err(status) => {
+							let _ = outbound.send(Err(status)).await;
+							return;
+						}
+					}
 				}
 				Ok(Some(WorkerMessage { body: Some(worker_message::Body::Heartbeat(beat)) })) => {
 					state.change(|record| record.heartbeats.push(beat));
@@ -330,10 +362,20 @@ pub struct TestServer {
 impl TestServer {
 	/// Serves `state` on `address` (port 0 for any free port).
 	pub fn start(state: Arc<State>, address: SocketAddr) -> TestServer {
+		TestServer::serve(state, address, None)
+	}
+
+	/// Serves `state` on any free port over TLS with `identity`.
+	pub fn with_tls(state: Arc<State>, identity: Identity) -> TestServer {
+		TestServer::serve(state, "127.0.0.1:0".parse().unwrap(), Some(identity))
+	}
+
+	fn serve(state: Arc<State>, address: SocketAddr, tls: Option<Identity>) -> TestServer {
 		let listener = std::net::TcpListener::bind(address).expect("bind the test server");
 		listener.set_nonblocking(true).unwrap();
 		let address = listener.local_addr().unwrap();
 		let (stop, stopped) = oneshot::channel::<()>();
+		let counting = state.clone();
 		let thread = std::thread::spawn(move || {
 			let runtime = tokio::runtime::Builder::new_multi_thread()
 				.worker_threads(1)
@@ -343,9 +385,18 @@ impl TestServer {
 			runtime.block_on(async move {
 				let listener = tokio::net::TcpListener::from_std(listener).unwrap();
 				let service = CoordinatorServer::with_interceptor(Service(state), check_token);
-				let serve = tonic::transport::Server::builder()
-					.add_service(service)
-					.serve_with_incoming(TcpListenerStream::new(listener));
+				let mut builder = tonic::transport::Server::builder();
+				if let Some(identity) = tls {
+					builder = builder
+						.tls_config(ServerTlsConfig::new().identity(identity))
+						.unwrap();
+				}
+				let serve = builder.add_service(service).serve_with_incoming(
+					TcpListenerStream::new(listener).map(move |connection| {
+						counting.change(|record| record.connections += 1);
+						connection
+					}),
+				);
 				tokio::select! {
 					result = serve => result.unwrap(),
 					_ = stopped => {}

@@ -183,3 +183,72 @@ async fn after_the_coordinator_dies_the_worker_reconnects_and_resends_what_was_l
 	worker.stop().await.unwrap();
 	drop(server);
 }
+
+#[tokio::test]
+async fn a_batch_the_coordinator_refuses_as_malformed_is_dropped_not_resent() {
+	let state = State::new(net_file(1, 0), 1);
+	let server = TestServer::any_port(state.clone());
+	let dir = TempDir::new("rejected");
+	let worker = Worker::start(config(&server.url(), dir.path()));
+	state
+		.wait_for("a stored batch", PATIENCE, |r| !r.stored.is_empty())
+		.await;
+	state.set_mode(Mode::RejectNext);
+	state
+		.wait_for("a refusal, then three more batches", PATIENCE, |r| {
+			r.rejected.len() == 1 && r.stored.keys().any(|s| *s > r.rejected[0] + 3)
+		})
+		.await;
+	{
+		let record = state.record();
+		let rejected = record.rejected[0];
+		assert_eq!(record.sessions, 2, "the worker opened a new session");
+		// Sent once, never again; every other sequence stored.
+		assert_eq!(
+			record.received.iter().filter(|s| **s == rejected).count(),
+			1
+		);
+		assert!(!record.stored.contains_key(&rejected));
+		let highest = *record.stored.keys().last().unwrap();
+		assert_eq!(record.stored.len() as u64, highest - 1);
+	}
+	worker.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_worker_trusts_a_self_signed_coordinator_given_with_tls_ca() {
+	let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+	let certificate = data.join("test-coordinator.pem");
+	let identity = tonic::transport::Identity::from_pem(
+		std::fs::read(&certificate).unwrap(),
+		std::fs::read(data.join("test-coordinator.key")).unwrap(),
+	);
+	let state = State::new(net_file(1, 0), 1);
+	let server = TestServer::with_tls(state.clone(), identity);
+	let url = format!("https://{}", server.address);
+	let dir = TempDir::new("tls");
+
+	let mut trusting = config(&url, &dir.path().join("trusting"));
+	trusting.tls_ca = Some(certificate);
+	let worker = Worker::start(trusting);
+	state
+		.wait_for("a batch over TLS", PATIENCE, |r| !r.stored.is_empty())
+		.await;
+	worker.stop().await.unwrap();
+
+	// Trusting another certificate, the worker refuses the handshake every time it tries.
+	let (joins, connections) = {
+		let record = state.record();
+		(record.joins.len(), record.connections)
+	};
+	let mut distrusting = config(&url, &dir.path().join("distrusting"));
+	distrusting.tls_ca = Some(data.join("unrelated-ca.pem"));
+	let worker = Worker::start(distrusting);
+	state
+		.wait_for("three more connection attempts", PATIENCE, |r| {
+			r.connections >= connections + 3
+		})
+		.await;
+	assert_eq!(state.record().joins.len(), joins);
+	worker.stop().await.unwrap();
+}
