@@ -1,5 +1,6 @@
 //! `WorkerConfig`: what a worker connects to, who it is, and how it paces itself.
 
+use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -16,7 +17,7 @@ pub const MAX_NAME_CHARS: usize = 128;
 
 /// Everything a worker needs to run. Build it with [`WorkerConfig::new`] and change the fields
 /// that matter; the rest are sensible defaults.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct WorkerConfig {
 	/// The coordinator, `http://host:port` or `https://host:port`; a bare `host:port` is
 	/// taken as http.
@@ -101,6 +102,25 @@ impl WorkerConfig {
 			));
 		}
 		Ok(())
+	}
+}
+
+impl fmt::Debug for WorkerConfig {
+	/// Every field but the token, which must not end up in logs.
+	fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+		f.debug_struct("WorkerConfig")
+			.field("url", &self.url)
+			.field("threads", &self.threads)
+			.field("name", &self.name)
+			.field("token", &self.token.as_ref().map(|_| "<hidden>"))
+			.field("state_dir", &self.state_dir)
+			.field("tls_ca", &self.tls_ca)
+			.field("spool_capacity", &self.spool_capacity)
+			.field("heartbeat_interval", &self.heartbeat_interval)
+			.field("backoff", &self.backoff)
+			.field("shutdown_grace", &self.shutdown_grace)
+			.field("connect_timeout", &self.connect_timeout)
+			.finish()
 	}
 }
 
@@ -199,6 +219,17 @@ mod tests {
 			let error = config.validate().unwrap_err().to_string();
 			assert!(error.contains(expected), "{error}");
 		}
+	}
+
+	#[test]
+	fn the_token_stays_out_of_debug_output() {
+		let mut config = WorkerConfig::new("http://127.0.0.1:1");
+		config.token = Some("s3cret".into());
+		let text = format!("{config:?}");
+		assert!(
+			!text.contains("s3cret") && text.contains("<hidden>"),
+			"{text}"
+		);
 	}
 
 	#[test]

@@ -73,6 +73,9 @@ use crate::stats::Stats;
 /// On shutdown, self-play stops starting games, the finished games not yet in a batch are
 /// spooled as a last batch, and the worker goes on sending spooled batches for up to
 /// `config.shutdown_grace`; whatever is still unacknowledged stays in the spool for next time.
+/// A game in progress at the stop is abandoned: its thread finishes it in the background (a
+/// fraction of a second at the usual depths) and exits without sending it.
+///
 /// Errors: bad settings, an unusable state directory, or the coordinator's refusal
 /// ([`WorkerError::Refused`], [`WorkerError::Unauthenticated`]). Everything else is retried.
 pub async fn run(

@@ -44,6 +44,10 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// stream busy, few enough that a batch read from the spool is soon on its way.
 const OUTBOUND_BUFFER: usize = 8;
 
+/// How often a connected worker logs its progress at info level: often enough to show it is
+/// alive in a log, rarely enough not to drown it.
+const PROGRESS_LOG_INTERVAL: Duration = Duration::from_secs(60);
+
 /// What every session shares with the rest of the worker.
 pub(crate) struct Shared {
 	/// Makes connections.
@@ -174,35 +178,45 @@ pub(crate) async fn run_sessions(
 			return Err(fatal);
 		}
 		if let Some(sequence) = error.rejected_sequence() {
-			tracing::error!(%error, sequence, "the coordinator refused a batch; dropping it");
-			let spool = shared.spool.clone();
-			match blocking(move || spool.remove(sequence)).await {
-				Ok(Ok(_)) => {}
-				Ok(Err(error)) => tracing::error!(%error, "cannot drop the refused batch"),
-				Err(error) => tracing::error!(%error, "cannot drop the refused batch"),
-			}
+			drop_rejected(shared, sequence, &error).await;
 		}
 		if *shared.draining.borrow() && shared.spool.is_empty() {
 			return Ok(());
 		}
-		let delay = backoff.next_delay();
-		let self_play = match shared.control.current() {
-			Some(_) => "playing on",
-			None => "waiting for a first assignment",
-		};
-		tracing::warn!(
-			%error,
-			retry_in = ?delay,
-			unacked_batches = shared.spool.len(),
-			self_play,
-			"no session with the coordinator"
-		);
-		// A stop cuts the wait short: the grace period is for sending, not for sleeping.
-		let mut draining = shared.draining.clone();
-		tokio::select! {
-			() = tokio::time::sleep(delay) => {}
-			_ = draining.wait_for(|draining| *draining) => {}
-		}
+		wait_before_retry(shared, &mut backoff, &error).await;
+	}
+}
+
+/// Drops batch `sequence`, which the coordinator refused as malformed.
+async fn drop_rejected(shared: &Shared, sequence: u64, error: &SessionError) {
+	tracing::error!(%error, sequence, "the coordinator refused a batch; dropping it");
+	let spool = shared.spool.clone();
+	match blocking(move || spool.remove(sequence)).await {
+		Ok(Ok(_)) => {}
+		Ok(Err(error)) => tracing::error!(%error, "cannot drop the refused batch"),
+		Err(error) => tracing::error!(%error, "cannot drop the refused batch"),
+	}
+}
+
+/// Logs why the session ended and waits the backoff's next delay, or less if a stop comes.
+async fn wait_before_retry(shared: &Shared, backoff: &mut Backoff, error: &SessionError) {
+	let delay = backoff.next_delay();
+	let self_play = match shared.control.current() {
+		Some(_) => "playing on",
+		None => "waiting for a first assignment",
+	};
+	tracing::warn!(
+		%error,
+		retry_in = ?delay,
+		unacked_batches = shared.spool.len(),
+		self_play,
+		"no session with the coordinator"
+	);
+	// A stop cuts the wait short: the grace period is for sending, not for sleeping.
+	let mut draining = shared.draining.clone();
+	tokio::select! {
+		() = tokio::time::sleep(delay) => {}
+		_ = draining.wait_for(|draining| *draining) => {}
 	}
 }
 
@@ -249,6 +263,10 @@ async fn send_loop(
 ) -> Result<(), SessionError> {
 	let mut heartbeat = tokio::time::interval(shared.heartbeat_interval);
 	heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
+	let mut progress = tokio::time::interval(PROGRESS_LOG_INTERVAL);
+	progress.set_missed_tick_behavior(MissedTickBehavior::Delay);
+	// The first tick is immediate; the "joined" line has just said it all.
+	progress.tick().await;
 	let mut draining = shared.draining.clone();
 	loop {
 		sent = send_spooled(shared, outbound, sent).await?;
@@ -258,6 +276,7 @@ async fn send_loop(
 		tokio::select! {
 			() = shared.spooled.notified() => {}
 			_ = heartbeat.tick() => send(outbound, heartbeat_message(shared)).await?,
+			_ = progress.tick() => log_progress(shared),
 			// An error means the sender is gone, which `run` never lets happen mid-session.
 			Ok(()) = draining.changed() => {}
 		}
@@ -352,6 +371,18 @@ async fn apply_assignment(
 	);
 	shared.control.set(Playing { assignment, net });
 	Ok(())
+}
+
+fn log_progress(shared: &Shared) {
+	let stats = shared.stats.snapshot(Instant::now());
+	tracing::info!(
+		generation = shared.control.current().map(|p| p.assignment.generation),
+		games = stats.games,
+		samples = stats.samples,
+		samples_per_second = format_args!("{:.0}", stats.samples_per_second),
+		unacked_batches = shared.spool.len(),
+		"progress"
+	);
 }
 
 fn heartbeat_message(shared: &Shared) -> worker_message::Body {

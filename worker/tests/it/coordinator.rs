@@ -51,6 +51,8 @@ pub struct Record {
 	pub joins: Vec<JoinRequest>,
 	pub fetches: Vec<FetchNetRequest>,
 	pub sessions: usize,
+	/// Sessions whose worker stream has ended: nothing more arrives from them.
+	pub sessions_ended: usize,
 	/// Stored batches by sequence: each sequence once.
 	pub stored: BTreeMap<u64, SampleBatch>,
 	/// Every sequence received, in order, duplicates and swallowed ones included.
@@ -213,6 +215,7 @@ impl std::fmt::Debug for Summary<'_> {
 			.field("joins", &r.joins.len())
 			.field("fetches", &r.fetches)
 			.field("sessions", &r.sessions)
+			.field("sessions_ended", &r.sessions_ended)
 			.field("stored", &r.stored.keys().collect::<Vec<_>>())
 			.field("received", &r.received)
 			.field("swallowed", &r.swallowed)
@@ -293,9 +296,19 @@ impl Coordinator for Service {
 	}
 }
 
-/// Sends the assignment now and on every change; stores and acknowledges batches.
+/// Serves one session and counts its end.
 async fn serve_session(
 	state: Arc<State>,
+	inbound: Streaming<WorkerMessage>,
+	outbound: mpsc::Sender<Result<CoordinatorMessage, Status>>,
+) {
+	session_messages(&state, inbound, outbound).await;
+	state.change(|record| record.sessions_ended += 1);
+}
+
+/// Sends the assignment now and on every change; stores and acknowledges batches.
+async fn session_messages(
+	state: &State,
 	mut inbound: Streaming<WorkerMessage>,
 	outbound: mpsc::Sender<Result<CoordinatorMessage, Status>>,
 ) {

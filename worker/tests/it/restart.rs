@@ -24,6 +24,14 @@ async fn a_restarted_worker_continues_its_sequence_and_resends_its_spool() {
 		.wait_for("two lost batches", PATIENCE, |r| r.swallowed.len() >= 2)
 		.await;
 	first.stop().await.unwrap();
+	// Batches the first worker sent just before it stopped may still be on their way; the
+	// server must not store them when it stops swallowing, or its record would have a gap
+	// no real coordinator makes.
+	state
+		.wait_for("the first session to end", PATIENCE, |r| {
+			r.sessions_ended == r.sessions
+		})
+		.await;
 
 	let stored_before = state.record().stored.len() as u64;
 	let (spooled, next_sequence) = {
