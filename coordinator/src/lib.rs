@@ -1,18 +1,36 @@
-//! Tigers and Sheep: the coordinator library, which trains nets, gates them and serves them to
-//! workers. So far it holds the coordinator's persistent storage: the run directory (promoted
-//! nets and the atomically saved training checkpoint) and the ledger (an SQLite database of
-//! every sample batch acknowledged to a worker, the workers, generations, gate matches, losses
-//! and throughput), from which a coordinator killed at any moment restarts where it stopped.
+//! The coordinator: serves nets and self-play assignments to workers over gRPC, stores their
+//! samples durably, trains the net, gates candidates against `ClaudePlayer`, promotes, and keeps
+//! everything needed to resume in its run directory.
 //!
-//! - [`rundir`]: [`RunDir`](rundir::RunDir), nets by generation and the training checkpoint;
-//! - [`ledger`]: [`Ledger`](ledger::Ledger), the run's SQLite ledger;
+//! - [`config`]: settings and the checks made before listening;
+//! - [`server`]: opening a run and serving it (`run`);
+//! - [`service`]: the gRPC handlers and worker sessions;
+//! - [`auth`]: bearer tokens;
+//! - [`validate`]: checks of received sample batches;
+//! - [`state`]: the live state shared by handlers and the training thread;
+//! - [`training`]: the training thread, gating and promotion;
+//! - [`research`]: spot checks of workers' searches;
+//! - [`rundir`] and [`ledger`]: the run directory (nets, the atomic training checkpoint) and its
+//!   SQLite ledger (every acknowledged batch, workers, generations, gates, losses, throughput);
 //! - [`samples_codec`]: the binary layouts of samples in ledger blobs and window files;
-//! - [`storage_error`]: [`StorageError`], how storage fails.
+//! - [`storage_error`]: how storage fails;
+//! - [`status`]: the run as JSON for `coordinator status`;
+//! - [`error`]: the error type and its mapping to gRPC statuses.
 
+pub mod auth;
+pub mod config;
+pub mod error;
 pub mod ledger;
+pub mod research;
 pub mod rundir;
 pub mod samples_codec;
+pub mod server;
+pub mod service;
+pub mod state;
+pub mod status;
 pub mod storage_error;
+pub mod training;
+pub mod validate;
 
 pub use storage_error::StorageError;
 

@@ -1,3 +1,206 @@
-//! The `coordinator` binary.
+//! The `coordinator` binary: parses the command line and calls the library.
 
-fn main() {}
+use std::io::IsTerminal;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use tigers_coordinator::config::CoordinatorConfig;
+use tigers_coordinator::status::{fetch_status, progress_json};
+
+/// Trains a Tigers and Sheep network with self-play workers.
+#[derive(Parser)]
+#[command(version, args_conflicts_with_subcommands = true)]
+struct Cli {
+	#[command(subcommand)]
+	command: Option<Command>,
+	#[command(flatten)]
+	serve: ServeArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+	/// Prints a running coordinator's state as one JSON object.
+	Status {
+		/// The coordinator's URL.
+		#[arg(long, default_value = "http://127.0.0.1:50051")]
+		connect: String,
+		/// The run's token.
+		#[arg(long, env = "TIGERS_TOKEN", hide_env_values = true)]
+		token: Option<String>,
+	},
+}
+
+#[derive(Args)]
+struct ServeArgs {
+	/// Address to listen on.
+	#[arg(long, default_value = "127.0.0.1:50051")]
+	listen: SocketAddr,
+	/// The run directory: nets, checkpoint, ledger.
+	#[arg(long, default_value = "runs/default")]
+	run_dir: PathBuf,
+	/// The token workers and dashboards must present.
+	#[arg(long, env = "TIGERS_TOKEN", hide_env_values = true)]
+	token: Option<String>,
+	/// Listen on a non-loopback address without a token.
+	#[arg(long)]
+	insecure: bool,
+	/// TLS certificate (PEM); needs --tls-key.
+	#[arg(long, requires = "tls_key")]
+	tls_cert: Option<PathBuf>,
+	/// TLS private key (PEM); needs --tls-cert.
+	#[arg(long, requires = "tls_cert")]
+	tls_key: Option<PathBuf>,
+	/// Workers to run in this process, connecting over loopback.
+	#[arg(long, default_value_t = 0)]
+	local_workers: u32,
+	/// Self-play threads per local worker.
+	#[arg(long, default_value_t = 1)]
+	local_worker_threads: usize,
+	/// No terminal UI (the only mode so far).
+	#[arg(long)]
+	headless: bool,
+	/// Logs as JSON lines (the default when stderr is not a terminal).
+	#[arg(long)]
+	log_json: bool,
+	/// Search depth for self-play and the gate.
+	#[arg(long, default_value_t = 3)]
+	depth: u32,
+	/// Games per sample batch.
+	#[arg(long, default_value_t = 16)]
+	games_per_batch: u32,
+	/// Examples per training step.
+	#[arg(long, default_value_t = 256)]
+	batch_size: usize,
+	/// Samples in the replay window.
+	#[arg(long, default_value_t = 200_000)]
+	window: usize,
+	/// Times each sample may be trained on.
+	#[arg(long, default_value_t = 8)]
+	max_uses: u32,
+	/// Weight of the game result in the target (the rest is the search score).
+	#[arg(long, default_value_t = 0.5)]
+	result_weight: f32,
+	/// Adam's learning rate.
+	#[arg(long, default_value_t = 1e-3)]
+	learning_rate: f32,
+	/// Training steps between candidates.
+	#[arg(long, default_value_t = 500)]
+	steps_per_candidate: u64,
+	/// Most pairs of games in a gate match.
+	#[arg(long, default_value_t = 100)]
+	gate_max_pairs: u32,
+	/// Pairs before the gate's SPRT may stop it.
+	#[arg(long, default_value_t = 20)]
+	gate_min_pairs: u32,
+	/// Seed of a new run's first net.
+	#[arg(long, default_value_t = 1)]
+	seed: u64,
+}
+
+impl ServeArgs {
+	fn into_config(self) -> Result<CoordinatorConfig, String> {
+		let mut config = CoordinatorConfig::new(self.listen, self.run_dir);
+		config.token = self.token.filter(|t| !t.is_empty());
+		config.insecure = self.insecure;
+		config.tls = self.tls_cert.zip(self.tls_key);
+		config.local_workers = self.local_workers;
+		config.local_worker_threads = self.local_worker_threads.max(1);
+		let run = &mut config.run;
+		if !(1..=16).contains(&self.depth) {
+			return Err(format!("--depth must be 1 to 16, not {}", self.depth));
+		}
+		run.depth = self.depth;
+		run.gate.search.max_depth = self.depth;
+		run.games_per_batch = self.games_per_batch.clamp(1, 1000);
+		run.training.batch_size = self.batch_size.max(1);
+		run.training.window = self.window.max(self.batch_size);
+		run.training.max_uses = self.max_uses.max(1);
+		if !(0.0..=1.0).contains(&self.result_weight) {
+			return Err(format!(
+				"--result-weight must be 0 to 1, not {}",
+				self.result_weight
+			));
+		}
+		run.training.targets.result_weight = self.result_weight;
+		run.training.adam.learning_rate = self.learning_rate;
+		run.steps_per_candidate = self.steps_per_candidate.max(1);
+		run.steps_per_checkpoint = run.steps_per_candidate;
+		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
+		run.gate.policy.min_pairs = self.gate_min_pairs;
+		run.seed = self.seed;
+		Ok(config)
+	}
+}
+
+fn init_logging(json: bool) {
+	use tracing_subscriber::EnvFilter;
+	let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+	let builder = tracing_subscriber::fmt()
+		.with_env_filter(filter)
+		.with_writer(std::io::stderr);
+	if json || !std::io::stderr().is_terminal() {
+		builder.json().init();
+	} else {
+		builder.init();
+	}
+}
+
+async fn shutdown_signal() {
+	let ctrl_c = tokio::signal::ctrl_c();
+	#[cfg(unix)]
+	{
+		let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+			.expect("installing a SIGTERM handler");
+		tokio::select! {
+			_ = ctrl_c => {}
+			_ = term.recv() => {}
+		}
+	}
+	#[cfg(not(unix))]
+	let _ = ctrl_c.await;
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+	let cli = Cli::parse();
+	if let Some(Command::Status { connect, token }) = cli.command {
+		return match fetch_status(&connect, token.as_deref()).await {
+			Ok(progress) => {
+				println!("{}", progress_json(&progress));
+				ExitCode::SUCCESS
+			}
+			Err(error) => {
+				eprintln!("coordinator status: {error}");
+				ExitCode::FAILURE
+			}
+		};
+	}
+	init_logging(cli.serve.log_json);
+	let config = match cli.serve.into_config() {
+		Ok(config) => config,
+		Err(error) => {
+			eprintln!("coordinator: {error}");
+			return ExitCode::from(2);
+		}
+	};
+	if let Err(error) = config.check_exposure() {
+		eprintln!("coordinator: {error}");
+		return ExitCode::from(2);
+	}
+	let listener = match tokio::net::TcpListener::bind(config.listen).await {
+		Ok(listener) => listener,
+		Err(error) => {
+			eprintln!("coordinator: cannot listen on {}: {error}", config.listen);
+			return ExitCode::FAILURE;
+		}
+	};
+	match tigers_coordinator::server::run(config, listener, shutdown_signal()).await {
+		Ok(()) => ExitCode::SUCCESS,
+		Err(error) => {
+			eprintln!("coordinator: {error}");
+			ExitCode::FAILURE
+		}
+	}
+}

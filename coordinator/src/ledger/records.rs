@@ -82,6 +82,22 @@ pub struct GateRow {
 	pub reason: String,
 	/// When the match finished, unix seconds.
 	pub finished_at: f64,
+	/// Pairs of games by the candidate's points in the pair (0, ½, 1, 1½, 2), which the SPRT
+	/// and the promotion rule need to compare a later candidate with this one. Stored as text,
+	/// five numbers separated by commas.
+	pub pairs: [u32; 5],
+}
+
+fn pairs_text(pairs: &[u32; 5]) -> String {
+	pairs.map(|p| p.to_string()).join(",")
+}
+
+fn pairs_from_text(text: &str) -> Option<[u32; 5]> {
+	let numbers: Vec<u32> = text
+		.split(',')
+		.map(|p| p.parse().ok())
+		.collect::<Option<_>>()?;
+	numbers.try_into().ok()
 }
 
 /// A snapshot of the run's throughput.
@@ -209,8 +225,8 @@ impl Ledger {
 			.execute(
 				"INSERT INTO gates (candidate_generation, training_steps, promoted, tigers_wins,
 					tigers_draws, tigers_losses, sheep_wins, sheep_draws, sheep_losses, score,
-					score_low, score_high, elo, stop, reason, finished_at)
-				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+					score_low, score_high, elo, stop, reason, finished_at, pairs)
+				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
 				params![
 					gate.candidate_generation,
 					gate.training_steps,
@@ -228,6 +244,7 @@ impl Ledger {
 					gate.stop,
 					gate.reason,
 					gate.finished_at,
+					pairs_text(&gate.pairs),
 				],
 			)
 			.map_err(StorageError::sqlite("recording a gate match"))?;
@@ -239,7 +256,7 @@ impl Ledger {
 		self.rows(
 			"SELECT id, candidate_generation, training_steps, promoted, tigers_wins, tigers_draws,
 				tigers_losses, sheep_wins, sheep_draws, sheep_losses, score, score_low,
-				score_high, elo, stop, reason, finished_at
+				score_high, elo, stop, reason, finished_at, pairs
 			FROM gates ORDER BY id",
 			"reading gate matches",
 			|row| {
@@ -261,6 +278,13 @@ impl Ledger {
 					stop: row.get(14)?,
 					reason: row.get(15)?,
 					finished_at: real(row, 16)?,
+					pairs: pairs_from_text(&row.get::<_, String>(17)?).ok_or_else(|| {
+						rusqlite::Error::FromSqlConversionFailure(
+							17,
+							rusqlite::types::Type::Text,
+							"the pairs column is not five numbers".into(),
+						)
+					})?,
 				})
 			},
 		)
@@ -375,6 +399,7 @@ mod tests {
 			stop: "AcceptH1".to_string(),
 			reason: "stronger".to_string(),
 			finished_at: 1234.5,
+			pairs: [1, 2, 3, 4, 5],
 		}
 	}
 

@@ -67,7 +67,8 @@ CREATE TABLE gates (
 	elo REAL,
 	stop TEXT NOT NULL,
 	reason TEXT NOT NULL,
-	finished_at REAL NOT NULL
+	finished_at REAL NOT NULL,
+	pairs TEXT NOT NULL
 );
 CREATE TABLE losses (
 	step INTEGER PRIMARY KEY,

@@ -1,1 +1,4 @@
-//! Integration tests.
+//! Integration tests of the coordinator: one binary, one module per subject.
+
+mod common;
+mod service;

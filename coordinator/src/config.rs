@@ -1,0 +1,141 @@
+//! `CoordinatorConfig`: everything a coordinator is started with, and the checks made before it
+//! listens.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use tigers_core::gate::GateSettings;
+use tigers_core::network::Shape;
+use tigers_core::search::SearchSettings;
+use tigers_core::selfplay::SelfPlaySettings;
+use tigers_core::stats::{GatePolicy, PromotionRule, Sprt};
+use tigers_core::trainer::TrainingSettings;
+
+/// How the run trains, plays and gates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSettings {
+	/// Hidden layer widths of a new run's net.
+	pub shape: Shape,
+	/// Seed of a new run's first net and of the trainer's draws.
+	pub seed: u64,
+	/// Search depth for self-play.
+	pub depth: u32,
+	/// Exploration and ply cap for self-play.
+	pub selfplay: SelfPlaySettings,
+	/// Games per sample batch a worker sends.
+	pub games_per_batch: u32,
+	/// Batch size, window, use cap, targets and Adam.
+	pub training: TrainingSettings,
+	/// Training steps between candidates.
+	pub steps_per_candidate: u64,
+	/// Training steps between checkpoints of the training state.
+	pub steps_per_checkpoint: u64,
+	/// The gate match against ClaudePlayer.
+	pub gate: GateSettings,
+	/// What a candidate must show to be promoted.
+	pub promotion: PromotionRule,
+	/// How many generations behind the latest a sample may be.
+	pub max_staleness: u64,
+	/// The share of received samples searched again to check the worker's work (0 to 1).
+	pub research_fraction: f64,
+}
+
+impl Default for RunSettings {
+	/// Settings that learn visibly within minutes on two cores (docs/training.md).
+	fn default() -> RunSettings {
+		RunSettings {
+			shape: Shape::default(),
+			seed: 1,
+			depth: 3,
+			selfplay: SelfPlaySettings::default(),
+			games_per_batch: 16,
+			training: TrainingSettings::default(),
+			steps_per_candidate: 500,
+			steps_per_checkpoint: 500,
+			gate: GateSettings {
+				search: SearchSettings::fixed_depth(3),
+				policy: GatePolicy {
+					sprt: Sprt::new(0.0, 50.0, 0.05, 0.05).expect("valid SPRT"),
+					min_pairs: 20,
+					max_pairs: 100,
+				},
+				..GateSettings::default()
+			},
+			promotion: PromotionRule::default(),
+			max_staleness: 5,
+			research_fraction: 0.01,
+		}
+	}
+}
+
+/// A coordinator's configuration.
+#[derive(Clone, Debug)]
+pub struct CoordinatorConfig {
+	/// Where to listen for gRPC.
+	pub listen: SocketAddr,
+	/// The run directory.
+	pub run_dir: PathBuf,
+	/// The token every client must present, if any.
+	pub token: Option<String>,
+	/// Allow a non-loopback address without a token.
+	pub insecure: bool,
+	/// TLS certificate and key files (PEM), if serving TLS.
+	pub tls: Option<(PathBuf, PathBuf)>,
+	/// Workers to run inside this process.
+	pub local_workers: u32,
+	/// Self-play threads of each local worker.
+	pub local_worker_threads: usize,
+	/// Training, self-play and gating settings.
+	pub run: RunSettings,
+}
+
+impl CoordinatorConfig {
+	/// A configuration with defaults, listening on `listen` with the run in `run_dir`.
+	pub fn new(listen: SocketAddr, run_dir: PathBuf) -> CoordinatorConfig {
+		CoordinatorConfig {
+			listen,
+			run_dir,
+			token: None,
+			insecure: false,
+			tls: None,
+			local_workers: 0,
+			local_worker_threads: 1,
+			run: RunSettings::default(),
+		}
+	}
+
+	/// Refuses to expose an unauthenticated run beyond this machine, unless told `--insecure`.
+	pub fn check_exposure(&self) -> Result<(), String> {
+		if self.listen.ip().is_loopback() || self.token.is_some() || self.insecure {
+			return Ok(());
+		}
+		Err(format!(
+			"refusing to listen on {} without a token: anyone who can reach it could feed the run \
+			 samples. Pass --token (or set TIGERS_TOKEN), listen on 127.0.0.1, or pass --insecure",
+			self.listen
+		))
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn open_addresses_need_a_token() {
+		let mut config = CoordinatorConfig::new("0.0.0.0:50051".parse().unwrap(), "runs/x".into());
+		assert!(
+			config
+				.check_exposure()
+				.unwrap_err()
+				.contains("without a token")
+		);
+		config.insecure = true;
+		assert!(config.check_exposure().is_ok());
+		config.insecure = false;
+		config.token = Some("t".into());
+		assert!(config.check_exposure().is_ok());
+		let local = CoordinatorConfig::new("127.0.0.1:50051".parse().unwrap(), "runs/x".into());
+		assert!(local.check_exposure().is_ok());
+	}
+}

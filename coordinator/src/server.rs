@@ -1,0 +1,259 @@
+//! Opening a run (new or resumed) and serving it: `run(config, listener, shutdown)` behind the
+//! binary's thin `main`, so tests can start a coordinator on `127.0.0.1:0`.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use tigers_core::Network;
+use tigers_core::network::file::sha256_hex;
+use tigers_core::replay::ReplayWindow;
+use tigers_core::stats::{GateRecord, GateStop, PairCounts};
+use tigers_core::trainer::Trainer;
+use tigers_proto::convert::Assignment;
+use tigers_proto::v1::coordinator_server::CoordinatorServer;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tracing::{info, warn};
+
+use crate::auth::TokenCheck;
+use crate::config::CoordinatorConfig;
+use crate::error::CoordinatorError;
+use crate::ledger::{GenerationRow, Ledger};
+use crate::research::Research;
+use crate::rundir::RunDir;
+use crate::service::CoordinatorService;
+use crate::state::{Current, Live, Shared, WorkerInfo, unix_now};
+use crate::training::{self, TrainingInput, TrainingStart, gate_summary};
+
+/// The largest message either side may send: a batch of 100,000 samples is about 4 MB.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Opens the run directory, creating a new run or resuming the one there.
+pub fn open_run(
+	config: &CoordinatorConfig,
+) -> Result<(Arc<Shared>, TrainingStart), CoordinatorError> {
+	let settings = config.run.clone();
+	let run_dir = RunDir::open(&config.run_dir)?;
+	let mut ledger = Ledger::open(&run_dir.ledger_path())?;
+	let generation = match run_dir.latest_generation()? {
+		Some(generation) => generation,
+		None => {
+			let net = Network::new(settings.shape, settings.seed);
+			let sha256 = run_dir.save_net(&net)?;
+			ledger.record_generation(&GenerationRow {
+				generation: 0,
+				sha256,
+				training_steps: 0,
+				promoted_at: unix_now(),
+				samples_at_promotion: 0,
+			})?;
+			info!(run = %run_dir.name(), "new run: generation 0 created");
+			0
+		}
+	};
+	let incumbent = run_dir.load_net(generation)?;
+	let sha256 = sha256_hex(&incumbent.to_bytes());
+
+	// The training state: the checkpoint, plus every batch stored after it.
+	let checkpoint = run_dir.load_checkpoint()?;
+	let training = settings.training;
+	let (mut trainer, steps, mut last_batch_id) = match checkpoint {
+		Some(cp) => {
+			let mut window = ReplayWindow::new(training.window, training.max_uses);
+			for &(sample, uses) in &cp.window {
+				window.push_with_uses(sample, uses);
+			}
+			let trainer = Trainer::resume(
+				cp.net,
+				cp.adam,
+				window,
+				training,
+				settings.seed ^ cp.training_steps,
+			);
+			(trainer, cp.training_steps, cp.last_batch_id)
+		}
+		None => (
+			Trainer::new(incumbent.clone(), training, settings.seed),
+			0,
+			0,
+		),
+	};
+	let later = if last_batch_id > 0 || trainer.window.total_added() > 0 {
+		ledger.batches_after(last_batch_id)?
+	} else {
+		ledger.recent_samples(training.window)?
+	};
+	for (id, samples) in later {
+		trainer.add_samples(samples);
+		last_batch_id = last_batch_id.max(id);
+	}
+	let samples_in_window = trainer.window.len();
+
+	// The counters and lists, from the ledger.
+	let totals = ledger.totals()?;
+	let gates = ledger.gates()?;
+	let incumbent_record = gates.iter().rev().find(|g| g.promoted).map(|g| GateRecord {
+		pairs: PairCounts { counts: g.pairs },
+		stop: if g.stop.contains("H1") {
+			GateStop::AcceptH1
+		} else if g.stop.contains("H0") {
+			GateStop::AcceptH0
+		} else {
+			GateStop::Cap
+		},
+	});
+	let generations = ledger.generations()?;
+	let mut live = Live {
+		generation,
+		generation_since: generations
+			.iter()
+			.find(|g| g.generation == generation)
+			.map_or(0.0, |g| g.promoted_at),
+		samples_total: totals.samples,
+		games_total: totals.games,
+		training_steps: steps,
+		window_samples: samples_in_window as u64,
+		window_capacity: training.window as u64,
+		gates: gates.iter().map(gate_summary).collect(),
+		last_game: ledger.last_game()?.unwrap_or_default(),
+		..Live::default()
+	};
+	for worker in ledger.workers()? {
+		live.workers.insert(
+			worker.worker_id.clone(),
+			WorkerInfo {
+				name: worker.name,
+				host: worker.host,
+				threads: worker.threads,
+				connected: false,
+				generation: 0,
+				samples: worker.samples,
+				samples_per_second: 0.0,
+				last_heard: std::time::Instant::now(),
+				sessions: 0,
+				flagged: u32::try_from(worker.flagged).unwrap_or(u32::MAX),
+			},
+		);
+	}
+	let assignment = Assignment {
+		generation,
+		sha256,
+		depth: settings.depth,
+		selfplay: settings.selfplay,
+		games_per_batch: settings.games_per_batch,
+	};
+	info!(
+		run = %run_dir.name(),
+		generation,
+		samples = totals.samples,
+		steps,
+		window = samples_in_window,
+		"run opened"
+	);
+	let current = Current {
+		assignment,
+		net: Arc::new(incumbent),
+	};
+	let shared = Shared::new(run_dir, ledger, settings, current, live);
+	let start = TrainingStart {
+		trainer,
+		steps,
+		last_batch_id,
+		incumbent: incumbent_record,
+	};
+	Ok((shared, start))
+}
+
+/// Serves the run on `listener` until `shutdown` resolves, with local workers if configured;
+/// then stops the workers, checkpoints the training state and returns.
+pub async fn run(
+	config: CoordinatorConfig,
+	listener: TcpListener,
+	shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), CoordinatorError> {
+	config.check_exposure().map_err(CoordinatorError::Config)?;
+	let opening = config.clone();
+	let (shared, start) = tokio::task::spawn_blocking(move || open_run(&opening))
+		.await
+		.map_err(|e| CoordinatorError::Config(format!("opening the run failed: {e}")))??;
+	let threads = std::thread::available_parallelism().map_or(2, usize::from);
+	let pool = Arc::new(
+		rayon::ThreadPoolBuilder::new()
+			.num_threads(threads)
+			.thread_name(|i| format!("gate-{i}"))
+			.build()
+			.map_err(|e| CoordinatorError::Config(format!("cannot start the gating pool: {e}")))?,
+	);
+	let (training_inbox, training_thread) = training::start(shared.clone(), start, pool);
+	let research = Research::start(shared.clone());
+	let service = CoordinatorService::new(shared.clone(), training_inbox.clone(), research);
+	let server = CoordinatorServer::new(service)
+		.max_decoding_message_size(MAX_MESSAGE_BYTES)
+		.max_encoding_message_size(MAX_MESSAGE_BYTES);
+	let service = InterceptedService::new(server, TokenCheck::new(config.token.clone()));
+
+	let mut builder = Server::builder();
+	if let Some((cert, key)) = &config.tls {
+		let read = |path: &std::path::PathBuf| {
+			std::fs::read(path).map_err(|source| CoordinatorError::Io {
+				path: path.display().to_string(),
+				source,
+			})
+		};
+		let identity = Identity::from_pem(read(cert)?, read(key)?);
+		builder = builder.tls_config(ServerTlsConfig::new().identity(identity))?;
+	}
+	let address = listener
+		.local_addr()
+		.map_err(|source| CoordinatorError::Io {
+			path: "listener".into(),
+			source,
+		})?;
+	info!(%address, tls = config.tls.is_some(), "serving");
+
+	// Local workers connect over loopback like any other worker.
+	let (stop_workers, workers_stopped) = tokio::sync::watch::channel(false);
+	let mut local = Vec::new();
+	for index in 0..config.local_workers {
+		let scheme = if config.tls.is_some() {
+			"https"
+		} else {
+			"http"
+		};
+		let mut worker =
+			tigers_worker::WorkerConfig::new(format!("{scheme}://127.0.0.1:{}", address.port()));
+		worker.name = format!("local-{index}");
+		worker.threads = config.local_worker_threads;
+		worker.token.clone_from(&config.token);
+		worker.state_dir = shared
+			.run_dir
+			.path()
+			.join("local-workers")
+			.join(format!("local-{index}"));
+		let mut stop = workers_stopped.clone();
+		local.push(tokio::spawn(async move {
+			let until = async move {
+				let _ = stop.wait_for(|stopped| *stopped).await;
+			};
+			if let Err(e) = tigers_worker::run(worker, until).await {
+				warn!(%e, "local worker stopped");
+			}
+		}));
+	}
+
+	let incoming = TcpListenerStream::new(listener);
+	let served = builder
+		.add_service(service)
+		.serve_with_incoming_shutdown(incoming, shutdown)
+		.await;
+	let _ = stop_workers.send(true);
+	for worker in local {
+		let _ = worker.await;
+	}
+	let _ = training_inbox.send(TrainingInput::Stop);
+	let _ = tokio::task::spawn_blocking(move || training_thread.join()).await;
+	info!("stopped");
+	served.map_err(CoordinatorError::from)
+}

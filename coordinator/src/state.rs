@@ -1,0 +1,218 @@
+//! `Shared`: the run's live state, read by the gRPC handlers and the dashboards' snapshots and
+//! written by the handlers (samples, workers) and the training thread (steps, gates, nets).
+//!
+//! Ownership: one `Arc<Shared>` for the process. `live` is a mutex held only for short updates
+//! and snapshot copies, never across I/O or a search. The ledger has its own mutex and is only
+//! touched from blocking threads. The current assignment is a `watch` channel: the training
+//! thread sends a new one on promotion, and every session forwards it to its worker.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use tigers_core::Network;
+use tigers_proto::convert::Assignment;
+use tigers_proto::v1;
+use tokio::sync::watch;
+
+use crate::config::RunSettings;
+use crate::ledger::Ledger;
+use crate::rundir::RunDir;
+
+/// How many recent training losses the snapshot averages.
+const LOSS_WINDOW: usize = 100;
+
+/// Seconds since the Unix epoch.
+pub fn unix_now() -> f64 {
+	SystemTime::now()
+		.duration_since(UNIX_EPOCH)
+		.map_or(0.0, |d| d.as_secs_f64())
+}
+
+/// The net workers should play, with its file.
+#[derive(Debug)]
+pub struct Current {
+	/// What to tell workers.
+	pub assignment: Assignment,
+	/// The net itself.
+	pub net: Arc<Network>,
+}
+
+/// What the coordinator knows of one worker.
+#[derive(Clone, Debug)]
+pub struct WorkerInfo {
+	/// From its join.
+	pub name: String,
+	/// From its join.
+	pub host: String,
+	/// From its join.
+	pub threads: u32,
+	/// Whether a session is open.
+	pub connected: bool,
+	/// From its last heartbeat.
+	pub generation: u64,
+	/// Samples durably received from it over the run.
+	pub samples: u64,
+	/// From its last heartbeat.
+	pub samples_per_second: f64,
+	/// When it was last heard from.
+	pub last_heard: Instant,
+	/// Sessions opened in this process's life.
+	pub sessions: u32,
+	/// Re-searched samples that disagreed.
+	pub flagged: u32,
+}
+
+/// Counters and lists behind the progress snapshots.
+#[derive(Debug, Default)]
+pub struct Live {
+	/// The latest promoted generation and when (Unix seconds).
+	pub generation: u64,
+	/// When it was promoted.
+	pub generation_since: f64,
+	/// Samples durably received over the run.
+	pub samples_total: u64,
+	/// Games received over the run.
+	pub games_total: u64,
+	/// Training steps over the run.
+	pub training_steps: u64,
+	/// The most recent training losses.
+	pub losses: VecDeque<f32>,
+	/// Samples in the replay window.
+	pub window_samples: u64,
+	/// The window's capacity.
+	pub window_capacity: u64,
+	/// Every gate so far.
+	pub gates: Vec<v1::GateSummary>,
+	/// Workers by identity.
+	pub workers: BTreeMap<String, WorkerInfo>,
+	/// Batches refused as malformed.
+	pub batches_rejected: u64,
+	/// The last game record received.
+	pub last_game: String,
+}
+
+impl Live {
+	/// Records a training loss.
+	pub fn push_loss(&mut self, loss: f32) {
+		if self.losses.len() == LOSS_WINDOW {
+			self.losses.pop_front();
+		}
+		self.losses.push_back(loss);
+	}
+}
+
+/// The process-wide state.
+pub struct Shared {
+	/// The run's name.
+	pub run_name: String,
+	/// When this process started.
+	pub started: Instant,
+	/// The run's settings.
+	pub settings: RunSettings,
+	/// The run directory.
+	pub run_dir: RunDir,
+	live: Mutex<Live>,
+	ledger: Mutex<Ledger>,
+	current: watch::Sender<Arc<Current>>,
+}
+
+impl Shared {
+	/// The state of a run that starts (or resumes) with `current` as the promoted net.
+	pub fn new(
+		run_dir: RunDir,
+		ledger: Ledger,
+		settings: RunSettings,
+		current: Current,
+		live: Live,
+	) -> Arc<Shared> {
+		let (sender, _) = watch::channel(Arc::new(current));
+		Arc::new(Shared {
+			run_name: run_dir.name().to_string(),
+			started: Instant::now(),
+			settings,
+			run_dir,
+			live: Mutex::new(live),
+			ledger: Mutex::new(ledger),
+			current: sender,
+		})
+	}
+
+	/// The live counters, locked briefly.
+	pub fn live(&self) -> MutexGuard<'_, Live> {
+		// A panic while holding the lock leaves plain counters behind, still usable.
+		self.live
+			.lock()
+			.unwrap_or_else(|poisoned| poisoned.into_inner())
+	}
+
+	/// The ledger, for blocking threads only.
+	pub fn ledger(&self) -> MutexGuard<'_, Ledger> {
+		self.ledger
+			.lock()
+			.unwrap_or_else(|poisoned| poisoned.into_inner())
+	}
+
+	/// The net workers should play now.
+	pub fn current(&self) -> Arc<Current> {
+		self.current.borrow().clone()
+	}
+
+	/// Follows promotions.
+	pub fn subscribe(&self) -> watch::Receiver<Arc<Current>> {
+		self.current.subscribe()
+	}
+
+	/// Makes `current` the net to play and tells every session.
+	pub fn promote(&self, current: Current) {
+		{
+			let mut live = self.live();
+			live.generation = current.assignment.generation;
+			live.generation_since = unix_now();
+		}
+		self.current.send_replace(Arc::new(current));
+	}
+
+	/// The run as a progress message.
+	pub fn snapshot(&self) -> v1::Progress {
+		let live = self.live();
+		let loss = if live.losses.is_empty() {
+			f64::NAN
+		} else {
+			live.losses.iter().map(|l| f64::from(*l)).sum::<f64>() / live.losses.len() as f64
+		};
+		let workers = live
+			.workers
+			.iter()
+			.map(|(id, w)| v1::WorkerSummary {
+				worker_id: id.clone(),
+				name: w.name.clone(),
+				host: w.host.clone(),
+				threads: w.threads,
+				connected: w.connected,
+				generation: w.generation,
+				samples: w.samples,
+				samples_per_second: w.samples_per_second,
+				seconds_since_heard: w.last_heard.elapsed().as_secs_f64(),
+				reconnects: w.sessions.saturating_sub(1),
+				flagged: w.flagged,
+			})
+			.collect();
+		v1::Progress {
+			run_name: self.run_name.clone(),
+			uptime_seconds: self.started.elapsed().as_secs_f64(),
+			generation: live.generation,
+			generation_since: live.generation_since,
+			samples_total: live.samples_total,
+			games_total: live.games_total,
+			training_steps: live.training_steps,
+			loss,
+			window_samples: live.window_samples,
+			window_capacity: live.window_capacity,
+			gates: live.gates.clone(),
+			workers,
+			batches_rejected: live.batches_rejected,
+			last_game: live.last_game.clone(),
+		}
+	}
+}

@@ -1,0 +1,91 @@
+//! `coordinator status`: the run's state as one JSON object, fetched over gRPC.
+
+use serde_json::{Value, json};
+use tigers_proto::v1;
+use tigers_proto::v1::coordinator_client::CoordinatorClient;
+use tonic::Request;
+use tonic::metadata::MetadataValue;
+use tonic::transport::Endpoint;
+
+/// The run as JSON: generation, samples (total and per worker), games, training steps, the gate
+/// results per generation, the workers with the generation each plays, and uptime.
+pub fn progress_json(progress: &v1::Progress) -> Value {
+	let side = |s: &Option<v1::SideResult>| {
+		let s = s.unwrap_or_default();
+		json!({ "wins": s.wins, "draws": s.draws, "losses": s.losses })
+	};
+	let finite = |x: f64| if x.is_finite() { json!(x) } else { Value::Null };
+	json!({
+		"run": progress.run_name,
+		"uptime_seconds": progress.uptime_seconds,
+		"generation": progress.generation,
+		"generation_since": progress.generation_since,
+		"samples_total": progress.samples_total,
+		"games_total": progress.games_total,
+		"training_steps": progress.training_steps,
+		"loss": finite(progress.loss),
+		"window": { "samples": progress.window_samples, "capacity": progress.window_capacity },
+		"batches_rejected": progress.batches_rejected,
+		"samples_by_worker": progress
+			.workers
+			.iter()
+			.map(|w| (w.worker_id.clone(), json!(w.samples)))
+			.collect::<serde_json::Map<_, _>>(),
+		"gates": progress.gates.iter().map(|g| json!({
+			"generation": g.generation,
+			"training_steps": g.training_steps,
+			"promoted": g.promoted,
+			"as_tigers": side(&g.as_tigers),
+			"as_sheep": side(&g.as_sheep),
+			"score": g.score,
+			"score_low": g.score_low,
+			"score_high": g.score_high,
+			"reason": g.reason,
+		})).collect::<Vec<_>>(),
+		"workers": progress.workers.iter().map(|w| json!({
+			"id": w.worker_id,
+			"name": w.name,
+			"host": w.host,
+			"threads": w.threads,
+			"connected": w.connected,
+			"generation": w.generation,
+			"samples": w.samples,
+			"samples_per_second": w.samples_per_second,
+			"seconds_since_heard": w.seconds_since_heard,
+			"reconnects": w.reconnects,
+			"flagged": w.flagged,
+		})).collect::<Vec<_>>(),
+	})
+}
+
+/// Asks the coordinator at `url` for its status.
+pub async fn fetch_status(url: &str, token: Option<&str>) -> Result<v1::Progress, String> {
+	let endpoint =
+		Endpoint::from_shared(url.to_string()).map_err(|e| format!("bad URL {url:?}: {e}"))?;
+	let channel = endpoint
+		.connect()
+		.await
+		.map_err(|e| format!("cannot reach {url}: {e}"))?;
+	let bearer: Option<MetadataValue<_>> = match token {
+		Some(token) => Some(
+			format!("Bearer {token}")
+				.parse()
+				.map_err(|_| "the token is not valid metadata")?,
+		),
+		None => None,
+	};
+	let mut client =
+		CoordinatorClient::with_interceptor(channel, move |mut request: Request<()>| {
+			if let Some(bearer) = &bearer {
+				request
+					.metadata_mut()
+					.insert("authorization", bearer.clone());
+			}
+			Ok(request)
+		});
+	let response = client
+		.status(v1::StatusRequest {})
+		.await
+		.map_err(|s| format!("{}: {}", s.code(), s.message()))?;
+	Ok(response.into_inner())
+}

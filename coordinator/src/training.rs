@@ -1,0 +1,416 @@
+//! The training thread: feeds received samples to the trainer, steps Adam as far as the replay
+//! window allows, takes a candidate every so many steps and gates it on the gating pool, promotes
+//! by the core rule, and checkpoints. It is a plain thread, never a tokio task.
+
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+use tigers_core::Network;
+use tigers_core::gate::{GateSettings, GateTally, gate_openings, play_gate_pair};
+use tigers_core::selfplay::Sample;
+use tigers_core::stats::{GateRecord, promote};
+use tigers_core::trainer::Trainer;
+use tigers_proto::convert::Assignment;
+use tigers_proto::v1;
+use tracing::{error, info};
+
+use crate::ledger::{GateRow, GenerationRow, ThroughputRow};
+use crate::rundir::Checkpoint;
+use crate::state::{Current, Shared, unix_now};
+
+/// Steps between rows in the ledger's loss table.
+const LOSS_EVERY: u64 = 50;
+/// How often the ledger's throughput table gets a row.
+const THROUGHPUT_EVERY: Duration = Duration::from_secs(10);
+/// Steps taken between looks at the inbox.
+const STEPS_PER_TURN: usize = 16;
+
+/// What the training thread is sent.
+pub enum TrainingInput {
+	/// A stored batch: its ledger id and samples.
+	Batch {
+		/// The ledger's id of the batch.
+		id: i64,
+		/// Its samples.
+		samples: Vec<Sample>,
+	},
+	/// Checkpoint and stop.
+	Stop,
+}
+
+/// Where training starts from.
+pub struct TrainingStart {
+	/// The trainer, with its window restored.
+	pub trainer: Trainer,
+	/// Training steps so far in the run.
+	pub steps: u64,
+	/// The newest ledger batch whose samples are in the window.
+	pub last_batch_id: i64,
+	/// The incumbent's gate record; `None` until generation 0 has been gated.
+	pub incumbent: Option<GateRecord>,
+}
+
+/// Starts the training thread; returns its inbox and handle.
+pub fn start(
+	shared: Arc<Shared>,
+	start: TrainingStart,
+	pool: Arc<rayon::ThreadPool>,
+) -> (Sender<TrainingInput>, JoinHandle<()>) {
+	let (sender, inbox) = channel();
+	let handle = std::thread::Builder::new()
+		.name("training".into())
+		.spawn(move || Training::new(shared, start, pool).run(&inbox))
+		.expect("the training thread starts");
+	(sender, handle)
+}
+
+/// A gate match that finished on the gating pool.
+struct GateDone {
+	candidate: Network,
+	steps: u64,
+	tally: GateTally,
+}
+
+struct Training {
+	shared: Arc<Shared>,
+	trainer: Trainer,
+	steps: u64,
+	last_batch_id: i64,
+	incumbent: Option<GateRecord>,
+	pool: Arc<rayon::ThreadPool>,
+	gate_results: (Sender<GateDone>, Receiver<GateDone>),
+	gating: bool,
+	last_candidate: u64,
+	last_checkpoint: u64,
+	last_throughput: Instant,
+	losses_since_row: Vec<f32>,
+}
+
+impl Training {
+	fn new(shared: Arc<Shared>, start: TrainingStart, pool: Arc<rayon::ThreadPool>) -> Training {
+		Training {
+			shared,
+			last_candidate: start.steps,
+			last_checkpoint: start.steps,
+			trainer: start.trainer,
+			steps: start.steps,
+			last_batch_id: start.last_batch_id,
+			incumbent: start.incumbent,
+			pool,
+			gate_results: channel(),
+			gating: false,
+			last_throughput: Instant::now(),
+			losses_since_row: Vec::new(),
+		}
+	}
+
+	fn run(mut self, inbox: &Receiver<TrainingInput>) {
+		if self.incumbent.is_none() {
+			// A new run: gate the first net, so candidates have a score to beat.
+			let first = (*self.shared.current().net).clone();
+			self.start_gate(first, self.steps);
+		}
+		loop {
+			// 1. Take in what arrived, without waiting.
+			loop {
+				match inbox.try_recv() {
+					Ok(TrainingInput::Batch { id, samples }) => self.add(id, samples),
+					Ok(TrainingInput::Stop) | Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+						return self.stop();
+					}
+					Err(std::sync::mpsc::TryRecvError::Empty) => break,
+				}
+			}
+			// 2. Train as far as the window allows, a few steps at a time.
+			let trained = self.train_some();
+			// 3. Finish a gate that is done; start one when a candidate is due.
+			while let Ok(done) = self.gate_results.1.try_recv() {
+				self.finish_gate(done);
+			}
+			if !self.gating
+				&& self.steps >= self.last_candidate + self.shared.settings.steps_per_candidate
+			{
+				self.last_candidate = self.steps;
+				let candidate = self.trainer.net.clone();
+				self.start_gate(candidate, self.steps);
+			}
+			// 4. Checkpoint and record throughput now and then.
+			if self.steps >= self.last_checkpoint + self.shared.settings.steps_per_checkpoint {
+				self.checkpoint();
+			}
+			if self.last_throughput.elapsed() >= THROUGHPUT_EVERY {
+				self.record_throughput();
+			}
+			// 5. Nothing to train on: wait for samples instead of spinning.
+			if trained == 0 {
+				match inbox.recv_timeout(Duration::from_millis(200)) {
+					Ok(TrainingInput::Batch { id, samples }) => self.add(id, samples),
+					Ok(TrainingInput::Stop) | Err(RecvTimeoutError::Disconnected) => {
+						return self.stop();
+					}
+					Err(RecvTimeoutError::Timeout) => {}
+				}
+			}
+		}
+	}
+
+	fn add(&mut self, id: i64, samples: Vec<Sample>) {
+		self.trainer.add_samples(samples);
+		self.last_batch_id = self.last_batch_id.max(id);
+		let mut live = self.shared.live();
+		live.window_samples = self.trainer.window.len() as u64;
+	}
+
+	fn train_some(&mut self) -> usize {
+		let mut trained = 0;
+		for _ in 0..STEPS_PER_TURN {
+			let Some(loss) = self.trainer.step() else {
+				break;
+			};
+			trained += 1;
+			self.steps += 1;
+			self.losses_since_row.push(loss);
+			let mut live = self.shared.live();
+			live.training_steps = self.steps;
+			live.push_loss(loss);
+		}
+		if self.losses_since_row.len() as u64 >= LOSS_EVERY {
+			let mean =
+				self.losses_since_row.iter().sum::<f32>() / self.losses_since_row.len() as f32;
+			self.losses_since_row.clear();
+			if let Err(e) = self
+				.shared
+				.ledger()
+				.record_loss(self.steps, mean, unix_now())
+			{
+				error!(%e, "could not record the loss");
+			}
+		}
+		trained
+	}
+
+	fn start_gate(&mut self, candidate: Network, steps: u64) {
+		self.gating = true;
+		let policy = self
+			.shared
+			.settings
+			.gate
+			.policy_against(self.incumbent.as_ref());
+		let settings = GateSettings {
+			policy,
+			..self.shared.settings.gate
+		};
+		let sender = self.gate_results.0.clone();
+		let pool = self.pool.clone();
+		std::thread::Builder::new()
+			.name("gate".into())
+			.spawn(move || {
+				let net = Arc::new(candidate);
+				let tally = pool.install(|| run_gate_parallel(&net, &settings));
+				let candidate = Arc::try_unwrap(net).unwrap_or_else(|net| (*net).clone());
+				let _ = sender.send(GateDone {
+					candidate,
+					steps,
+					tally,
+				});
+			})
+			.expect("the gate thread starts");
+	}
+
+	fn finish_gate(&mut self, done: GateDone) {
+		self.gating = false;
+		let Some(record) = done.tally.record() else {
+			return;
+		};
+		let current = self.shared.current();
+		let first_gate = self.incumbent.is_none();
+		let decision = if first_gate {
+			// The first net's own gate sets the score to beat; it is the incumbent from the start,
+			// and its row says so (promoted), which is how a restart finds the incumbent's record.
+			tigers_core::stats::PromotionDecision {
+				promote: true,
+				reason: "the first net: the incumbent from the start".into(),
+			}
+		} else {
+			promote(
+				&record,
+				self.incumbent.as_ref(),
+				&self.shared.settings.promotion,
+			)
+		};
+		let generation = if first_gate {
+			current.assignment.generation
+		} else {
+			current.assignment.generation + 1
+		};
+		let estimate = record.estimate();
+		let (t, s) = (done.tally.by_side.as_tigers, done.tally.by_side.as_sheep);
+		let now = unix_now();
+		let row = GateRow {
+			id: 0,
+			candidate_generation: generation,
+			training_steps: done.steps,
+			promoted: decision.promote,
+			tigers_wins: t.wins,
+			tigers_draws: t.draws,
+			tigers_losses: t.losses,
+			sheep_wins: s.wins,
+			sheep_draws: s.draws,
+			sheep_losses: s.losses,
+			score: estimate.score,
+			score_low: estimate.low,
+			score_high: estimate.high,
+			elo: estimate.elo().elo,
+			stop: format!("{:?}", record.stop),
+			reason: decision.reason.clone(),
+			finished_at: now,
+			pairs: record.pairs.counts,
+		};
+		if let Err(e) = self.shared.ledger().record_gate(&row) {
+			error!(%e, "could not record the gate");
+		}
+		info!(generation, score = %estimate, promoted = decision.promote, reason = %decision.reason, "gate finished");
+		self.shared.live().gates.push(gate_summary(&row));
+		if first_gate {
+			self.incumbent = Some(record);
+			return;
+		}
+		if decision.promote {
+			let mut net = done.candidate;
+			net.generation = generation;
+			if let Err(e) = self.promote_net(net, done.steps, now) {
+				error!(%e, "could not promote the candidate");
+				return;
+			}
+			self.incumbent = Some(record);
+		}
+	}
+
+	fn promote_net(
+		&mut self,
+		net: Network,
+		steps: u64,
+		now: f64,
+	) -> Result<(), crate::StorageError> {
+		let sha256 = self.shared.run_dir.save_net(&net)?;
+		let samples = self.shared.live().samples_total;
+		self.shared.ledger().record_generation(&GenerationRow {
+			generation: net.generation,
+			sha256: sha256.clone(),
+			training_steps: steps,
+			promoted_at: now,
+			samples_at_promotion: samples,
+		})?;
+		let settings = &self.shared.settings;
+		let assignment = Assignment {
+			generation: net.generation,
+			sha256,
+			depth: settings.depth,
+			selfplay: settings.selfplay,
+			games_per_batch: settings.games_per_batch,
+		};
+		info!(generation = net.generation, "promoted");
+		self.shared.promote(Current {
+			assignment,
+			net: Arc::new(net),
+		});
+		// A checkpoint now keeps the promotion and the training state in step on disk.
+		self.checkpoint();
+		Ok(())
+	}
+
+	fn checkpoint(&mut self) {
+		self.last_checkpoint = self.steps;
+		let checkpoint = Checkpoint {
+			net: self.trainer.net.clone(),
+			adam: self.trainer.adam.clone(),
+			window: self.trainer.window.iter().copied().collect(),
+			window_capacity: self.trainer.window.capacity(),
+			max_uses: self.trainer.settings.max_uses,
+			training_steps: self.steps,
+			last_batch_id: self.last_batch_id,
+		};
+		if let Err(e) = self.shared.run_dir.save_checkpoint(&checkpoint) {
+			error!(%e, "checkpoint failed");
+			return;
+		}
+		// The checkpoint now holds the window, so the ledger's copies of the samples up to
+		// `last_batch_id` are no longer needed to rebuild it; the batch rows stay (for duplicate
+		// detection and counts), their samples go.
+		if let Err(e) = self
+			.shared
+			.ledger()
+			.prune_samples_before(self.last_batch_id + 1)
+		{
+			error!(%e, "could not prune old samples");
+		}
+	}
+
+	fn record_throughput(&mut self) {
+		self.last_throughput = Instant::now();
+		let row = {
+			let live = self.shared.live();
+			ThroughputRow {
+				at: unix_now(),
+				samples_total: live.samples_total,
+				games_total: live.games_total,
+				training_steps: live.training_steps,
+				workers_connected: live.workers.values().filter(|w| w.connected).count() as u32,
+			}
+		};
+		if let Err(e) = self.shared.ledger().record_throughput(row) {
+			error!(%e, "could not record throughput");
+		}
+	}
+
+	fn stop(mut self) {
+		self.checkpoint();
+		info!(steps = self.steps, "training stopped");
+	}
+}
+
+/// A gate match with pairs played in parallel on the current rayon pool and counted in opening
+/// order, so it stops exactly where a match played one pair at a time would.
+pub fn run_gate_parallel(net: &Arc<Network>, settings: &GateSettings) -> GateTally {
+	let openings = gate_openings(settings);
+	let mut tally = GateTally::default();
+	let width = rayon::current_num_threads().max(1);
+	for chunk in openings.chunks(width) {
+		let pairs: Vec<_> = chunk
+			.par_iter()
+			.map(|o| play_gate_pair(net, settings, o))
+			.collect();
+		for pair in pairs {
+			if tally.add(pair, &settings.policy) {
+				return tally;
+			}
+		}
+	}
+	tally
+}
+
+/// The dashboard's view of a gate row.
+pub fn gate_summary(row: &GateRow) -> v1::GateSummary {
+	let side = |w, d, l| {
+		Some(v1::SideResult {
+			wins: w,
+			draws: d,
+			losses: l,
+		})
+	};
+	v1::GateSummary {
+		generation: row.candidate_generation,
+		training_steps: row.training_steps,
+		promoted: row.promoted,
+		as_tigers: side(row.tigers_wins, row.tigers_draws, row.tigers_losses),
+		as_sheep: side(row.sheep_wins, row.sheep_draws, row.sheep_losses),
+		score: row.score,
+		score_low: row.score_low,
+		score_high: row.score_high,
+		reason: row.reason.clone(),
+		finished_at: row.finished_at,
+	}
+}

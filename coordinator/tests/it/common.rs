@@ -1,0 +1,163 @@
+//! A coordinator on `127.0.0.1:0` in this process, real clients, and real samples.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use tigers_coordinator::config::CoordinatorConfig;
+use tigers_core::ClaudePlayer;
+use tigers_core::search::SearchSettings;
+use tigers_core::selfplay::{SelfPlaySettings, play_self_play_game};
+use tigers_proto::convert::sample_to_wire;
+use tigers_proto::v1;
+use tigers_proto::v1::coordinator_client::CoordinatorClient;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Channel;
+use tonic::{Request, Status};
+
+/// A fresh directory for one test's run.
+pub fn temp_dir(tag: &str) -> PathBuf {
+	static NEXT: AtomicU32 = AtomicU32::new(0);
+	let dir = std::env::temp_dir().join(format!(
+		"tigers-coordinator-{tag}-{}-{}",
+		std::process::id(),
+		NEXT.fetch_add(1, Ordering::Relaxed)
+	));
+	let _ = std::fs::remove_dir_all(&dir);
+	dir
+}
+
+/// Settings small enough for tests: shallow searches, tiny gates, rare candidates.
+pub fn test_config(run_dir: PathBuf, token: Option<&str>) -> CoordinatorConfig {
+	let mut config = CoordinatorConfig::new("127.0.0.1:0".parse().expect("an address"), run_dir);
+	config.token = token.map(str::to_string);
+	let run = &mut config.run;
+	run.depth = 1;
+	run.gate.search = SearchSettings::fixed_depth(1);
+	run.gate.policy.min_pairs = 1;
+	run.gate.policy.max_pairs = 2;
+	run.gate.max_plies = 60;
+	run.steps_per_candidate = 1_000_000;
+	run.training.batch_size = 16;
+	run.research_fraction = 0.0;
+	config
+}
+
+/// A running coordinator.
+pub struct Running {
+	pub address: SocketAddr,
+	stop: Option<tokio::sync::oneshot::Sender<()>>,
+	handle: tokio::task::JoinHandle<Result<(), tigers_coordinator::error::CoordinatorError>>,
+}
+
+impl Running {
+	/// Stops it and waits until it has checkpointed.
+	pub async fn stop(mut self) {
+		if let Some(stop) = self.stop.take() {
+			let _ = stop.send(());
+		}
+		self.handle
+			.await
+			.expect("the server task")
+			.expect("the server stops cleanly");
+	}
+}
+
+/// Starts a coordinator with `config` on a free loopback port.
+pub async fn start(config: CoordinatorConfig) -> Running {
+	let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+		.await
+		.expect("a free port");
+	let address = listener.local_addr().expect("an address");
+	let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+	let handle = tokio::spawn(tigers_coordinator::server::run(
+		config,
+		listener,
+		async move {
+			let _ = stopped.await;
+		},
+	));
+	Running {
+		address,
+		stop: Some(stop),
+		handle,
+	}
+}
+
+/// Adds the bearer token, if any, to a request.
+pub type Auth = Box<dyn FnMut(Request<()>) -> Result<Request<()>, Status> + Send>;
+
+/// A generated client with its token.
+pub type Client = CoordinatorClient<InterceptedService<Channel, Auth>>;
+
+/// A generated client, presenting `token` if given.
+pub async fn client(address: SocketAddr, token: Option<&str>) -> Client {
+	let channel = Channel::from_shared(format!("http://{address}"))
+		.expect("a URL")
+		.connect()
+		.await
+		.expect("the coordinator accepts connections");
+	let bearer = token.map(|t| {
+		format!("Bearer {t}")
+			.parse::<tonic::metadata::MetadataValue<_>>()
+			.expect("metadata")
+	});
+	let interceptor: Auth = Box::new(move |mut request: Request<()>| {
+		if let Some(bearer) = &bearer {
+			request
+				.metadata_mut()
+				.insert("authorization", bearer.clone());
+		}
+		Ok(request)
+	});
+	CoordinatorClient::with_interceptor(channel, interceptor)
+}
+
+/// A join request with this build's versions.
+pub fn join_request(worker_id: &str) -> v1::JoinRequest {
+	v1::JoinRequest {
+		worker_id: worker_id.into(),
+		name: format!("{worker_id}-name"),
+		host: "test-host".into(),
+		threads: 1,
+		build_version: env!("CARGO_PKG_VERSION").into(),
+		input_version: tigers_core::network::INPUT_VERSION,
+	}
+}
+
+/// A batch of real samples from one short game, tagged with `generation`.
+pub fn real_batch(sequence: u64, generation: u64, seed: u64) -> v1::SampleBatch {
+	let mut sheep = ClaudePlayer::with_settings(SearchSettings::fixed_depth(1));
+	let mut tigers = ClaudePlayer::with_settings(SearchSettings::fixed_depth(1));
+	let settings = SelfPlaySettings {
+		max_plies: 40,
+		..SelfPlaySettings::default()
+	};
+	let game = play_self_play_game(&mut sheep, &mut tigers, &settings, seed, generation);
+	v1::SampleBatch {
+		sequence,
+		samples: game.samples.iter().map(sample_to_wire).collect(),
+		game_records: vec![game.record.to_text()],
+	}
+}
+
+/// Wraps worker messages as a request stream that ends when `messages` is dropped.
+pub fn outbound(
+	messages: tokio::sync::mpsc::Receiver<v1::WorkerMessage>,
+) -> tokio_stream::wrappers::ReceiverStream<v1::WorkerMessage> {
+	tokio_stream::wrappers::ReceiverStream::new(messages)
+}
+
+pub fn open(worker_id: &str) -> v1::WorkerMessage {
+	v1::WorkerMessage {
+		body: Some(v1::worker_message::Body::Open(v1::SessionOpen {
+			worker_id: worker_id.into(),
+		})),
+	}
+}
+
+pub fn batch_message(batch: v1::SampleBatch) -> v1::WorkerMessage {
+	v1::WorkerMessage {
+		body: Some(v1::worker_message::Body::Batch(batch)),
+	}
+}

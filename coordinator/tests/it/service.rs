@@ -1,0 +1,268 @@
+//! The gRPC service in process: joins, sessions, acknowledgements, duplicates, refusals.
+
+use std::time::Duration;
+
+use tigers_proto::v1;
+use tigers_proto::v1::coordinator_message::Body as ToWorker;
+use tonic::Code;
+
+use crate::common::*;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Opens a session for a joined worker; returns the sender of worker messages and the stream of
+/// coordinator messages, with the first assignment already read.
+async fn session(
+	client: &mut Client,
+	worker_id: &str,
+) -> (
+	tokio::sync::mpsc::Sender<v1::WorkerMessage>,
+	tonic::Streaming<v1::CoordinatorMessage>,
+	v1::Assignment,
+) {
+	let (sender, receiver) = tokio::sync::mpsc::channel(16);
+	sender.send(open(worker_id)).await.unwrap();
+	let mut inbound = client
+		.session(outbound(receiver))
+		.await
+		.expect("a session")
+		.into_inner();
+	let first = tokio::time::timeout(WAIT, inbound.message())
+		.await
+		.unwrap()
+		.unwrap()
+		.unwrap();
+	let Some(ToWorker::Assignment(assignment)) = first.body else {
+		panic!("the first message is an assignment")
+	};
+	(sender, inbound, assignment)
+}
+
+async fn next_ack(
+	inbound: &mut tonic::Streaming<v1::CoordinatorMessage>,
+) -> Result<v1::Ack, tonic::Status> {
+	loop {
+		let message = tokio::time::timeout(WAIT, inbound.message())
+			.await
+			.expect("an answer in time")?;
+		match message.expect("the stream stays open").body {
+			Some(ToWorker::Ack(ack)) => return Ok(ack),
+			_ => continue,
+		}
+	}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_streams_samples_and_gets_acks() {
+	let running = start(test_config(temp_dir("session"), None)).await;
+	let mut client = client(running.address, None).await;
+	let joined = client.join(join_request("w1")).await.unwrap().into_inner();
+	assert_eq!(joined.last_acked_sequence, 0);
+	let (sender, mut inbound, assignment) = session(&mut client, "w1").await;
+	assert_eq!(assignment.generation, 0);
+	let net = client
+		.fetch_net(v1::FetchNetRequest {
+			generation: 0,
+			latest: false,
+		})
+		.await
+		.unwrap()
+		.into_inner();
+	assert_eq!(net.sha256, assignment.sha256);
+	assert_eq!(
+		tigers_core::network::file::sha256_hex(&net.safetensors),
+		net.sha256
+	);
+	tigers_core::Network::from_bytes(&net.safetensors).expect("a readable net");
+
+	let batch = real_batch(1, 0, 7);
+	let count = batch.samples.len() as u64;
+	sender.send(batch_message(batch)).await.unwrap();
+	let ack = next_ack(&mut inbound).await.unwrap();
+	assert_eq!((ack.sequence, ack.accepted), (1, true));
+	let status = client
+		.status(v1::StatusRequest {})
+		.await
+		.unwrap()
+		.into_inner();
+	assert_eq!(status.samples_total, count);
+	assert_eq!(status.games_total, 1);
+	let worker = status
+		.workers
+		.iter()
+		.find(|w| w.worker_id == "w1")
+		.expect("the worker is listed");
+	assert!(worker.connected);
+	assert_eq!(worker.samples, count);
+	drop(sender);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_duplicate_batch_is_not_counted_twice() {
+	let dir = temp_dir("duplicate");
+	let running = start(test_config(dir.clone(), None)).await;
+	let mut client = client(running.address, None).await;
+	client.join(join_request("w2")).await.unwrap();
+	let (sender, mut inbound, _) = session(&mut client, "w2").await;
+	let batch = real_batch(1, 0, 8);
+	let count = batch.samples.len() as u64;
+	sender.send(batch_message(batch.clone())).await.unwrap();
+	assert!(next_ack(&mut inbound).await.unwrap().accepted);
+	sender.send(batch_message(batch)).await.unwrap();
+	let again = next_ack(&mut inbound).await.unwrap();
+	assert_eq!((again.sequence, again.accepted), (1, false));
+	let status = client
+		.status(v1::StatusRequest {})
+		.await
+		.unwrap()
+		.into_inner();
+	assert_eq!(status.samples_total, count);
+	let rejoined = client.join(join_request("w2")).await.unwrap().into_inner();
+	assert_eq!(rejoined.last_acked_sequence, 1);
+	drop(sender);
+	running.stop().await;
+
+	// After a restart on the same run directory, the counts and the sequence are still there.
+	let running = start(test_config(dir, None)).await;
+	let mut client = crate::common::client(running.address, None).await;
+	let status = client
+		.status(v1::StatusRequest {})
+		.await
+		.unwrap()
+		.into_inner();
+	assert_eq!(status.samples_total, count);
+	assert_eq!(
+		client
+			.join(join_request("w2"))
+			.await
+			.unwrap()
+			.into_inner()
+			.last_acked_sequence,
+		1
+	);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_token_is_unauthenticated() {
+	let running = start(test_config(temp_dir("token"), Some("right"))).await;
+	let mut wrong = client(running.address, Some("wrong")).await;
+	let error = wrong.join(join_request("w3")).await.unwrap_err();
+	assert_eq!(error.code(), Code::Unauthenticated);
+	let mut none = client(running.address, None).await;
+	assert_eq!(
+		none.status(v1::StatusRequest {}).await.unwrap_err().code(),
+		Code::Unauthenticated
+	);
+	let mut right = client(running.address, Some("right")).await;
+	assert!(right.join(join_request("w3")).await.is_ok());
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_samples_are_refused_and_the_coordinator_keeps_serving() {
+	let running = start(test_config(temp_dir("malformed"), None)).await;
+	let mut client = client(running.address, None).await;
+	client.join(join_request("w4")).await.unwrap();
+	let (sender, mut inbound, _) = session(&mut client, "w4").await;
+	let mut bad = real_batch(1, 0, 9);
+	bad.samples[0].tigers = 0b11111; // five tigers
+	sender.send(batch_message(bad)).await.unwrap();
+	let refused = next_ack(&mut inbound).await.unwrap_err();
+	assert_eq!(refused.code(), Code::InvalidArgument);
+	assert!(
+		refused.message().contains("batch 1: sample 0"),
+		"{}",
+		refused.message()
+	);
+	assert_eq!(
+		refused.metadata().get("tigers-rejected-sequence").unwrap(),
+		"1"
+	);
+
+	// The same worker, and another, carry on.
+	let (sender, mut inbound, _) = session(&mut client, "w4").await;
+	sender
+		.send(batch_message(real_batch(1, 0, 10)))
+		.await
+		.unwrap();
+	assert!(next_ack(&mut inbound).await.unwrap().accepted);
+	let status = client
+		.status(v1::StatusRequest {})
+		.await
+		.unwrap()
+		.into_inner();
+	assert_eq!(status.batches_rejected, 1);
+	assert!(status.samples_total > 0);
+	drop(sender);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_version_mismatch_is_refused() {
+	let running = start(test_config(temp_dir("version"), None)).await;
+	let mut client = client(running.address, None).await;
+	let old = v1::JoinRequest {
+		build_version: "0.0.1".into(),
+		..join_request("w5")
+	};
+	let error = client.join(old).await.unwrap_err();
+	assert_eq!(error.code(), Code::FailedPrecondition);
+	assert!(
+		error.message().contains("same version"),
+		"{}",
+		error.message()
+	);
+	let encoding = v1::JoinRequest {
+		input_version: 99,
+		..join_request("w5")
+	};
+	assert_eq!(
+		client.join(encoding).await.unwrap_err().code(),
+		Code::FailedPrecondition
+	);
+	let empty = v1::JoinRequest {
+		worker_id: String::new(),
+		..join_request("w5")
+	};
+	assert_eq!(
+		client.join(empty).await.unwrap_err().code(),
+		Code::InvalidArgument
+	);
+	let missing = client
+		.fetch_net(v1::FetchNetRequest {
+			generation: 9,
+			latest: false,
+		})
+		.await
+		.unwrap_err();
+	assert_eq!(missing.code(), Code::NotFound);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_must_follow_a_join() {
+	let running = start(test_config(temp_dir("nojoin"), None)).await;
+	let mut client = client(running.address, None).await;
+	let (sender, receiver) = tokio::sync::mpsc::channel(4);
+	sender.send(open("stranger")).await.unwrap();
+	let result = client.session(outbound(receiver)).await;
+	let error = match result {
+		Err(status) => status,
+		Ok(response) => response.into_inner().message().await.unwrap_err(),
+	};
+	assert_eq!(error.code(), Code::FailedPrecondition);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_address_without_a_token_is_refused() {
+	let mut config = test_config(temp_dir("open"), None);
+	config.listen = "0.0.0.0:0".parse().unwrap();
+	let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+	let error = tigers_coordinator::server::run(config, listener, async {})
+		.await
+		.unwrap_err();
+	assert!(error.to_string().contains("without a token"), "{error}");
+}
