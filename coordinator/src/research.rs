@@ -3,9 +3,11 @@
 //!
 //! The re-search runs on its own thread with a fresh table, while the worker searched with a
 //! table warm from the game's earlier moves, so scores may differ a little even from an honest
-//! worker; only a difference beyond [`TOLERANCE`] counts. Positions chosen by exploration (the
-//! random and softmax plies) carry the chosen move's score rather than the best one and are
-//! skipped.
+//! worker; only a difference beyond [`TOLERANCE`] counts. Only placement-phase positions are
+//! checked: later, the worker's search may have scored a repetition of the game's earlier
+//! positions as a draw, and a sample does not carry that history. Positions chosen by
+//! exploration (the random and softmax plies) carry the chosen move's score rather than the
+//! best one and are skipped too.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -62,7 +64,9 @@ impl Research {
 			return;
 		}
 		let mut rng = self.rng.lock().unwrap_or_else(|p| p.into_inner());
-		for sample in samples.iter().filter(|s| s.ply >= self.first_searched_ply) {
+		let checkable =
+			|s: &&Sample| s.ply >= self.first_searched_ply && s.board.sheep_in_hand() > 0;
+		for sample in samples.iter().filter(checkable) {
 			if rng.random_bool(self.fraction.min(1.0))
 				&& let Err(TrySendError::Disconnected(_)) =
 					self.sender.try_send((worker_id.to_string(), *sample))

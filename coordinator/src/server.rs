@@ -9,6 +9,7 @@ use tigers_core::network::file::sha256_hex;
 use tigers_core::replay::ReplayWindow;
 use tigers_core::stats::{GateRecord, GateStop, PairCounts};
 use tigers_core::trainer::Trainer;
+use tigers_proto::MAX_MESSAGE_BYTES;
 use tigers_proto::convert::Assignment;
 use tigers_proto::v1::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
@@ -26,9 +27,6 @@ use crate::rundir::RunDir;
 use crate::service::CoordinatorService;
 use crate::state::{Current, Live, Shared, WorkerInfo, unix_now};
 use crate::training::{self, TrainingInput, TrainingStart, gate_summary};
-
-/// The largest message either side may send: a batch of 100,000 samples is about 4 MB.
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// Opens the run directory, creating a new run or resuming the one there.
 pub fn open_run(

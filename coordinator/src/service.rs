@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tigers_core::network::INPUT_VERSION;
-use tigers_proto::v1;
 use tigers_proto::v1::coordinator_message::Body as ToWorker;
 use tigers_proto::v1::coordinator_server::Coordinator;
 use tigers_proto::v1::worker_message::Body as FromWorker;
+use tigers_proto::{REJECTED_SEQUENCE_KEY, v1};
 use tokio::sync::mpsc;
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
@@ -22,10 +22,6 @@ use crate::research::Research;
 use crate::state::{Shared, WorkerInfo};
 use crate::training::TrainingInput;
 use crate::validate::{Expect, validate_batch};
-
-/// The metadata key naming the sequence of a batch refused as malformed, so the worker can drop
-/// exactly that batch from its spool.
-pub const REJECTED_SEQUENCE_KEY: &str = "tigers-rejected-sequence";
 
 /// The version a worker's build must have.
 pub const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");

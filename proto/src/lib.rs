@@ -10,6 +10,13 @@ pub mod convert;
 
 use prost::Message;
 
+/// Trailing metadata on the `INVALID_ARGUMENT` status that ends a session whose sample batch was
+/// refused: the refused batch's sequence number, in decimal, so the worker drops that batch.
+pub const REJECTED_SEQUENCE_KEY: &str = "tigers-rejected-sequence";
+
+/// The largest message either side sends or accepts, in bytes.
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
 /// A sample batch as bytes (for a worker's spool on disk), in the wire encoding.
 pub fn encode_batch(batch: &v1::SampleBatch) -> Vec<u8> {
 	batch.encode_to_vec()

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
+use tigers_proto::REJECTED_SEQUENCE_KEY;
 use tigers_proto::convert::{Assignment, ConvertError};
 use tigers_proto::v1::{
 	self, CoordinatorMessage, Heartbeat, JoinRequest, SessionOpen, WorkerMessage,
@@ -31,10 +32,6 @@ use crate::seed::random_u64;
 use crate::selfplay::{Control, Playing};
 use crate::spool::{Spool, SpoolError};
 use crate::stats::Stats;
-
-/// The trailing metadata with which the coordinator names a batch it refused as malformed
-/// (docs/protocol.md). Such a batch would be refused again on every reconnect, so it is dropped.
-const REJECTED_SEQUENCE_KEY: &str = "tigers-rejected-sequence";
 
 /// How long a unary call (and the opening of the session stream) may take. Keepalive pings
 /// find a dead connection; this finds a coordinator that is alive but stuck.
