@@ -1,4 +1,5 @@
 //! Integration tests of the coordinator: one binary, one module per subject.
 
+mod cluster;
 mod common;
 mod service;

@@ -1,0 +1,268 @@
+//! The built binaries as separate processes: a coordinator and two workers on loopback train and
+//! gate; the coordinator is killed with SIGKILL and restarted on the same run directory; the
+//! counters resume, the workers reconnect by themselves, and every batch a worker made is in the
+//! ledger exactly once.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tigers_coordinator::status::fetch_status;
+use tigers_proto::v1;
+
+use crate::common::temp_dir;
+
+fn coordinator_binary() -> PathBuf {
+	PathBuf::from(env!("CARGO_BIN_EXE_coordinator"))
+}
+
+/// The worker binary beside the coordinator's, built first if this test run has not built it.
+fn worker_binary() -> PathBuf {
+	let path = coordinator_binary().with_file_name("worker");
+	if !path.exists() {
+		let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+		let status = Command::new(cargo)
+			.args(["build", "-p", "tigers-worker", "--bin", "worker"])
+			.status()
+			.expect("cargo runs");
+		assert!(status.success(), "building the worker binary failed");
+	}
+	path
+}
+
+fn free_port() -> u16 {
+	std::net::TcpListener::bind("127.0.0.1:0")
+		.unwrap()
+		.local_addr()
+		.unwrap()
+		.port()
+}
+
+fn spawn_coordinator(port: u16, run_dir: &Path, log: &Path) -> Child {
+	let log = std::fs::OpenOptions::new()
+		.create(true)
+		.append(true)
+		.open(log)
+		.unwrap();
+	Command::new(coordinator_binary())
+		.args(["--listen", &format!("127.0.0.1:{port}"), "--run-dir"])
+		.arg(run_dir)
+		.args([
+			"--depth",
+			"1",
+			"--games-per-batch",
+			"2",
+			"--batch-size",
+			"32",
+			"--window",
+			"20000",
+		])
+		.args([
+			"--max-uses",
+			"2",
+			"--steps-per-candidate",
+			"40",
+			"--gate-max-pairs",
+			"2",
+		])
+		.args(["--gate-min-pairs", "1", "--log-json"])
+		.stdout(Stdio::null())
+		.stderr(log)
+		.spawn()
+		.expect("the coordinator starts")
+}
+
+fn spawn_worker(port: u16, name: &str, state: &Path, log: &Path) -> Child {
+	let log = std::fs::OpenOptions::new()
+		.create(true)
+		.append(true)
+		.open(log)
+		.unwrap();
+	Command::new(worker_binary())
+		.args([
+			"--connect",
+			&format!("http://127.0.0.1:{port}"),
+			"--threads",
+			"1",
+			"--name",
+			name,
+		])
+		.arg("--state-dir")
+		.arg(state)
+		.arg("--log-json")
+		.stdout(Stdio::null())
+		.stderr(log)
+		.spawn()
+		.expect("the worker starts")
+}
+
+fn terminate(child: &mut Child) {
+	let pid = child.id().to_string();
+	Command::new("kill")
+		.args(["-TERM", &pid])
+		.status()
+		.expect("kill runs");
+	let deadline = Instant::now() + Duration::from_secs(30);
+	while Instant::now() < deadline {
+		if child.try_wait().unwrap().is_some() {
+			return;
+		}
+		std::thread::sleep(Duration::from_millis(100));
+	}
+	panic!("process {pid} did not stop after SIGTERM");
+}
+
+/// Polls the status until `done` holds, or fails with the last status after `limit`.
+async fn wait_for(
+	port: u16,
+	limit: Duration,
+	what: &str,
+	done: impl Fn(&v1::Progress) -> bool,
+) -> v1::Progress {
+	let url = format!("http://127.0.0.1:{port}");
+	let deadline = Instant::now() + limit;
+	let mut last = None;
+	while Instant::now() < deadline {
+		if let Ok(progress) = fetch_status(&url, None).await {
+			if done(&progress) {
+				return progress;
+			}
+			last = Some(progress);
+		}
+		tokio::time::sleep(Duration::from_millis(250)).await;
+	}
+	panic!("timed out waiting for {what}; last status: {last:?}");
+}
+
+fn both_connected(progress: &v1::Progress) -> bool {
+	progress.workers.iter().filter(|w| w.connected).count() == 2
+}
+
+/// Every worker's sequences in the ledger, sorted.
+fn ledger_sequences(run_dir: &Path) -> Vec<(String, Vec<u64>, u64)> {
+	let ledger = rusqlite::Connection::open(run_dir.join("ledger.sqlite")).unwrap();
+	let mut statement = ledger
+		.prepare(
+			"SELECT worker_id, sequence, sample_count FROM batches ORDER BY worker_id, sequence",
+		)
+		.unwrap();
+	let rows: Vec<(String, u64, u64)> = statement
+		.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+		.unwrap()
+		.map(Result::unwrap)
+		.collect();
+	let mut by_worker: Vec<(String, Vec<u64>, u64)> = Vec::new();
+	for (worker, sequence, samples) in rows {
+		match by_worker.last_mut() {
+			Some((w, sequences, total)) if *w == worker => {
+				sequences.push(sequence);
+				*total += samples;
+			}
+			_ => by_worker.push((worker, vec![sequence], samples)),
+		}
+	}
+	by_worker
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_coordinator_resumes_and_nothing_is_lost_or_counted_twice() {
+	let dir = temp_dir("cluster");
+	std::fs::create_dir_all(&dir).unwrap();
+	let run_dir = dir.join("run");
+	let log = dir.join("log.jsonl");
+	let port = free_port();
+	let mut coordinator = spawn_coordinator(port, &run_dir, &log);
+	let mut workers = [
+		spawn_worker(port, "alpha", &dir.join("alpha"), &log),
+		spawn_worker(port, "beta", &dir.join("beta"), &log),
+	];
+
+	// 1. The run trains and gates at least once beyond the first net's own gate.
+	let before = wait_for(port, Duration::from_secs(240), "a candidate's gate", |p| {
+		both_connected(p) && p.gates.len() >= 2 && p.samples_total > 0
+	})
+	.await;
+	assert!(before.training_steps >= 40);
+
+	// 2. SIGKILL: no checkpoint, no goodbye. The workers keep playing and spooling.
+	coordinator.kill().unwrap();
+	coordinator.wait().unwrap();
+	tokio::time::sleep(Duration::from_secs(2)).await;
+
+	// 3. Restarted on the same directory, the run resumes where its disk says it was.
+	let mut coordinator = spawn_coordinator(port, &run_dir, &log);
+	let resumed = wait_for(
+		port,
+		Duration::from_secs(60),
+		"the restarted coordinator",
+		|_| true,
+	)
+	.await;
+	assert!(
+		resumed.samples_total >= before.samples_total,
+		"{} < {}",
+		resumed.samples_total,
+		before.samples_total
+	);
+	assert!(resumed.generation >= before.generation);
+	assert!(
+		resumed.training_steps > 0,
+		"the checkpoint's steps were restored"
+	);
+	assert!(resumed.gates.len() >= before.gates.len());
+
+	// 4. The workers reconnect by themselves and their samples keep arriving.
+	let after = wait_for(port, Duration::from_secs(120), "both workers back", |p| {
+		both_connected(p) && p.samples_total > resumed.samples_total
+	})
+	.await;
+	assert!(
+		after
+			.workers
+			.iter()
+			.all(|w| w.reconnects == 0 || w.connected)
+	);
+
+	// 5. The workers stop cleanly, flushing their spools; then the coordinator.
+	for worker in &mut workers {
+		terminate(worker);
+	}
+	let last = wait_for(port, Duration::from_secs(10), "a final status", |_| true).await;
+	terminate(&mut coordinator);
+
+	// 6. Every batch each worker made is in the ledger once: sequences 1..=n with no gap, its
+	//    spool is empty, and its next sequence is n + 1. The ledger's total is the status's.
+	let ledger = ledger_sequences(&run_dir);
+	assert_eq!(ledger.len(), 2, "{ledger:?}");
+	let mut total = 0;
+	for (worker, sequences, samples) in &ledger {
+		let n = sequences.len() as u64;
+		assert_eq!(
+			sequences,
+			&(1..=n).collect::<Vec<_>>(),
+			"{worker}'s sequences have gaps or repeats"
+		);
+		total += samples;
+		let name = worker.split('-').next().unwrap();
+		let spool = dir.join(name).join("spool");
+		let pending: Vec<_> = std::fs::read_dir(&spool)
+			.unwrap()
+			.map(|e| e.unwrap().file_name().into_string().unwrap())
+			.filter(|f| f.ends_with(".batch"))
+			.collect();
+		assert!(pending.is_empty(), "{worker} still holds {pending:?}");
+		let next: u64 = std::fs::read_to_string(spool.join("next_sequence"))
+			.unwrap()
+			.trim()
+			.parse()
+			.unwrap();
+		assert_eq!(
+			next,
+			n + 1,
+			"{worker} made {} batches, the ledger has {n}",
+			next - 1
+		);
+	}
+	assert_eq!(total, last.samples_total);
+	let _ = std::fs::remove_dir_all(&dir);
+}
