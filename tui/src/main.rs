@@ -1,0 +1,3 @@
+//! The `tui` binary.
+
+fn main() {}
