@@ -230,6 +230,10 @@ pub async fn run(
 			.path()
 			.join("local-workers")
 			.join(format!("local-{index}"));
+		// The certificate must name 127.0.0.1 for local workers to trust it.
+		worker.tls_ca = config.tls.as_ref().map(|(cert, _)| cert.clone());
+		// Local workers stop before the server, so a short grace is enough to flush.
+		worker.shutdown_grace = std::time::Duration::from_secs(3);
 		let mut stop = workers_stopped.clone();
 		local.push(tokio::spawn(async move {
 			let until = async move {
@@ -241,15 +245,21 @@ pub async fn run(
 		}));
 	}
 
+	// On shutdown, local workers stop first, flushing their last batches to the still-running
+	// server; then the server stops.
 	let incoming = TcpListenerStream::new(listener);
+	let stopping = async move {
+		shutdown.await;
+		info!("stopping");
+		let _ = stop_workers.send(true);
+		for worker in local {
+			let _ = worker.await;
+		}
+	};
 	let served = builder
 		.add_service(service)
-		.serve_with_incoming_shutdown(incoming, shutdown)
+		.serve_with_incoming_shutdown(incoming, stopping)
 		.await;
-	let _ = stop_workers.send(true);
-	for worker in local {
-		let _ = worker.await;
-	}
 	let _ = training_inbox.send(TrainingInput::Stop);
 	let _ = tokio::task::spawn_blocking(move || training_thread.join()).await;
 	info!("stopped");

@@ -3,3 +3,4 @@
 mod cluster;
 mod common;
 mod service;
+mod tls;
