@@ -92,7 +92,9 @@ pub fn open_run(
 	// The counters and lists, from the ledger.
 	let totals = ledger.totals()?;
 	let gates = ledger.gates()?;
-	let incumbent_record = gates.iter().rev().find(|g| g.promoted).map(|g| GateRecord {
+	let incumbent_row = gates.iter().rev().find(|g| g.promoted);
+	let incumbent_measured = incumbent_row.is_some_and(|g| g.stop == training::MEASURED);
+	let incumbent_record = incumbent_row.map(|g| GateRecord {
 		pairs: PairCounts { counts: g.pairs },
 		stop: if g.stop.contains("H1") {
 			GateStop::AcceptH1
@@ -160,6 +162,8 @@ pub fn open_run(
 		steps,
 		last_batch_id,
 		incumbent: incumbent_record,
+		incumbent_measured,
+		gates_played: gates.len() as u64,
 	};
 	Ok((shared, start))
 }

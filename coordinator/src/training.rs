@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use tigers_core::Network;
 use tigers_core::gate::{GateSettings, GateTally, gate_openings, play_gate_pair};
 use tigers_core::selfplay::Sample;
-use tigers_core::stats::{GateRecord, promote};
+use tigers_core::stats::{GatePolicy, GateRecord, PromotionDecision, promote};
 use tigers_core::trainer::Trainer;
 use tigers_proto::convert::Assignment;
 use tigers_proto::v1;
@@ -51,6 +51,11 @@ pub struct TrainingStart {
 	pub last_batch_id: i64,
 	/// The incumbent's gate record; `None` until generation 0 has been gated.
 	pub incumbent: Option<GateRecord>,
+	/// Whether that record is a measurement on fresh openings rather than the incumbent's own
+	/// promotion gate; if not, the incumbent is measured first.
+	pub incumbent_measured: bool,
+	/// Gate matches so far in the run; each match draws its openings from its own number.
+	pub gates_played: u64,
 }
 
 /// Starts the training thread; returns its inbox and handle.
@@ -62,13 +67,31 @@ pub fn start(
 	let (sender, inbox) = channel();
 	let handle = std::thread::Builder::new()
 		.name("training".into())
-		.spawn(move || Training::new(shared, start, pool).run(&inbox))
+		.spawn(move || {
+			let measured = start.incumbent_measured;
+			Training::new(shared, start, pool).run(&inbox, measured);
+		})
 		.expect("the training thread starts");
 	(sender, handle)
 }
 
+/// What a gate match is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GateKind {
+	/// Measuring the incumbent on fresh openings, all pairs played: the first net, and every net
+	/// just promoted, whose promotion score is biased upwards by its selection (the best of many
+	/// noisy candidates) and would otherwise be a bar later candidates cannot reach.
+	Measure,
+	/// A candidate that may replace the incumbent.
+	Candidate,
+}
+
+/// The `stop` recorded for measurement gates, which a restart looks for.
+pub const MEASURED: &str = "Measured";
+
 /// A gate match that finished on the gating pool.
 struct GateDone {
+	kind: GateKind,
 	candidate: Network,
 	steps: u64,
 	tally: GateTally,
@@ -83,6 +106,9 @@ struct Training {
 	pool: Arc<rayon::ThreadPool>,
 	gate_results: (Sender<GateDone>, Receiver<GateDone>),
 	gating: bool,
+	/// The incumbent, when it still has to be measured.
+	to_measure: Option<Network>,
+	gates_played: u64,
 	last_candidate: u64,
 	last_checkpoint: u64,
 	last_throughput: Instant,
@@ -102,16 +128,18 @@ impl Training {
 			pool,
 			gate_results: channel(),
 			gating: false,
+			to_measure: None,
+			gates_played: start.gates_played,
 			last_throughput: Instant::now(),
 			losses_since_row: Vec::new(),
 		}
 	}
 
-	fn run(mut self, inbox: &Receiver<TrainingInput>) {
-		if self.incumbent.is_none() {
-			// A new run: gate the first net, so candidates have a score to beat.
-			let first = (*self.shared.current().net).clone();
-			self.start_gate(first, self.steps);
+	fn run(mut self, inbox: &Receiver<TrainingInput>, start_measured: bool) {
+		if self.incumbent.is_none() || !start_measured {
+			// A new run, or one stopped before its incumbent was measured: measure it first,
+			// so candidates have a fair score to beat.
+			self.to_measure = Some((*self.shared.current().net).clone());
 		}
 		loop {
 			// 1. Take in what arrived, without waiting.
@@ -130,12 +158,16 @@ impl Training {
 			while let Ok(done) = self.gate_results.1.try_recv() {
 				self.finish_gate(done);
 			}
-			if !self.gating
-				&& self.steps >= self.last_candidate + self.shared.settings.steps_per_candidate
-			{
-				self.last_candidate = self.steps;
-				let candidate = self.trainer.net.clone();
-				self.start_gate(candidate, self.steps);
+			if !self.gating {
+				if let Some(incumbent) = self.to_measure.take() {
+					self.start_gate(GateKind::Measure, incumbent, self.steps);
+				} else if self.steps
+					>= self.last_candidate + self.shared.settings.steps_per_candidate
+				{
+					self.last_candidate = self.steps;
+					let candidate = self.trainer.net.clone();
+					self.start_gate(GateKind::Candidate, candidate, self.steps);
+				}
 			}
 			// 4. Checkpoint and record throughput now and then.
 			if self.steps >= self.last_checkpoint + self.shared.settings.steps_per_checkpoint {
@@ -192,16 +224,26 @@ impl Training {
 		trained
 	}
 
-	fn start_gate(&mut self, candidate: Network, steps: u64) {
+	fn start_gate(&mut self, kind: GateKind, candidate: Network, steps: u64) {
 		self.gating = true;
-		let policy = self
-			.shared
-			.settings
-			.gate
-			.policy_against(self.incumbent.as_ref());
+		let base = self.shared.settings.gate;
+		let policy = match kind {
+			// A measurement plays every pair: no early stop, the most accurate score.
+			GateKind::Measure => GatePolicy {
+				min_pairs: base.policy.max_pairs,
+				..base.policy
+			},
+			GateKind::Candidate => base.policy_against(self.incumbent.as_ref()),
+		};
+		// Fresh openings for every match, so no net is judged on the openings that selected it.
+		let seed = base
+			.seed
+			.wrapping_add(self.gates_played.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+		self.gates_played += 1;
 		let settings = GateSettings {
 			policy,
-			..self.shared.settings.gate
+			seed,
+			..base
 		};
 		let sender = self.gate_results.0.clone();
 		let pool = self.pool.clone();
@@ -212,6 +254,7 @@ impl Training {
 				let tally = pool.install(|| run_gate_parallel(&net, &settings));
 				let candidate = Arc::try_unwrap(net).unwrap_or_else(|net| (*net).clone());
 				let _ = sender.send(GateDone {
+					kind,
 					candidate,
 					steps,
 					tally,
@@ -226,25 +269,33 @@ impl Training {
 			return;
 		};
 		let current = self.shared.current();
-		let first_gate = self.incumbent.is_none();
-		let decision = if first_gate {
-			// The first net's own gate sets the score to beat; it is the incumbent from the start,
-			// and its row says so (promoted), which is how a restart finds the incumbent's record.
-			tigers_core::stats::PromotionDecision {
-				promote: true,
-				reason: "the first net: the incumbent from the start".into(),
+		let (decision, generation, stop) = match done.kind {
+			GateKind::Measure => {
+				let reason = format!(
+					"generation {} measured on fresh openings: the score to beat",
+					current.assignment.generation
+				);
+				// Recorded as promoted: this row is the incumbent's record, which is how a
+				// restart finds it.
+				let decision = PromotionDecision {
+					promote: true,
+					reason,
+				};
+				(
+					decision,
+					current.assignment.generation,
+					MEASURED.to_string(),
+				)
 			}
-		} else {
-			promote(
-				&record,
-				self.incumbent.as_ref(),
-				&self.shared.settings.promotion,
-			)
-		};
-		let generation = if first_gate {
-			current.assignment.generation
-		} else {
-			current.assignment.generation + 1
+			GateKind::Candidate => {
+				let rule = &self.shared.settings.promotion;
+				let decision = promote(&record, self.incumbent.as_ref(), rule);
+				(
+					decision,
+					current.assignment.generation + 1,
+					format!("{:?}", record.stop),
+				)
+			}
 		};
 		let estimate = record.estimate();
 		let (t, s) = (done.tally.by_side.as_tigers, done.tally.by_side.as_sheep);
@@ -264,7 +315,7 @@ impl Training {
 			score_low: estimate.low,
 			score_high: estimate.high,
 			elo: estimate.elo().elo,
-			stop: format!("{:?}", record.stop),
+			stop,
 			reason: decision.reason.clone(),
 			finished_at: now,
 			pairs: record.pairs.counts,
@@ -272,20 +323,22 @@ impl Training {
 		if let Err(e) = self.shared.ledger().record_gate(&row) {
 			error!(%e, "could not record the gate");
 		}
-		info!(generation, score = %estimate, promoted = decision.promote, reason = %decision.reason, "gate finished");
+		info!(generation, kind = ?done.kind, score = %estimate, promoted = decision.promote, reason = %decision.reason, "gate finished");
 		self.shared.live().gates.push(gate_summary(&row));
-		if first_gate {
-			self.incumbent = Some(record);
-			return;
-		}
-		if decision.promote {
-			let mut net = done.candidate;
-			net.generation = generation;
-			if let Err(e) = self.promote_net(net, done.steps, now) {
-				error!(%e, "could not promote the candidate");
-				return;
+		match done.kind {
+			GateKind::Measure => self.incumbent = Some(record),
+			GateKind::Candidate if decision.promote => {
+				let mut net = done.candidate;
+				net.generation = generation;
+				if let Err(e) = self.promote_net(net.clone(), done.steps, now) {
+					error!(%e, "could not promote the candidate");
+					return;
+				}
+				// Until it is measured, the promotion gate stands for the new incumbent.
+				self.incumbent = Some(record);
+				self.to_measure = Some(net);
 			}
-			self.incumbent = Some(record);
+			GateKind::Candidate => {}
 		}
 	}
 
