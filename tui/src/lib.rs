@@ -1,1 +1,35 @@
-//! Placeholder, filled in by the crate's own commit.
+//! Tigers and Sheep in the terminal: play against the latest net (or anyone against anyone),
+//! and (soon) a line protocol that lets scripts drive the search.
+//!
+//! The game screen, from the ground up:
+//!
+//! - [`player`]: the polled [`Player`] trait, and core's searchers as players;
+//! - [`local_player`]: [`LocalPlayer`], the person at the terminal (mouse or typed moves);
+//! - [`seat`]: a side's player, at hand or away searching on a background thread;
+//! - [`board_view`]: [`BoardView`], the board at a whole-number scale, and `pos_at`;
+//! - [`history`]: the move list, and which move a click lands on;
+//! - [`layout`]: where each pane goes;
+//! - [`app`]: [`App`], the game's state and what input does to it, without a terminal;
+//! - [`ui`]: drawing the app;
+//! - [`terminal`]: the loop on a real terminal;
+//! - [`record_io`]: saving and loading games as core's text records;
+//! - [`net_source`]: finding the net, in a run directory or from a coordinator;
+//! - [`setup`]: the command line's choices made into an app.
+
+pub mod app;
+pub mod board_view;
+pub mod history;
+pub mod layout;
+pub mod local_player;
+pub mod net_source;
+pub mod player;
+pub mod record_io;
+pub mod seat;
+pub mod setup;
+pub mod terminal;
+pub mod ui;
+
+pub use app::App;
+pub use board_view::BoardView;
+pub use local_player::LocalPlayer;
+pub use player::{Highlights, Input, Player};

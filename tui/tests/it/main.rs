@@ -1,1 +1,9 @@
-//! Integration tests.
+//! Integration tests of the `tui` crate: screens, the board's geometry, input handling, records,
+//! finding nets, and the engine protocol through the real binary.
+
+mod board_geometry;
+mod input;
+mod net_source;
+mod records;
+mod screens;
+mod support;

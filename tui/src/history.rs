@@ -1,0 +1,97 @@
+//! `HistoryView`: the list of moves, one a row, and [`HistoryView::move_at`], which maps a
+//! click back to the move on that row.
+//!
+//! Rows are the moves played followed by the moves undone (kept so that the user can step
+//! forward again), greyed. Sheep moves are white, tiger moves yellow. The list scrolls so that
+//! the last move played stays in view.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Position, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::Widget;
+use tigers_core::{Move, Turn};
+
+/// The move list widget.
+#[derive(Clone, Copy, Debug)]
+pub struct HistoryView<'a> {
+	played: &'a [Move],
+	undone: &'a [Move],
+}
+
+impl<'a> HistoryView<'a> {
+	/// The moves played, oldest first, and the moves undone after them, next first.
+	pub fn new(played: &'a [Move], undone: &'a [Move]) -> HistoryView<'a> {
+		HistoryView { played, undone }
+	}
+
+	/// The index of the first row shown in a list `height` rows tall.
+	pub fn first_row(played: usize, height: u16) -> usize {
+		played.saturating_sub(usize::from(height))
+	}
+
+	/// The index of the move on the row at `cell` in a view rendered into `area`, if there is
+	/// one. Index `i` is move `i + 1` of the game; `played..` are the undone moves.
+	pub fn move_at(area: Rect, played: usize, undone: usize, cell: Position) -> Option<usize> {
+		if !area.contains(cell) {
+			return None;
+		}
+		let index = HistoryView::first_row(played, area.height) + usize::from(cell.y - area.y);
+		(index < played + undone).then_some(index)
+	}
+}
+
+impl Widget for HistoryView<'_> {
+	fn render(self, area: Rect, buf: &mut Buffer) {
+		let first = HistoryView::first_row(self.played.len(), area.height);
+		let rows = self
+			.played
+			.iter()
+			.chain(self.undone)
+			.enumerate()
+			.skip(first);
+		for (y, (index, mv)) in (area.y..area.bottom()).zip(rows) {
+			let style = if index >= self.played.len() {
+				Style::new().fg(Color::DarkGray)
+			} else {
+				match mv.side() {
+					Turn::Sheep => Style::new().fg(Color::White),
+					Turn::Tiger => Style::new().fg(Color::Yellow),
+				}
+			};
+			let style = if index + 1 == self.played.len() {
+				style.add_modifier(Modifier::BOLD)
+			} else {
+				style
+			};
+			let text = format!("{:>3}. {mv}", index + 1);
+			buf.set_stringn(area.x, y, text, usize::from(area.width), style);
+		}
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn the_last_move_played_stays_in_view() {
+		assert_eq!(HistoryView::first_row(3, 10), 0);
+		assert_eq!(HistoryView::first_row(10, 10), 0);
+		assert_eq!(HistoryView::first_row(25, 10), 15);
+		let area = Rect::new(5, 2, 10, 10);
+		assert_eq!(
+			HistoryView::move_at(area, 25, 0, Position::new(6, 11)),
+			Some(24)
+		);
+		assert_eq!(
+			HistoryView::move_at(area, 25, 0, Position::new(6, 2)),
+			Some(15)
+		);
+		assert_eq!(
+			HistoryView::move_at(area, 3, 2, Position::new(6, 6)),
+			Some(4)
+		);
+		assert_eq!(HistoryView::move_at(area, 3, 2, Position::new(6, 7)), None);
+		assert_eq!(HistoryView::move_at(area, 3, 2, Position::new(4, 2)), None);
+	}
+}

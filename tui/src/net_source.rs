@@ -1,0 +1,288 @@
+//! Finding the net to play: a safetensors file, the newest net of a run directory, or the
+//! latest promoted net of a coordinator, fetched over gRPC with `FetchNet`.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use thiserror::Error;
+use tigers_core::Network;
+use tigers_core::network::file::{NetFileError, sha256_hex};
+use tigers_proto::v1::FetchNetRequest;
+use tigers_proto::v1::coordinator_client::CoordinatorClient;
+use tonic::metadata::MetadataValue;
+use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
+
+/// The coordinator's default run directory.
+pub const DEFAULT_RUN_DIR: &str = "runs/default";
+/// The coordinator's default address, as seen from the same machine.
+pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:50051";
+/// How long to try to reach a coordinator: long enough for a network, short enough not to keep
+/// someone who only wants a game waiting when none is running.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+/// How long the whole fetch may take once connected (the file is a few tens of kilobytes).
+const FETCH_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Where a net comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NetSource {
+	/// A safetensors file.
+	File(PathBuf),
+	/// A coordinator's URL (`http://` or `https://`): its latest promoted net.
+	Coordinator(String),
+}
+
+impl NetSource {
+	/// A URL if the text starts with `http://` or `https://`, otherwise a file path.
+	pub fn parse(text: &str) -> NetSource {
+		if text.starts_with("http://") || text.starts_with("https://") {
+			NetSource::Coordinator(text.to_string())
+		} else {
+			NetSource::File(PathBuf::from(text))
+		}
+	}
+}
+
+/// How to talk to a coordinator.
+#[derive(Clone, Debug, Default)]
+pub struct ClientSettings {
+	/// The run's token, sent as `authorization: Bearer <token>`.
+	pub token: Option<String>,
+	/// A PEM certificate to trust for `https` (the coordinator's own, or its CA's).
+	pub tls_ca: Option<PathBuf>,
+}
+
+/// A net and a few words on where it came from, for the screen.
+#[derive(Clone, Debug)]
+pub struct LoadedNet {
+	/// The net.
+	pub net: Arc<Network>,
+	/// Where it came from, e.g. `runs/default/nets/gen-000012.safetensors`.
+	pub origin: String,
+}
+
+/// Why no net was loaded.
+#[derive(Debug, Error)]
+pub enum NetSourceError {
+	/// A net file did not load.
+	#[error("cannot load the net {path}: {source}")]
+	File {
+		/// The file.
+		path: PathBuf,
+		/// What was wrong with it.
+		source: NetFileError,
+	},
+	/// A run directory's `nets/` could not be listed.
+	#[error("cannot list the nets in {path}: {source}")]
+	RunDir {
+		/// The `nets` directory.
+		path: PathBuf,
+		/// What the system said.
+		source: std::io::Error,
+	},
+	/// A run directory without nets.
+	#[error("{0} holds no nets yet")]
+	NoNets(PathBuf),
+	/// The URL or the TLS settings are unusable.
+	#[error("cannot use the coordinator {url}: {reason}")]
+	Url {
+		/// The URL.
+		url: String,
+		/// What is wrong.
+		reason: String,
+	},
+	/// No connection.
+	#[error("no coordinator answers at {url}: {reason}")]
+	Unreachable {
+		/// The URL.
+		url: String,
+		/// What the transport said.
+		reason: String,
+	},
+	/// The coordinator refused the call.
+	#[error("the coordinator at {url} refused to send its net: {status}")]
+	Refused {
+		/// The URL.
+		url: String,
+		/// Its status message (a missing token shows as `Unauthenticated`).
+		status: String,
+	},
+	/// The bytes received are not a net, or not the one announced.
+	#[error("the net from {url} is unusable: {reason}")]
+	BadNet {
+		/// The URL.
+		url: String,
+		/// What was wrong.
+		reason: String,
+	},
+}
+
+/// Loads the net from `source`.
+pub fn load(source: &NetSource, client: &ClientSettings) -> Result<LoadedNet, NetSourceError> {
+	match source {
+		NetSource::File(path) => load_file(path),
+		NetSource::Coordinator(url) => fetch_latest(url, client),
+	}
+}
+
+/// Loads a safetensors net file.
+pub fn load_file(path: &Path) -> Result<LoadedNet, NetSourceError> {
+	let net = Network::load(path).map_err(|source| NetSourceError::File {
+		path: path.to_path_buf(),
+		source,
+	})?;
+	Ok(LoadedNet {
+		net: Arc::new(net),
+		origin: path.display().to_string(),
+	})
+}
+
+/// The newest net in a run directory: the highest-numbered `nets/gen-NNNNNN.safetensors`.
+pub fn latest_in_run_dir(run_dir: &Path) -> Result<PathBuf, NetSourceError> {
+	let nets = run_dir.join("nets");
+	let entries = std::fs::read_dir(&nets).map_err(|source| NetSourceError::RunDir {
+		path: nets.clone(),
+		source,
+	})?;
+	let newest = entries
+		.filter_map(Result::ok)
+		.filter_map(|entry| {
+			let name = entry.file_name().into_string().ok()?;
+			let digits = name.strip_prefix("gen-")?.strip_suffix(".safetensors")?;
+			let generation: u64 = digits.parse().ok()?;
+			Some((generation, entry.path()))
+		})
+		.max_by_key(|(generation, _)| *generation);
+	newest
+		.map(|(_, path)| path)
+		.ok_or(NetSourceError::NoNets(nets))
+}
+
+/// The latest net with no directions given: the newest in `run_dir`, else the latest of the
+/// coordinator at `url`. On failure, the reasons for both.
+pub fn find_latest(
+	run_dir: &Path,
+	url: &str,
+	client: &ClientSettings,
+) -> Result<LoadedNet, String> {
+	let local = latest_in_run_dir(run_dir).and_then(|path| load_file(&path));
+	local.or_else(|local_error| {
+		fetch_latest(url, client).map_err(|remote_error| format!("{local_error}; {remote_error}"))
+	})
+}
+
+/// Fetches the latest promoted net from the coordinator at `url`.
+pub fn fetch_latest(url: &str, client: &ClientSettings) -> Result<LoadedNet, NetSourceError> {
+	let runtime = tokio::runtime::Builder::new_current_thread()
+		.enable_all()
+		.build()
+		.map_err(|e| NetSourceError::Unreachable {
+			url: url.to_string(),
+			reason: format!("cannot start the network runtime: {e}"),
+		})?;
+	runtime.block_on(fetch_latest_async(url, client))
+}
+
+async fn fetch_latest_async(
+	url: &str,
+	client: &ClientSettings,
+) -> Result<LoadedNet, NetSourceError> {
+	let url_error = |reason: String| NetSourceError::Url {
+		url: url.to_string(),
+		reason,
+	};
+	let mut endpoint = Endpoint::from_shared(url.to_string())
+		.map_err(|e| url_error(e.to_string()))?
+		.connect_timeout(CONNECT_TIMEOUT)
+		.timeout(FETCH_TIMEOUT);
+	if url.starts_with("https://") {
+		endpoint = endpoint
+			.tls_config(tls_config(client).map_err(url_error)?)
+			.map_err(|e| url_error(e.to_string()))?;
+	}
+	let channel = endpoint
+		.connect()
+		.await
+		.map_err(|e| NetSourceError::Unreachable {
+			url: url.to_string(),
+			reason: error_chain(&e),
+		})?;
+	let mut request = tonic::Request::new(FetchNetRequest {
+		generation: 0,
+		latest: true,
+	});
+	if let Some(token) = &client.token {
+		let value: MetadataValue<_> = format!("Bearer {token}")
+			.parse()
+			.map_err(|_| url_error("the token must be printable ASCII".into()))?;
+		request.metadata_mut().insert("authorization", value);
+	}
+	let file = CoordinatorClient::new(channel)
+		.max_decoding_message_size(tigers_proto::MAX_MESSAGE_BYTES)
+		.fetch_net(request)
+		.await
+		.map_err(|status| NetSourceError::Refused {
+			url: url.to_string(),
+			status: format!("{:?}: {}", status.code(), status.message()),
+		})?
+		.into_inner();
+	let bad_net = |reason: String| NetSourceError::BadNet {
+		url: url.to_string(),
+		reason,
+	};
+	let actual = sha256_hex(&file.safetensors);
+	if actual != file.sha256 {
+		return Err(bad_net(format!(
+			"its bytes hash to {actual}, not the {} announced",
+			file.sha256
+		)));
+	}
+	let net = Network::from_bytes(&file.safetensors).map_err(|e| bad_net(e.to_string()))?;
+	Ok(LoadedNet {
+		origin: format!("generation {} from {url}", net.generation),
+		net: Arc::new(net),
+	})
+}
+
+fn tls_config(client: &ClientSettings) -> Result<ClientTlsConfig, String> {
+	let path = client
+		.tls_ca
+		.as_ref()
+		.ok_or("an https coordinator needs --tls-ca FILE: this build trusts no built-in roots")?;
+	let pem = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+	Ok(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))
+}
+
+/// An error with its sources, which is where the transport keeps the useful part
+/// ("connection refused").
+fn error_chain(error: &dyn std::error::Error) -> String {
+	let mut text = error.to_string();
+	let mut source = error.source();
+	while let Some(cause) = source {
+		text.push_str(": ");
+		text.push_str(&cause.to_string());
+		source = cause.source();
+	}
+	text
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn urls_and_paths_are_told_apart() {
+		assert_eq!(
+			NetSource::parse("http://host:50051"),
+			NetSource::Coordinator("http://host:50051".into())
+		);
+		assert_eq!(
+			NetSource::parse("https://host"),
+			NetSource::Coordinator("https://host".into())
+		);
+		assert_eq!(
+			NetSource::parse("nets/gen-000001.safetensors"),
+			NetSource::File("nets/gen-000001.safetensors".into())
+		);
+	}
+}

@@ -1,0 +1,170 @@
+//! Turning the command line's choices into an [`App`]: the players, the net they need, and a
+//! game loaded from a record.
+
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use thiserror::Error;
+use tigers_core::claude::DEFAULT_TABLE_BITS;
+use tigers_core::{ClaudePlayer, Game, NeuralPlayer};
+
+use crate::app::{App, DEFAULT_SAVE_PATH};
+use crate::local_player::LocalPlayer;
+use crate::net_source::{
+	self, ClientSettings, DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, LoadedNet, NetSource,
+	NetSourceError,
+};
+use crate::player::Player;
+use crate::record_io::{self, RecordIoError};
+
+/// Who plays a side.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerKind {
+	/// The person at this terminal.
+	Human,
+	/// The search with the hand-written evaluation.
+	Claude,
+	/// The search with the net.
+	Net,
+}
+
+/// Why a text names no kind of player.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{0:?} is not a player; use human, claude or net")]
+pub struct ParsePlayerKindError(String);
+
+impl FromStr for PlayerKind {
+	type Err = ParsePlayerKindError;
+
+	fn from_str(text: &str) -> Result<PlayerKind, ParsePlayerKindError> {
+		match text {
+			"human" => Ok(PlayerKind::Human),
+			"claude" => Ok(PlayerKind::Claude),
+			"net" => Ok(PlayerKind::Net),
+			other => Err(ParsePlayerKindError(other.to_string())),
+		}
+	}
+}
+
+/// Everything a game on screen is set up from.
+#[derive(Clone, Debug)]
+pub struct PlayConfig {
+	/// Who plays the sheep.
+	pub sheep: PlayerKind,
+	/// Who plays the tigers.
+	pub tigers: PlayerKind,
+	/// How long a computer player may think about a move.
+	pub time_limit: Duration,
+	/// The net for `net` players; `None` looks in `run_dir`, then asks the default coordinator.
+	pub net: Option<NetSource>,
+	/// Where to look for the latest net when none is named.
+	pub run_dir: PathBuf,
+	/// The coordinator to ask for the latest net when none is named and `run_dir` has none.
+	pub coordinator: String,
+	/// How to reach a coordinator.
+	pub client: ClientSettings,
+	/// A record to continue.
+	pub load: Option<PathBuf>,
+	/// Where `w` writes the record.
+	pub save: PathBuf,
+}
+
+impl Default for PlayConfig {
+	/// You as the sheep against the latest net, two seconds a move.
+	fn default() -> PlayConfig {
+		PlayConfig {
+			sheep: PlayerKind::Human,
+			tigers: PlayerKind::Net,
+			time_limit: Duration::from_secs(2),
+			net: None,
+			run_dir: PathBuf::from(DEFAULT_RUN_DIR),
+			coordinator: DEFAULT_COORDINATOR.to_string(),
+			client: ClientSettings::default(),
+			load: None,
+			save: PathBuf::from(DEFAULT_SAVE_PATH),
+		}
+	}
+}
+
+/// Why a game could not be set up.
+#[derive(Debug, Error)]
+pub enum SetupError {
+	/// The record to continue is unreadable or corrupt.
+	#[error(transparent)]
+	Record(#[from] RecordIoError),
+	/// The net named on the command line did not load.
+	#[error(transparent)]
+	Net(#[from] NetSourceError),
+}
+
+/// A game ready to play, and why no net was found if `net` players became Claude.
+pub struct Setup {
+	/// The game on screen.
+	pub app: App,
+	/// Why the latest net could not be found, when a `net` player fell back to Claude.
+	pub no_net_because: Option<String>,
+}
+
+/// Builds the app for `config`: loads the record, finds the net if a side needs one, and makes
+/// the players. Without a named net and with none to be found, `net` players become Claude,
+/// and the status line says so.
+pub fn build(config: &PlayConfig) -> Result<Setup, SetupError> {
+	let game = match &config.load {
+		Some(path) => record_io::load(path)?.1,
+		None => Game::default(),
+	};
+	let wants_net = [config.sheep, config.tigers].contains(&PlayerKind::Net);
+	let (net, no_net_because) = if !wants_net {
+		(None, None)
+	} else if let Some(source) = &config.net {
+		(Some(net_source::load(source, &config.client)?), None)
+	} else {
+		match net_source::find_latest(&config.run_dir, &config.coordinator, &config.client) {
+			Ok(net) => (Some(net), None),
+			Err(why) => (None, Some(why)),
+		}
+	};
+	let make = |kind| make_player(kind, net.as_ref(), config.time_limit);
+	let app = App::new(game, make(config.sheep), make(config.tigers)).with_save_path(&config.save);
+	let app = match (&no_net_because, &net) {
+		(Some(_), _) => app.with_notice("no net found; playing Claude instead"),
+		(None, Some(net)) => app.with_notice(&format!("net: {}", net.origin)),
+		(None, None) => app,
+	};
+	Ok(Setup {
+		app,
+		no_net_because,
+	})
+}
+
+/// A player of `kind`; a `net` player without a net is Claude.
+fn make_player(kind: PlayerKind, net: Option<&LoadedNet>, time_limit: Duration) -> Box<dyn Player> {
+	match (kind, net) {
+		(PlayerKind::Human, _) => Box::new(LocalPlayer::new("You")),
+		(PlayerKind::Net, Some(net)) => Box::new(NeuralPlayer::new(
+			net.net.clone(),
+			time_limit,
+			DEFAULT_TABLE_BITS,
+		)),
+		(PlayerKind::Claude | PlayerKind::Net, _) => Box::new(ClaudePlayer::new(time_limit)),
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn kinds_parse() {
+		assert_eq!("human".parse(), Ok(PlayerKind::Human));
+		assert_eq!("net".parse(), Ok(PlayerKind::Net));
+		assert!(
+			"robot"
+				.parse::<PlayerKind>()
+				.unwrap_err()
+				.to_string()
+				.contains("human")
+		);
+	}
+}

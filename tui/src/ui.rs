@@ -1,0 +1,147 @@
+//! Drawing the game screen from an [`App`]: the board, the move list, the player to move's
+//! panel and the last move's panel, laid out by [`ScreenLayout`].
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::merge::MergeStrategy;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+use tigers_core::Turn;
+
+use crate::app::App;
+use crate::board_view::BoardView;
+use crate::history::HistoryView;
+use crate::layout::{ScreenLayout, inner};
+
+/// The app's keys, shown on the board's bottom border. Keep in step with `App::handle_key`.
+pub const KEY_BINDS: &str = " ←→ step · u undo · w save · p pause · q quit ";
+
+impl Widget for &App {
+	fn render(self, area: Rect, buf: &mut Buffer) {
+		let Some(layout) = ScreenLayout::new(area) else {
+			Paragraph::new("The terminal is too small for the board: make it at least 44x16.")
+				.wrap(Wrap { trim: true })
+				.render(area, buf);
+			return;
+		};
+		// The bottom row first: its top border is the board's bottom border, and the key binds
+		// written there by the board's pane must win.
+		draw_current(self, layout.current_pane, buf);
+		draw_last_turn(self, layout.last_turn_pane, buf);
+		draw_board(self, &layout, buf);
+		draw_history(self, layout.history_pane, buf);
+	}
+}
+
+/// A pane whose borders join its neighbours' where they overlap.
+fn pane<'a>() -> Block<'a> {
+	Block::bordered().merge_borders(MergeStrategy::Exact)
+}
+
+fn side_title(side: Turn) -> &'static str {
+	match side {
+		Turn::Sheep => "Sheep",
+		Turn::Tiger => "Tigers",
+	}
+}
+
+fn draw_board(app: &App, layout: &ScreenLayout, buf: &mut Buffer) {
+	let mut block = pane()
+		.title_top(Line::styled(
+			" Tigers and Sheep ",
+			Style::new().add_modifier(Modifier::BOLD),
+		))
+		.title_bottom(Line::from(KEY_BINDS).centered());
+	if let Some(status) = app.status() {
+		let colour = if status.is_error {
+			Color::Red
+		} else {
+			Color::Yellow
+		};
+		let text = format!(" {} ", status.text);
+		block = block.title_top(Line::styled(text, Style::new().fg(colour)).right_aligned());
+	}
+	block.render(layout.board_pane, buf);
+	let game = app.game();
+	let highlights = app.highlights();
+	let last_move = game.history().last().map(|(mv, _)| *mv);
+	BoardView::new(game.board(), &highlights, last_move).render(layout.board, buf);
+}
+
+fn draw_history(app: &App, area: Rect, buf: &mut Buffer) {
+	pane()
+		.title_top(" Moves ")
+		.title_bottom(Line::from(" click: go back ").centered())
+		.render(area, buf);
+	let played = app.game().moves();
+	HistoryView::new(&played, app.undone()).render(inner(area), buf);
+}
+
+fn draw_current(app: &App, area: Rect, buf: &mut Buffer) {
+	let game = app.game();
+	let turn = game.turn();
+	let seat = app.seat(turn);
+	let title = format!(" {}: {} ", side_title(turn), seat.name());
+	pane()
+		.title_bottom(Line::from(title).alignment(Alignment::Center))
+		.render(area, buf);
+	let area = inner(area);
+	let bold = Style::new().add_modifier(Modifier::BOLD);
+	let message = if let Some(outcome) = game.outcome() {
+		vec![
+			Line::styled(format!("Game over: {outcome}."), bold),
+			Line::raw("Click a move or press ← to go back; w saves, q quits."),
+		]
+	} else if let Some(started) = seat.search_started() {
+		let seconds = started.elapsed().as_secs();
+		vec![Line::raw(format!(
+			"{} is thinking… {seconds} s",
+			seat.name()
+		))]
+	} else if seat.is_lost() {
+		vec![Line::styled(
+			format!("{}'s search failed; go back or quit.", seat.name()),
+			Style::new().fg(Color::Red),
+		)]
+	} else if app.is_paused() && !seat.is_interactive() {
+		vec![Line::raw(format!(
+			"{} is paused: p lets it play.",
+			seat.name()
+		))]
+	} else {
+		if let Some(player) = seat.player() {
+			player.render(area, buf);
+		}
+		return;
+	};
+	Paragraph::new(message)
+		.wrap(Wrap { trim: true })
+		.render(area, buf);
+}
+
+fn draw_last_turn(app: &App, area: Rect, buf: &mut Buffer) {
+	let Some((last_move, _)) = app.game().history().last() else {
+		pane().render(area, buf);
+		return;
+	};
+	let mover = last_move.side();
+	let title = format!(" Last: {} ", side_title(mover));
+	pane()
+		.title_bottom(Line::from(title).centered())
+		.render(area, buf);
+	let area = inner(area);
+	Line::styled(
+		format!("Played {last_move}"),
+		Style::new().add_modifier(Modifier::BOLD),
+	)
+	.render(area, buf);
+	let comments = Rect {
+		y: area.y + 1,
+		height: area.height.saturating_sub(1),
+		..area
+	};
+	if let Some(player) = app.seat(mover).player() {
+		player.render_last_turn(*last_move, comments, buf);
+	}
+}

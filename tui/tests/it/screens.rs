@@ -1,0 +1,83 @@
+//! Whole screens drawn into ratatui's `TestBackend`, compared with committed snapshots.
+
+use insta::assert_snapshot;
+use ratatui::style::Modifier;
+use tigers_tui::App;
+
+use crate::support::{claude, click_point, draw, game_after, game_from, human, settle};
+
+/// You as the sheep against a computer, before the first move.
+fn start() -> App {
+	App::new(game_after(&[]), human(), claude(1))
+		.with_notice("no net found; playing Claude instead")
+}
+
+#[test]
+fn start_80x24() {
+	let mut app = start();
+	assert_snapshot!(draw(&mut app, 80, 24).backend());
+}
+
+#[test]
+fn start_100x36() {
+	let mut app = start();
+	assert_snapshot!(draw(&mut app, 100, 36).backend());
+}
+
+/// A movement-phase game: Claude (tigers) has moved, and you have picked up a sheep.
+fn mid_game(width: u16, height: u16) -> App {
+	let mut app = App::new(
+		game_from("SS.SS/SSSSS/SS.TS/STTTS/SSSSS t 0"),
+		human(),
+		claude(2),
+	);
+	settle(&mut app);
+	assert_eq!(app.game().history().len(), 1, "Claude has played");
+	draw(&mut app, width, height);
+	click_point(&mut app, "c4");
+	app
+}
+
+#[test]
+fn mid_game_with_highlights_80x24() {
+	let mut app = mid_game(80, 24);
+	let terminal = draw(&mut app, 80, 24);
+	let highlights = app.highlights();
+	assert_eq!(
+		highlights.selected.map(|p| p.to_string()).as_deref(),
+		Some("c4")
+	);
+	assert!(!highlights.targets.is_empty());
+	// The picked-up sheep is drawn reversed; the text snapshot cannot show that.
+	let layout = app.layout().unwrap();
+	let cell = tigers_tui::BoardView::point_cell(layout.board, "c4".parse().unwrap()).unwrap();
+	let drawn = &terminal.backend().buffer()[(cell.x, cell.y)];
+	assert!(drawn.modifier.contains(Modifier::REVERSED), "{drawn:?}");
+	assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn mid_game_with_highlights_100x36() {
+	let mut app = mid_game(100, 36);
+	assert_snapshot!(draw(&mut app, 100, 36).backend());
+}
+
+#[test]
+fn game_over_80x24() {
+	let mut app = App::new(
+		game_from("T...T/.S.../...../SSSSS/TSSST t 7"),
+		human(),
+		claude(1),
+	);
+	settle(&mut app);
+	assert!(app.game().is_over());
+	assert_snapshot!(draw(&mut app, 80, 24).backend());
+}
+
+#[test]
+fn too_small_a_screen_says_so() {
+	let mut app = start();
+	let terminal = draw(&mut app, 40, 12);
+	let text = format!("{}", terminal.backend());
+	assert!(text.contains("too small"), "{text}");
+}
