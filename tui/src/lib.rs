@@ -1,5 +1,5 @@
 //! Tigers and Sheep in the terminal: play against the latest net (or anyone against anyone),
-//! and (soon) a line protocol that lets scripts drive the search.
+//! and `tui engine`, a line protocol that lets scripts drive the search.
 //!
 //! The game screen, from the ground up:
 //!
@@ -15,9 +15,14 @@
 //! - [`record_io`]: saving and loading games as core's text records;
 //! - [`net_source`]: finding the net, in a run directory or from a coordinator;
 //! - [`setup`]: the command line's choices made into an app.
+//!
+//! And the protocol:
+//!
+//! - [`engine`]: the `tui engine` commands over any reader and writer.
 
 pub mod app;
 pub mod board_view;
+pub mod engine;
 pub mod history;
 pub mod layout;
 pub mod local_player;

@@ -1,16 +1,18 @@
-//! The `tui` binary: parses the command line, then plays a game on the terminal.
+//! The `tui` binary: parses the command line, then plays a game on the terminal or runs the
+//! engine protocol on stdin and stdout.
 
+use std::io;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
-use clap::{Args, Parser};
+use clap::{Args, Parser, Subcommand};
 use tigers_tui::net_source::{ClientSettings, DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
 use tigers_tui::setup::{PlayConfig, PlayerKind};
 
 /// Play Tigers and Sheep in the terminal, against the latest net by default.
 #[derive(Debug, Parser)]
-#[command(name = "tui", version)]
+#[command(name = "tui", version, args_conflicts_with_subcommands = true)]
 struct Cli {
 	#[command(flatten)]
 	play: PlayArgs,
@@ -24,8 +26,16 @@ struct Cli {
 	)]
 	token: Option<String>,
 	/// PEM certificate to trust for an https coordinator.
-	#[arg(long, value_name = "FILE")]
+	#[arg(long, value_name = "FILE", global = true)]
 	tls_ca: Option<PathBuf>,
+	#[command(subcommand)]
+	command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+	/// Read commands on stdin and answer on stdout (see docs/engine-protocol.md).
+	Engine,
 }
 
 #[derive(Debug, Args)]
@@ -69,6 +79,10 @@ fn main() -> anyhow::Result<()> {
 		token: cli.token,
 		tls_ca: cli.tls_ca,
 	};
+	if let Some(Command::Engine) = cli.command {
+		return tigers_tui::engine::run(io::stdin().lock(), io::stdout().lock(), client)
+			.context("the engine's input or output failed");
+	}
 	let args = cli.play;
 	let config = PlayConfig {
 		sheep: args.sheep,
