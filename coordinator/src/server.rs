@@ -250,8 +250,10 @@ pub async fn run(
 	}
 
 	// On shutdown, local workers stop first, flushing their last batches to the still-running
-	// server; then the server stops.
+	// server; then the remaining sessions and progress streams are ended, since a graceful stop
+	// waits for every open call; then the server stops.
 	let incoming = TcpListenerStream::new(listener);
+	let closing = shared.clone();
 	let stopping = async move {
 		shutdown.await;
 		info!("stopping");
@@ -259,6 +261,7 @@ pub async fn run(
 		for worker in local {
 			let _ = worker.await;
 		}
+		closing.close_streams();
 	};
 	let served = builder
 		.add_service(service)

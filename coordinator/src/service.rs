@@ -222,10 +222,15 @@ impl Coordinator for CoordinatorService {
 		let shared = self.shared.clone();
 		tokio::spawn(async move {
 			let mut ticks = tokio::time::interval(Duration::from_millis(u64::from(interval_ms)));
+			let mut closing = shared.closing();
 			loop {
-				ticks.tick().await;
-				if sender.send(Ok(shared.snapshot())).await.is_err() {
-					break; // the dashboard went away
+				tokio::select! {
+					_ = closing.changed() => break,
+					_ = ticks.tick() => {
+						if sender.send(Ok(shared.snapshot())).await.is_err() {
+							break; // the dashboard went away
+						}
+					}
 				}
 			}
 		});
@@ -259,12 +264,19 @@ impl Session {
 
 	async fn run(self, mut inbound: Streaming<v1::WorkerMessage>) {
 		let mut promotions = self.shared.subscribe();
+		let mut closing = self.shared.closing();
 		let first = promotions.borrow_and_update().assignment.to_wire();
 		if !self.send(ToWorker::Assignment(first)).await {
 			return self.close();
 		}
 		loop {
 			tokio::select! {
+				_ = closing.changed() => {
+					// The worker will reconnect, with backoff, to this coordinator's successor.
+					let status = Status::unavailable("the coordinator is shutting down");
+					let _ = self.outgoing.send(Err(status)).await;
+					break;
+				}
 				changed = promotions.changed() => {
 					if changed.is_err() {
 						break;

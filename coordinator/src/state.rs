@@ -115,6 +115,7 @@ pub struct Shared {
 	live: Mutex<Live>,
 	ledger: Mutex<Ledger>,
 	current: watch::Sender<Arc<Current>>,
+	closing: watch::Sender<bool>,
 }
 
 impl Shared {
@@ -135,6 +136,7 @@ impl Shared {
 			live: Mutex::new(live),
 			ledger: Mutex::new(ledger),
 			current: sender,
+			closing: watch::channel(false).0,
 		})
 	}
 
@@ -161,6 +163,17 @@ impl Shared {
 	/// Follows promotions.
 	pub fn subscribe(&self) -> watch::Receiver<Arc<Current>> {
 		self.current.subscribe()
+	}
+
+	/// Turns true when the coordinator shuts down: open sessions and progress streams end, so
+	/// the server's graceful stop does not wait on long-lived streams.
+	pub fn closing(&self) -> watch::Receiver<bool> {
+		self.closing.subscribe()
+	}
+
+	/// Ends every open session and progress stream.
+	pub fn close_streams(&self) {
+		self.closing.send_replace(true);
 	}
 
 	/// Makes `current` the net to play and tells every session.

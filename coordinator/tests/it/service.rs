@@ -266,3 +266,28 @@ async fn an_open_address_without_a_token_is_refused() {
 		.unwrap_err();
 	assert!(error.to_string().contains("without a token"), "{error}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutting_down_ends_open_sessions() {
+	let running = start(test_config(temp_dir("shutdown"), None)).await;
+	let mut client = client(running.address, None).await;
+	client.join(join_request("w6")).await.unwrap();
+	let (sender, mut inbound, _) = session(&mut client, "w6").await;
+	// The worker keeps its side open; the coordinator must still stop, ending the session.
+	tokio::time::timeout(WAIT, running.stop())
+		.await
+		.expect("the coordinator stops with a session open");
+	let ended = tokio::time::timeout(WAIT, async {
+		loop {
+			match inbound.message().await {
+				Ok(Some(_)) => continue,
+				Ok(None) => return None,
+				Err(status) => return Some(status.code()),
+			}
+		}
+	})
+	.await
+	.expect("the session ends");
+	assert!(matches!(ended, None | Some(Code::Unavailable)), "{ended:?}");
+	drop(sender);
+}
