@@ -1,6 +1,5 @@
 //! The `coordinator` binary: parses the command line and calls the library.
 
-use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -8,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use tigers_coordinator::config::CoordinatorConfig;
 use tigers_coordinator::status::{fetch_status, progress_json};
+use tigers_worker::process::{init_logging, shutdown_signal};
 
 /// Trains a Tigers and Sheep network with self-play workers.
 #[derive(Parser)]
@@ -132,34 +132,6 @@ impl ServeArgs {
 		run.seed = self.seed;
 		Ok(config)
 	}
-}
-
-fn init_logging(json: bool) {
-	use tracing_subscriber::EnvFilter;
-	let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-	let builder = tracing_subscriber::fmt()
-		.with_env_filter(filter)
-		.with_writer(std::io::stderr);
-	if json || !std::io::stderr().is_terminal() {
-		builder.json().init();
-	} else {
-		builder.init();
-	}
-}
-
-async fn shutdown_signal() {
-	let ctrl_c = tokio::signal::ctrl_c();
-	#[cfg(unix)]
-	{
-		let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-			.expect("installing a SIGTERM handler");
-		tokio::select! {
-			_ = ctrl_c => {}
-			_ = term.recv() => {}
-		}
-	}
-	#[cfg(not(unix))]
-	let _ = ctrl_c.await;
 }
 
 #[tokio::main]

@@ -21,7 +21,8 @@
 //! - `client`, `fetch`: the gRPC client with its token and TLS; fetching and checking nets;
 //! - [`backoff`]: reconnection delays;
 //! - `session`: join, stream, reconnect;
-//! - [`bench`](mod@bench): this machine's self-play speed.
+//! - [`bench`](mod@bench): this machine's self-play speed;
+//! - [`process`]: logging and stop signals for this crate's and the coordinator's binaries.
 //!
 //! The state directory ([`WorkerConfig::state_dir`]) holds `worker_id` (the identity, made once),
 //! `lock`, and `spool/` with one `<sequence>.batch` file per unacknowledged batch and
@@ -34,6 +35,7 @@ mod client;
 pub mod config;
 pub mod error;
 mod fetch;
+pub mod process;
 mod seed;
 mod selfplay;
 mod session;

@@ -1,15 +1,14 @@
 //! The `worker` binary: parses the command line, sets up logging, and runs a worker (or the
 //! bench) from the library.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use tigers_worker::bench::DEFAULT_GAMES_PER_THREAD;
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
+use tigers_worker::process::{init_logging, shutdown_signal};
 use tigers_worker::{BenchSettings, WorkerConfig};
-use tracing_subscriber::EnvFilter;
 
 /// Plays self-play games for a Tigers and Sheep coordinator and streams the samples to it.
 #[derive(Debug, Parser)]
@@ -115,47 +114,4 @@ fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
 	let report = tigers_worker::bench(&settings).context("bench")?;
 	println!("{report}");
 	Ok(())
-}
-
-/// Human-readable logs on a terminal, JSON lines otherwise (or with `--log-json`), on stderr;
-/// levels from `RUST_LOG`, `info` by default.
-fn init_logging(json: bool) {
-	let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
-	let builder = tracing_subscriber::fmt()
-		.with_env_filter(filter)
-		.with_writer(std::io::stderr);
-	if json || !std::io::stderr().is_terminal() {
-		builder.json().init();
-	} else {
-		builder.init();
-	}
-}
-
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-	let interrupt = async {
-		if let Err(error) = tokio::signal::ctrl_c().await {
-			tracing::error!(%error, "cannot listen for Ctrl-C");
-			std::future::pending::<()>().await;
-		}
-	};
-	#[cfg(unix)]
-	let terminate = async {
-		use tokio::signal::unix::{SignalKind, signal};
-		match signal(SignalKind::terminate()) {
-			Ok(mut terminate) => {
-				terminate.recv().await;
-			}
-			Err(error) => {
-				tracing::error!(%error, "cannot listen for SIGTERM");
-				std::future::pending::<()>().await;
-			}
-		}
-	};
-	#[cfg(not(unix))]
-	let terminate = std::future::pending::<()>();
-	tokio::select! {
-		() = interrupt => tracing::info!("Ctrl-C: stopping"),
-		() = terminate => tracing::info!("SIGTERM: stopping"),
-	}
 }

@@ -1,0 +1,49 @@
+//! What a server binary needs around the library: logs set up the same way in every binary,
+//! and a future that completes when the process is asked to stop.
+
+use std::io::IsTerminal;
+
+use tracing_subscriber::EnvFilter;
+
+/// Human-readable logs on a terminal, JSON lines otherwise (or with `--log-json`), on stderr;
+/// levels from `RUST_LOG`, `info` by default.
+pub fn init_logging(json: bool) {
+	let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+	let builder = tracing_subscriber::fmt()
+		.with_env_filter(filter)
+		.with_writer(std::io::stderr);
+	if json || !std::io::stderr().is_terminal() {
+		builder.json().init();
+	} else {
+		builder.init();
+	}
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+pub async fn shutdown_signal() {
+	let interrupt = async {
+		if let Err(error) = tokio::signal::ctrl_c().await {
+			tracing::error!(%error, "cannot listen for Ctrl-C");
+			std::future::pending::<()>().await;
+		}
+	};
+	#[cfg(unix)]
+	let terminate = async {
+		use tokio::signal::unix::{SignalKind, signal};
+		match signal(SignalKind::terminate()) {
+			Ok(mut terminate) => {
+				terminate.recv().await;
+			}
+			Err(error) => {
+				tracing::error!(%error, "cannot listen for SIGTERM");
+				std::future::pending::<()>().await;
+			}
+		}
+	};
+	#[cfg(not(unix))]
+	let terminate = std::future::pending::<()>();
+	tokio::select! {
+		() = interrupt => tracing::info!("Ctrl-C: stopping"),
+		() = terminate => tracing::info!("SIGTERM: stopping"),
+	}
+}
