@@ -30,10 +30,15 @@ PORT=${PORT:-50061}
 CUT_SECONDS=${CUT_SECONDS:-8}
 KEEP_WORKDIR=${KEEP_WORKDIR:-0}
 
-# The fast, tiny run of coordinator/tests/it/cluster.rs: depth-1 games, small batches, a
-# candidate every 40 steps and a gate of one or two pairs.
-TRAINING_ARGS=(--depth 1 --games-per-batch 2 --batch-size 32 --window 20000 --max-uses 2
-	--steps-per-candidate 40 --gate-max-pairs 2 --gate-min-pairs 1)
+# A fast, tiny run like coordinator/tests/it/cluster.rs's (depth-1 games, batches of two
+# games, gates of one or two pairs), but with candidates far apart: each sample is trained on
+# once, in steps of 256, and a candidate comes every 2000 steps, i.e. every 512,000 samples (some
+# 30 s on two busy cores). The coordinator refuses samples more than 5 generations older than
+# its net, and a cut-off worker cannot hear of new nets: with cluster.rs's candidate every 40
+# steps, generations here came every few seconds and the batches w1 spooled while cut off were
+# stale (and refused) by the time its link came back.
+TRAINING_ARGS=(--depth 1 --games-per-batch 2 --batch-size 256 --window 20000 --max-uses 1
+	--steps-per-candidate 2000 --gate-max-pairs 2 --gate-min-pairs 1)
 
 log() { printf '[netns-cluster %(%H:%M:%S)T] %s\n' -1 "$*"; }
 fail() {
@@ -179,49 +184,57 @@ start_worker() {
 		--state-dir "$work/$name" --log-json >>"$work/$name.log" 2>&1 &
 }
 
-# The run's status as JSON, asked from the hub (the operator's seat) over the bridge.
-status_json() {
-	timeout 15 ip netns exec "$ns_hub" "$COORDINATOR_BIN" status --connect "$url" 2>>"$work/status.log"
+# status <file>: the run's status as JSON in <file>, asked from the hub (the operator's seat)
+# over the bridge. The JSON lists every gate of the run, so it grows: it goes through files.
+status() {
+	timeout 15 ip netns exec "$ns_hub" "$COORDINATOR_BIN" status --connect "$url" \
+		>"$1.tmp" 2>>"$work/status.log" && [[ -s $1.tmp ]] && mv "$1.tmp" "$1"
 }
 
-# check <python expression over s (the status), w1, w2 (worker ids)>: true or false.
-# worker(s, id) is that worker's entry ({} if absent), samples(s, id) its acknowledged samples.
-check() {
-	python3 -c '
+# check <file> <condition>, field <file> <expression>: a Python expression over the status in
+# <file> (s), the worker ids (w1, w2) and the helpers below; check succeeds if it is true, field
+# prints it.
+cat >"$work/status.py" <<'PY'
 import json, sys
-s = json.loads(sys.argv[1]); w1, w2 = sys.argv[2], sys.argv[3]
-def worker(s, i): return next((w for w in s["workers"] if w["id"] == i), {})
-def samples(s, i): return s["samples_by_worker"].get(i, 0)
-sys.exit(0 if eval(sys.argv[4]) else 1)
-' "$1" "${w1_id:-}" "${w2_id:-}" "$2"
-}
-
-# field <json> <python expression>: prints the value.
-field() {
-	python3 -c '
-import json, sys
-s = json.loads(sys.argv[1]); w1, w2 = sys.argv[2], sys.argv[3]
-def samples(s, i): return s["samples_by_worker"].get(i, 0)
-print(eval(sys.argv[4]))
-' "$1" "${w1_id:-}" "${w2_id:-}" "$2"
+mode, path, w1, w2, expression = sys.argv[1:]
+s = json.load(open(path))
+def worker(s, i):  # that worker's entry, {} if absent
+    return next((w for w in s["workers"] if w["id"] == i), {})
+def samples(s, i):  # that worker's acknowledged samples
+    return s["samples_by_worker"].get(i, 0)
+def brief(s):  # the status without its ever longer list of gates
+    return json.dumps({**s, "gates": f"{len(s['gates'])} gates"})
+value = eval(expression)
+if mode == "check":
+    sys.exit(0 if value else 1)
+print(value)
+PY
+check() { python3 "$work/status.py" check "$1" "${w1_id:-}" "${w2_id:-}" "$2"; }
+field() { python3 "$work/status.py" field "$1" "${w1_id:-}" "${w2_id:-}" "$2"; }
+brief() {
+	if [[ -s $1 ]]; then field "$1" 'brief(s)'; else echo none; fi
 }
 
 # wait_for <what> <seconds> <condition>: polls the status until the condition holds; the last
-# status is left in $last. Fails early if a process this script relies on has died.
-last=""
+# status is left in $last. Fails early if the coordinator has died.
+last=$work/last.json
 wait_for() {
-	local what=$1 limit=$2 condition=$3 deadline=$((SECONDS + $2)) json
+	local what=$1 limit=$2 condition=$3 deadline=$((SECONDS + $2))
+	rm -f "$last"
 	while ((SECONDS < deadline)); do
 		kill -0 "$coord_pid" 2>/dev/null || fail "the coordinator died while waiting for $what"
-		if json=$(status_json) && [[ -n $json ]]; then
-			last=$json
-			if check "$json" "$condition"; then
-				return 0
-			fi
+		if status "$last" && check "$last" "$condition"; then
+			return 0
 		fi
 		sleep 1
 	done
-	fail "timed out after ${limit}s waiting for $what; last status: ${last:-none}"
+	fail "timed out after ${limit}s waiting for $what; last status: $(brief "$last")"
+}
+
+# no_refusals <file> <when>: fails if the coordinator refused any batch.
+no_refusals() {
+	check "$1" 's["batches_rejected"] == 0' ||
+		fail "$2, the coordinator refused $(field "$1" 's["batches_rejected"]') batches (see the workers' logs)"
 }
 
 read_worker_id() {
@@ -259,23 +272,25 @@ log "both workers deliver: $(field "$last" 'samples(s, w1)') and $(field "$last"
 log "cutting w1's link for ${CUT_SECONDS}s"
 ip -n "$ns_hub" link set dev w1 down
 sleep 2
-json=$(status_json) || fail "no status during the cut"
-w1_during=$(field "$json" 'samples(s, w1)')
-w2_during=$(field "$json" 'samples(s, w2)')
+status "$work/cut.json" || fail "no status during the cut"
+w1_during=$(field "$work/cut.json" 'samples(s, w1)')
+w2_during=$(field "$work/cut.json" 'samples(s, w2)')
 sleep "$((CUT_SECONDS > 2 ? CUT_SECONDS - 2 : 1))"
-json=$(status_json) || fail "no status during the cut"
-[[ $(field "$json" 'samples(s, w1)') == "$w1_during" ]] || fail "w1's samples arrived through a cut link"
-check "$json" "samples(s, w2) > $w2_during" || fail "w2 stopped delivering while only w1 was cut off"
+status "$work/cut.json" || fail "no status during the cut"
+[[ $(field "$work/cut.json" 'samples(s, w1)') == "$w1_during" ]] || fail "w1's samples arrived through a cut link"
+check "$work/cut.json" "samples(s, w2) > $w2_during" || fail "w2 stopped delivering while only w1 was cut off"
 ip -n "$ns_hub" link set dev w1 up
 log "w1's link is back; w1 had $w1_during samples acknowledged"
 kill -0 "$w1_pid" 2>/dev/null || fail "w1 died while cut off"
 wait_for "w1's samples after the cut" 180 "worker(s, w1).get('connected') and samples(s, w1) > $w1_during"
+no_refusals "$last" "after w1's link came back"
 log "w1 delivers again: $(field "$last" 'samples(s, w1)') samples"
 
 # ---- 3. the coordinator is killed mid-run and restarted on the same run directory -----------
 # First let it train and gate a candidate, so there is a checkpoint to resume from.
-wait_for "a candidate's gate" 300 'len(s["gates"]) >= 2 and s["training_steps"] >= 40'
-before=$last
+wait_for "a candidate's gate" 300 'len(s["gates"]) >= 2 and s["training_steps"] >= 2000'
+before=$work/before.json
+cp "$last" "$before"
 log "killing the coordinator (SIGKILL) at generation $(field "$before" 's["generation"]'), $(field "$before" 's["samples_total"]') samples, $(field "$before" 's["training_steps"]') steps"
 kill -KILL "$coord_pid"
 wait "$coord_pid" 2>/dev/null || true
@@ -287,11 +302,12 @@ done
 log "restarting the coordinator on $run_dir"
 start_coordinator
 wait_for "the restarted coordinator" 120 'True'
-resumed=$last
+resumed=$work/resumed.json
+cp "$last" "$resumed"
 check "$resumed" "s['samples_total'] >= $(field "$before" 's["samples_total"]')" ||
-	fail "samples were lost: before the kill $before, after the restart $resumed"
+	fail "samples were lost: before the kill $(brief "$before"), after the restart $(brief "$resumed")"
 check "$resumed" "s['generation'] >= $(field "$before" 's["generation"]') and s['training_steps'] > 0 and len(s['gates']) >= $(field "$before" 'len(s["gates"])')" ||
-	fail "the run did not resume: before the kill $before, after the restart $resumed"
+	fail "the run did not resume: before the kill $(brief "$before"), after the restart $(brief "$resumed")"
 log "resumed at generation $(field "$resumed" 's["generation"]') with $(field "$resumed" 's["samples_total"]') samples and $(field "$resumed" 's["training_steps"]') steps"
 wait_for "both workers back" 180 \
 	"worker(s, w1).get('connected') and worker(s, w2).get('connected') and s['samples_total'] > $(field "$resumed" 's["samples_total"]')"
@@ -310,7 +326,9 @@ for pid in "$w1_pid" "$w2_pid"; do
 done
 w1_pid=""
 w2_pid=""
-final=$(status_json) || fail "no final status"
+final=$work/final.json
+status "$final" || fail "no final status"
+no_refusals "$final" "at the end"
 total=$(field "$final" 's["samples_total"]')
 log "stopping the coordinator (SIGTERM)"
 kill -TERM "$coord_pid"
