@@ -137,8 +137,9 @@
             description = "Tigers and Sheep in the terminal: play the latest net";
           };
 
-          # A minimal image: the binary (linked in /bin), CA certificates for https
-          # coordinators, a writable /tmp and a state directory owned by the image's user.
+          # A minimal image: the binary (linked in /bin), a writable /tmp and a state directory
+          # owned by the image's user. No CA certificates: the worker trusts only the
+          # certificate given with --tls-ca, which a deployment mounts.
           serverImage =
             {
               name,
@@ -150,10 +151,7 @@
             pkgs.dockerTools.buildLayeredImage {
               inherit name;
               tag = version;
-              contents = [
-                package
-                pkgs.cacert
-              ];
+              contents = [ package ];
               fakeRootCommands = ''
                 mkdir -p ./tmp .${stateDir}
                 chmod 1777 ./tmp
@@ -167,7 +165,6 @@
                 Env = [
                   "PATH=/bin"
                   "RUST_LOG=info"
-                  "SSL_CERT_FILE=${pkgs.cacert}/etc/ssl/certs/ca-bundle.crt"
                 ];
                 ExposedPorts = ports;
                 Volumes = {

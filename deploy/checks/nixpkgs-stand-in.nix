@@ -40,7 +40,6 @@ in
     safetensors = "safetensors";
     numpy = "numpy";
   };
-  cacert = "/nix/store/cacert";
   cargo-nextest = "cargo-nextest";
   sqlite = "sqlite";
   systemd = "systemd";
