@@ -32,8 +32,8 @@ KEEP_WORKDIR=${KEEP_WORKDIR:-0}
 
 # A fast, tiny run like coordinator/tests/it/cluster.rs's (depth-1 games, batches of two
 # games, gates of one or two pairs), but with candidates far apart: each sample is trained on
-# once, in steps of 256, and a candidate comes every 2000 steps, i.e. every 512,000 samples (some
-# 30 s on two busy cores). The coordinator refuses samples more than 5 generations older than
+# once, in steps of 256, and a candidate comes every 2000 steps, i.e. every 512,000 samples (about
+# 20 s on two busy cores). The coordinator refuses samples more than 5 generations older than
 # its net, and a cut-off worker cannot hear of new nets: with cluster.rs's candidate every 40
 # steps, generations here came every few seconds and the batches w1 spooled while cut off were
 # stale (and refused) by the time its link came back.
