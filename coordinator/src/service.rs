@@ -395,6 +395,13 @@ impl Session {
 				worker.samples += valid.samples.len() as u64;
 			}
 		}
+		if valid.stale {
+			warn!(worker = %self.worker_id, sequence, "stale batch stored but not trained on");
+			return Ok(v1::Ack {
+				sequence,
+				accepted: true,
+			});
+		}
 		self.research.offer(&self.worker_id, &valid.samples);
 		// The training thread outlives every session; if it has stopped, the process is
 		// shutting down and the samples are safe in the ledger anyway.

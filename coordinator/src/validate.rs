@@ -1,6 +1,11 @@
 //! Checks a sample batch before anything of it is stored: every sample a reachable, unfinished
-//! position with values in range, generations known and recent, sizes sane, game records
-//! readable.
+//! position with values in range, generations known, sizes sane, game records readable; and
+//! whether it is stale (from generations too far behind to train on).
+//!
+//! A stale batch is not malformed: it is what a worker cut off for a while has spooled. It is
+//! stored and counted like any other, so every batch is still accounted for exactly once, but
+//! not trained on. Refusing it instead made such a worker drop its spool one batch per
+//! reconnect.
 
 use tigers_core::GameRecord;
 use tigers_core::selfplay::Sample;
@@ -30,6 +35,8 @@ pub struct ValidBatch {
 	pub samples: Vec<Sample>,
 	/// The game records, as sent.
 	pub game_records: Vec<String>,
+	/// Whether some sample is more than `max_staleness` generations behind: store, do not train.
+	pub stale: bool,
 }
 
 /// The batch as core values, or a sentence saying what is wrong with it.
@@ -51,6 +58,7 @@ pub fn validate_batch(batch: v1::SampleBatch, expect: Expect) -> Result<ValidBat
 		));
 	}
 	let oldest = expect.generation.saturating_sub(expect.max_staleness);
+	let mut stale = false;
 	let mut samples = Vec::with_capacity(batch.samples.len());
 	for (index, wire) in batch.samples.iter().enumerate() {
 		let sample = sample_from_wire(index, wire).map_err(|e| format!("{prefix}: {e}"))?;
@@ -60,12 +68,7 @@ pub fn validate_batch(batch: v1::SampleBatch, expect: Expect) -> Result<ValidBat
 				sample.generation, expect.generation
 			));
 		}
-		if sample.generation < oldest {
-			return Err(format!(
-				"{prefix}: sample {index} is from generation {}, more than {} behind {}",
-				sample.generation, expect.max_staleness, expect.generation
-			));
-		}
+		stale |= sample.generation < oldest;
 		samples.push(sample);
 	}
 	for (index, text) in batch.game_records.iter().enumerate() {
@@ -75,6 +78,7 @@ pub fn validate_batch(batch: v1::SampleBatch, expect: Expect) -> Result<ValidBat
 		sequence: batch.sequence,
 		samples,
 		game_records: batch.game_records,
+		stale,
 	})
 }
 
@@ -114,6 +118,13 @@ mod tests {
 		let valid = validate_batch(batch(4), EXPECT).unwrap();
 		assert!(!valid.samples.is_empty());
 		assert_eq!(valid.game_records.len(), 1);
+		assert!(!valid.stale);
+	}
+
+	#[test]
+	fn an_old_batch_passes_as_stale() {
+		assert!(validate_batch(batch(2), EXPECT).unwrap().stale);
+		assert!(!validate_batch(batch(3), EXPECT).unwrap().stale);
 	}
 
 	#[test]
@@ -148,7 +159,6 @@ mod tests {
 				"game record 0",
 			),
 			(batch(6), "claims generation 6"),
-			(batch(2), "more than 2 behind"),
 		];
 		for (bad, expected) in cases {
 			let error = validate_batch(bad, EXPECT).unwrap_err();
