@@ -87,17 +87,7 @@ pub fn score_moves<E: Evaluator>(
 	let mut searcher = Searcher::new(parts, settings, board, previous);
 	let mut scored = Vec::new();
 	for &mv in board.get_moves(turn).iter() {
-		let child = board.after_move_unchecked(mv);
-		searcher.path.push(child);
-		let score = -searcher.negamax(
-			child,
-			turn.opponent(),
-			depth - 1,
-			1,
-			f32::NEG_INFINITY,
-			f32::INFINITY,
-		);
-		searcher.path.pop();
+		let score = searcher.score_child(board, turn, mv, depth, f32::NEG_INFINITY);
 		scored.push((mv, score * turn.sign()));
 	}
 	scored
@@ -161,17 +151,7 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 		self.nodes += 1;
 		let mut best = (moves[0], f32::NEG_INFINITY);
 		for &mv in moves.iter() {
-			let child = board.after_move_unchecked(mv);
-			self.path.push(child);
-			let score = -self.negamax(
-				child,
-				turn.opponent(),
-				depth - 1,
-				1,
-				f32::NEG_INFINITY,
-				-best.1,
-			);
-			self.path.pop();
+			let score = self.score_child(board, turn, mv, depth, best.1);
 			if self.aborted {
 				return None;
 			}
@@ -180,6 +160,30 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 			}
 		}
 		Some(best)
+	}
+
+	/// The score for `turn` of playing `mv` at the root, searched `depth` plies in all; exact if
+	/// above `floor` (scores at or below it only need to be shown not to beat it).
+	fn score_child(
+		&mut self,
+		board: GameBoard,
+		turn: Turn,
+		mv: Move,
+		depth: u32,
+		floor: f32,
+	) -> f32 {
+		let child = board.after_move_unchecked(mv);
+		self.path.push(child);
+		let score = -self.negamax(
+			child,
+			turn.opponent(),
+			depth - 1,
+			1,
+			f32::NEG_INFINITY,
+			-floor,
+		);
+		self.path.pop();
+		score
 	}
 
 	/// The score of `board` for `turn` (the side to move), searched `depth` plies deep, `ply`
