@@ -9,7 +9,7 @@
 //! file) by `ledger::schema`. Times are unix seconds as `REAL`; generations, steps and counts
 //! are `INTEGER`; a `NULL` `REAL` reads back as NaN (SQLite stores NaN as `NULL`).
 //!
-//! Schema, version 1:
+//! Schema, version 2:
 //!
 //! - `batches`: one row per sample batch received, kept for ever (for deduplication and the
 //!   counts) while its samples are pruned once a checkpoint holds them.
@@ -32,10 +32,12 @@
 //!   `sheep_wins`, `sheep_draws`, `sheep_losses` (`INTEGER`, games by the candidate's side),
 //!   `score REAL` (0..1), `score_low REAL`, `score_high REAL` (its interval), `elo REAL`,
 //!   `stop TEXT` (why the match stopped), `reason TEXT` (why it was or was not promoted),
-//!   `finished_at REAL`.
+//!   `finished_at REAL`, `pairs TEXT` (the pair counts), `cpu_seconds REAL` (worker
+//!   CPU-seconds over the run when it finished; 0 in rows from version 1).
 //! - `losses`: `step INTEGER PRIMARY KEY`, `loss REAL`, `recorded_at REAL`.
 //! - `throughput`: periodic snapshots. `at REAL PRIMARY KEY`, `samples_total INTEGER`,
-//!   `games_total INTEGER`, `training_steps INTEGER`, `workers_connected INTEGER`.
+//!   `games_total INTEGER`, `training_steps INTEGER`, `workers_connected INTEGER`,
+//!   `cpu_seconds REAL` (self-play threads times seconds connected, over the run).
 
 mod records;
 mod schema;

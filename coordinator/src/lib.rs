@@ -6,8 +6,9 @@
 //! - [`server`]: opening a run and serving it (`run`);
 //! - [`service`]: the gRPC handlers and worker sessions;
 //! - [`auth`]: bearer tokens;
-//! - [`validate`]: checks of received sample batches;
+//! - [`validate`]: checks of received sample batches, and why one is refused;
 //! - [`state`]: the live state shared by handlers and the training thread;
+//! - [`series`] and [`recent`]: the bounded histories and recent tallies behind the dashboards;
 //! - [`training`]: the training thread, gating and promotion;
 //! - [`research`]: spot checks of workers' searches;
 //! - [`rundir`] and [`ledger`]: the run directory (nets, the atomic training checkpoint) and its
@@ -21,9 +22,11 @@ pub mod auth;
 pub mod config;
 pub mod error;
 pub mod ledger;
+pub mod recent;
 pub mod research;
 pub mod rundir;
 pub mod samples_codec;
+pub mod series;
 pub mod server;
 pub mod service;
 pub mod state;

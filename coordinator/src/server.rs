@@ -11,6 +11,7 @@ use tigers_core::stats::{GateRecord, GateStop, PairCounts};
 use tigers_core::trainer::Trainer;
 use tigers_proto::MAX_MESSAGE_BYTES;
 use tigers_proto::convert::Assignment;
+use tigers_proto::v1;
 use tigers_proto::v1::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
@@ -120,6 +121,17 @@ pub fn open_run(
 		last_game: ledger.last_game()?.unwrap_or_default(),
 		..Live::default()
 	};
+	for (step, loss) in ledger.losses(0)? {
+		live.loss_history.push(v1::LossPoint {
+			training_steps: step,
+			loss: f64::from(loss),
+		});
+	}
+	for row in ledger.throughput()? {
+		live.cpu_seconds = row.cpu_seconds;
+		live.throughput.push(training::throughput_point(&row));
+	}
+	live.cpu_counted_to = Some(std::time::Instant::now());
 	for worker in ledger.workers()? {
 		live.workers.insert(
 			worker.worker_id.clone(),

@@ -21,7 +21,7 @@ use crate::ledger::BatchInsert;
 use crate::research::Research;
 use crate::state::{Shared, WorkerInfo};
 use crate::training::TrainingInput;
-use crate::validate::{Expect, validate_batch};
+use crate::validate::{Expect, Rejection, validate_batch};
 
 /// The version a worker's build must have.
 pub const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -109,6 +109,7 @@ impl Coordinator for CoordinatorService {
 		.map_err(|e| Status::internal(format!("join task failed: {e}")))??;
 		{
 			let mut live = self.shared.live();
+			live.count_cpu(Instant::now());
 			let entry = live
 				.workers
 				.entry(join.worker_id.clone())
@@ -185,6 +186,7 @@ impl Coordinator for CoordinatorService {
 		};
 		{
 			let mut live = self.shared.live();
+			live.count_cpu(Instant::now());
 			let Some(worker) = live.workers.get_mut(&worker_id) else {
 				return Err(Status::failed_precondition(format!(
 					"worker {worker_id:?} has not joined; call Join first"
@@ -307,9 +309,12 @@ impl Session {
 	}
 
 	fn close(&self) {
-		if let Some(worker) = self.shared.live().workers.get_mut(&self.worker_id) {
+		let mut live = self.shared.live();
+		live.count_cpu(Instant::now());
+		if let Some(worker) = live.workers.get_mut(&self.worker_id) {
 			worker.connected = false;
 		}
+		drop(live);
 		info!(worker = %self.worker_id, "session closed");
 	}
 
@@ -363,9 +368,10 @@ impl Session {
 		.map_err(|e| Status::internal(format!("storing task failed: {e}")))?;
 		let (valid, inserted) = match outcome {
 			Ok(done) => done,
-			Err(StoreError::Invalid(reason)) => {
-				self.shared.live().batches_rejected += 1;
-				warn!(worker = %self.worker_id, %reason, "batch refused");
+			Err(StoreError::Invalid(rejection)) => {
+				self.shared.live().count_rejection(rejection.reason);
+				let reason = rejection.message;
+				warn!(worker = %self.worker_id, kind = rejection.reason.name(), %reason, "batch refused");
 				let mut status = Status::invalid_argument(reason);
 				if let Ok(value) = sequence.to_string().parse() {
 					status.metadata_mut().insert(REJECTED_SEQUENCE_KEY, value);
@@ -385,9 +391,14 @@ impl Session {
 			});
 		};
 		{
+			let now = Instant::now();
 			let mut live = self.shared.live();
 			live.samples_total += valid.samples.len() as u64;
 			live.games_total += valid.game_records.len() as u64;
+			live.last_samples = Some(now);
+			live.recent_samples
+				.push(now, valid.samples.len() as u64, valid.superseded as u64);
+			live.recent_games.push(&valid.outcomes);
 			if let Some(last) = valid.game_records.last() {
 				live.last_game.clone_from(last);
 			}
@@ -417,6 +428,6 @@ impl Session {
 }
 
 enum StoreError {
-	Invalid(String),
+	Invalid(Rejection),
 	Storage(String),
 }

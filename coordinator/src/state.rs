@@ -17,7 +17,10 @@ use tokio::sync::watch;
 
 use crate::config::RunSettings;
 use crate::ledger::Ledger;
+use crate::recent::{RecentGames, RecentSamples};
 use crate::rundir::RunDir;
+use crate::series::Thinned;
+use crate::validate::RejectReason;
 
 /// How many recent training losses the snapshot averages.
 const LOSS_WINDOW: usize = 100;
@@ -88,8 +91,24 @@ pub struct Live {
 	pub workers: BTreeMap<String, WorkerInfo>,
 	/// Batches refused as malformed.
 	pub batches_rejected: u64,
+	/// The same, by reason.
+	pub rejections: BTreeMap<RejectReason, u64>,
 	/// The last game record received.
 	pub last_game: String,
+	/// The mean loss over the run, for the chart.
+	pub loss_history: Thinned<v1::LossPoint>,
+	/// The totals over the run, for the charts.
+	pub throughput: Thinned<v1::ThroughputPoint>,
+	/// Worker CPU-seconds over the run, up to `cpu_counted_to`.
+	pub cpu_seconds: f64,
+	/// When the connected workers' threads were last added to `cpu_seconds`.
+	pub cpu_counted_to: Option<Instant>,
+	/// When this process last stored a sample batch.
+	pub last_samples: Option<Instant>,
+	/// Samples stored lately.
+	pub recent_samples: RecentSamples,
+	/// How the latest games ended.
+	pub recent_games: RecentGames,
 }
 
 impl Live {
@@ -99,6 +118,34 @@ impl Live {
 			self.losses.pop_front();
 		}
 		self.losses.push_back(loss);
+	}
+
+	/// Adds the connected workers' threads times the time since the last count to the run's
+	/// CPU-seconds. Called before the set of connected workers changes and before reading.
+	pub fn count_cpu(&mut self, now: Instant) {
+		if let Some(since) = self.cpu_counted_to {
+			let threads: u32 = self
+				.workers
+				.values()
+				.filter(|w| w.connected)
+				.map(|w| w.threads)
+				.sum();
+			self.cpu_seconds +=
+				f64::from(threads) * now.saturating_duration_since(since).as_secs_f64();
+		}
+		self.cpu_counted_to = Some(now);
+	}
+
+	/// Worker CPU-hours over the run, counted up to `now`.
+	pub fn cpu_hours(&mut self, now: Instant) -> f64 {
+		self.count_cpu(now);
+		self.cpu_seconds / 3600.0
+	}
+
+	/// Counts a refused batch.
+	pub fn count_rejection(&mut self, reason: RejectReason) {
+		self.batches_rejected += 1;
+		*self.rejections.entry(reason).or_default() += 1;
 	}
 }
 
@@ -188,7 +235,11 @@ impl Shared {
 
 	/// The run as a progress message.
 	pub fn snapshot(&self) -> v1::Progress {
-		let live = self.live();
+		let now = Instant::now();
+		let mut live = self.live();
+		let cpu_hours = live.cpu_hours(now);
+		let (recent_samples, recent_superseded) = live.recent_samples.totals(now);
+		let since_samples = live.last_samples.unwrap_or(self.started);
 		let loss = if live.losses.is_empty() {
 			f64::NAN
 		} else {
@@ -226,6 +277,67 @@ impl Shared {
 			workers,
 			batches_rejected: live.batches_rejected,
 			last_game: live.last_game.clone(),
+			loss_history: live.loss_history.points().to_vec(),
+			throughput: live.throughput.points().to_vec(),
+			cpu_hours,
+			seconds_since_samples: now.saturating_duration_since(since_samples).as_secs_f64(),
+			recent_samples,
+			recent_superseded,
+			recent_games: Some(live.recent_games.tally()),
+			rejections: live
+				.rejections
+				.iter()
+				.map(|(reason, count)| v1::RejectionCount {
+					reason: reason.name().to_string(),
+					count: *count,
+				})
+				.collect(),
 		}
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use std::time::Duration;
+
+	use super::*;
+
+	fn worker(threads: u32, connected: bool) -> WorkerInfo {
+		WorkerInfo {
+			name: String::new(),
+			host: String::new(),
+			threads,
+			connected,
+			generation: 0,
+			samples: 0,
+			samples_per_second: 0.0,
+			last_heard: Instant::now(),
+			sessions: 1,
+			flagged: 0,
+		}
+	}
+
+	#[test]
+	fn cpu_time_counts_connected_threads_only() {
+		let start = Instant::now();
+		let mut live = Live::default();
+		live.workers.insert("a".into(), worker(4, true));
+		live.workers.insert("b".into(), worker(8, false));
+		live.count_cpu(start);
+		live.count_cpu(start + Duration::from_secs(90));
+		assert_eq!(live.cpu_seconds, 360.0);
+		live.workers.get_mut("b").unwrap().connected = true;
+		let hours = live.cpu_hours(start + Duration::from_secs(390));
+		assert!((hours - (360.0 + 12.0 * 300.0) / 3600.0).abs() < 1e-9);
+	}
+
+	#[test]
+	fn rejections_are_counted_by_reason() {
+		let mut live = Live::default();
+		live.count_rejection(RejectReason::Sample);
+		live.count_rejection(RejectReason::Sample);
+		live.count_rejection(RejectReason::Size);
+		assert_eq!(live.batches_rejected, 3);
+		assert_eq!(live.rejections[&RejectReason::Sample], 2);
 	}
 }

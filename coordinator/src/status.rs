@@ -26,6 +26,22 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 		"loss": finite(progress.loss),
 		"window": { "samples": progress.window_samples, "capacity": progress.window_capacity },
 		"batches_rejected": progress.batches_rejected,
+		"rejections": progress
+			.rejections
+			.iter()
+			.map(|r| (r.reason.clone(), json!(r.count)))
+			.collect::<serde_json::Map<_, _>>(),
+		"cpu_hours": progress.cpu_hours,
+		"seconds_since_samples": progress.seconds_since_samples,
+		"recent_samples": {
+			"total": progress.recent_samples,
+			"superseded": progress.recent_superseded,
+		},
+		"recent_games": progress.recent_games.map(|t| json!({
+			"tiger_wins": t.tiger_wins,
+			"sheep_wins": t.sheep_wins,
+			"draws": t.draws,
+		})),
 		"samples_by_worker": progress
 			.workers
 			.iter()
@@ -40,6 +56,8 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"score": g.score,
 			"score_low": g.score_low,
 			"score_high": g.score_high,
+			"elo": finite(g.elo),
+			"cpu_hours": g.cpu_hours,
 			"reason": g.reason,
 		})).collect::<Vec<_>>(),
 		"workers": progress.workers.iter().map(|w| json!({

@@ -213,6 +213,10 @@ impl Training {
 			let mean =
 				self.losses_since_row.iter().sum::<f32>() / self.losses_since_row.len() as f32;
 			self.losses_since_row.clear();
+			self.shared.live().loss_history.push(v1::LossPoint {
+				training_steps: self.steps,
+				loss: f64::from(mean),
+			});
 			if let Err(e) = self
 				.shared
 				.ledger()
@@ -300,6 +304,11 @@ impl Training {
 		let estimate = record.estimate();
 		let (t, s) = (done.tally.by_side.as_tigers, done.tally.by_side.as_sheep);
 		let now = unix_now();
+		let cpu_seconds = {
+			let mut live = self.shared.live();
+			live.count_cpu(Instant::now());
+			live.cpu_seconds
+		};
 		let row = GateRow {
 			id: 0,
 			candidate_generation: generation,
@@ -319,6 +328,7 @@ impl Training {
 			reason: decision.reason.clone(),
 			finished_at: now,
 			pairs: record.pairs.counts,
+			cpu_seconds,
 		};
 		if let Err(e) = self.shared.ledger().record_gate(&row) {
 			error!(%e, "could not record the gate");
@@ -405,14 +415,18 @@ impl Training {
 	fn record_throughput(&mut self) {
 		self.last_throughput = Instant::now();
 		let row = {
-			let live = self.shared.live();
-			ThroughputRow {
+			let mut live = self.shared.live();
+			live.count_cpu(Instant::now());
+			let row = ThroughputRow {
 				at: unix_now(),
 				samples_total: live.samples_total,
 				games_total: live.games_total,
 				training_steps: live.training_steps,
 				workers_connected: live.workers.values().filter(|w| w.connected).count() as u32,
-			}
+				cpu_seconds: live.cpu_seconds,
+			};
+			live.throughput.push(throughput_point(&row));
+			row
 		};
 		if let Err(e) = self.shared.ledger().record_throughput(row) {
 			error!(%e, "could not record throughput");
@@ -465,5 +479,19 @@ pub fn gate_summary(row: &GateRow) -> v1::GateSummary {
 		score_high: row.score_high,
 		reason: row.reason.clone(),
 		finished_at: row.finished_at,
+		elo: row.elo,
+		cpu_hours: row.cpu_seconds / 3600.0,
+	}
+}
+
+/// The dashboard's view of a throughput row.
+pub fn throughput_point(row: &ThroughputRow) -> v1::ThroughputPoint {
+	v1::ThroughputPoint {
+		at: row.at,
+		samples_total: row.samples_total,
+		games_total: row.games_total,
+		training_steps: row.training_steps,
+		workers_connected: row.workers_connected,
+		cpu_hours: row.cpu_seconds / 3600.0,
 	}
 }

@@ -7,8 +7,8 @@
 //! not trained on. Refusing it instead made such a worker drop its spool one batch per
 //! reconnect.
 
-use tigers_core::GameRecord;
 use tigers_core::selfplay::Sample;
+use tigers_core::{GameRecord, Outcome};
 use tigers_proto::convert::sample_from_wire;
 use tigers_proto::v1;
 
@@ -35,49 +35,129 @@ pub struct ValidBatch {
 	pub samples: Vec<Sample>,
 	/// The game records, as sent.
 	pub game_records: Vec<String>,
+	/// How each game ended (`None` for a game cut off unfinished), in record order.
+	pub outcomes: Vec<Option<Outcome>>,
+	/// Samples from generations older than the latest.
+	pub superseded: usize,
 	/// Whether some sample is more than `max_staleness` generations behind: store, do not train.
 	pub stale: bool,
 }
 
-/// The batch as core values, or a sentence saying what is wrong with it.
-pub fn validate_batch(batch: v1::SampleBatch, expect: Expect) -> Result<ValidBatch, String> {
+/// Why a batch was refused, as a short name for counting (metrics, the dashboard).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RejectReason {
+	/// Its sequence number is 0.
+	Sequence,
+	/// Too few or too many samples or game records.
+	Size,
+	/// A sample that does not decode or is out of range.
+	Sample,
+	/// A sample from a generation not promoted yet.
+	Generation,
+	/// A game record that does not read.
+	GameRecord,
+}
+
+impl RejectReason {
+	/// Every reason, in a fixed order.
+	pub const ALL: [RejectReason; 5] = [
+		RejectReason::Sequence,
+		RejectReason::Size,
+		RejectReason::Sample,
+		RejectReason::Generation,
+		RejectReason::GameRecord,
+	];
+
+	/// The short name: `sequence`, `size`, `sample`, `generation` or `game_record`.
+	pub const fn name(self) -> &'static str {
+		match self {
+			RejectReason::Sequence => "sequence",
+			RejectReason::Size => "size",
+			RejectReason::Sample => "sample",
+			RejectReason::Generation => "generation",
+			RejectReason::GameRecord => "game_record",
+		}
+	}
+}
+
+/// A refused batch: the reason's kind and a sentence saying what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rejection {
+	/// The kind, for counting.
+	pub reason: RejectReason,
+	/// The sentence for the worker and the log.
+	pub message: String,
+}
+
+impl Rejection {
+	fn new(reason: RejectReason, message: String) -> Rejection {
+		Rejection { reason, message }
+	}
+}
+
+/// The batch as core values, or why it is refused.
+pub fn validate_batch(batch: v1::SampleBatch, expect: Expect) -> Result<ValidBatch, Rejection> {
 	let prefix = format!("batch {}", batch.sequence);
 	if batch.sequence == 0 {
-		return Err(format!("{prefix}: sequence numbers start at 1"));
+		return Err(Rejection::new(
+			RejectReason::Sequence,
+			format!("{prefix}: sequence numbers start at 1"),
+		));
 	}
 	if batch.samples.is_empty() || batch.samples.len() > MAX_BATCH_SAMPLES {
-		return Err(format!(
-			"{prefix}: {} samples; a batch holds 1 to {MAX_BATCH_SAMPLES}",
-			batch.samples.len()
+		return Err(Rejection::new(
+			RejectReason::Size,
+			format!(
+				"{prefix}: {} samples; a batch holds 1 to {MAX_BATCH_SAMPLES}",
+				batch.samples.len()
+			),
 		));
 	}
 	if batch.game_records.is_empty() || batch.game_records.len() > MAX_BATCH_GAMES {
-		return Err(format!(
-			"{prefix}: {} game records; a batch holds 1 to {MAX_BATCH_GAMES}",
-			batch.game_records.len()
+		return Err(Rejection::new(
+			RejectReason::Size,
+			format!(
+				"{prefix}: {} game records; a batch holds 1 to {MAX_BATCH_GAMES}",
+				batch.game_records.len()
+			),
 		));
 	}
 	let oldest = expect.generation.saturating_sub(expect.max_staleness);
 	let mut stale = false;
+	let mut superseded = 0;
 	let mut samples = Vec::with_capacity(batch.samples.len());
 	for (index, wire) in batch.samples.iter().enumerate() {
-		let sample = sample_from_wire(index, wire).map_err(|e| format!("{prefix}: {e}"))?;
+		let sample = sample_from_wire(index, wire)
+			.map_err(|e| Rejection::new(RejectReason::Sample, format!("{prefix}: {e}")))?;
 		if sample.generation > expect.generation {
-			return Err(format!(
-				"{prefix}: sample {index} claims generation {}, but the latest is {}",
-				sample.generation, expect.generation
+			return Err(Rejection::new(
+				RejectReason::Generation,
+				format!(
+					"{prefix}: sample {index} claims generation {}, but the latest is {}",
+					sample.generation, expect.generation
+				),
 			));
 		}
 		stale |= sample.generation < oldest;
+		superseded += usize::from(sample.generation < expect.generation);
 		samples.push(sample);
 	}
+	let mut outcomes = Vec::with_capacity(batch.game_records.len());
 	for (index, text) in batch.game_records.iter().enumerate() {
-		GameRecord::from_text(text).map_err(|e| format!("{prefix}: game record {index}: {e}"))?;
+		let record = GameRecord::from_text(text).map_err(|e| {
+			Rejection::new(
+				RejectReason::GameRecord,
+				format!("{prefix}: game record {index}: {e}"),
+			)
+		})?;
+		outcomes.push(record.result);
 	}
 	Ok(ValidBatch {
 		sequence: batch.sequence,
 		samples,
 		game_records: batch.game_records,
+		outcomes,
+		superseded,
 		stale,
 	})
 }
@@ -118,6 +198,13 @@ mod tests {
 		let valid = validate_batch(batch(4), EXPECT).unwrap();
 		assert!(!valid.samples.is_empty());
 		assert_eq!(valid.game_records.len(), 1);
+		assert_eq!(valid.outcomes.len(), 1);
+		assert_eq!(
+			valid.superseded,
+			valid.samples.len(),
+			"generation 4 is behind 5"
+		);
+		assert_eq!(validate_batch(batch(5), EXPECT).unwrap().superseded, 0);
 		assert!(!valid.stale);
 	}
 
@@ -129,12 +216,14 @@ mod tests {
 
 	#[test]
 	fn bad_batches_say_why() {
-		let cases: Vec<(v1::SampleBatch, &str)> = vec![
+		use RejectReason::*;
+		let cases: Vec<(v1::SampleBatch, RejectReason, &str)> = vec![
 			(
 				v1::SampleBatch {
 					sequence: 0,
 					..batch(5)
 				},
+				Sequence,
 				"start at 1",
 			),
 			(
@@ -142,6 +231,7 @@ mod tests {
 					samples: vec![],
 					..batch(5)
 				},
+				Size,
 				"samples",
 			),
 			(
@@ -149,6 +239,7 @@ mod tests {
 					game_records: vec![],
 					..batch(5)
 				},
+				Size,
 				"game records",
 			),
 			(
@@ -156,20 +247,27 @@ mod tests {
 					game_records: vec!["nonsense".into()],
 					..batch(5)
 				},
+				GameRecord,
 				"game record 0",
 			),
-			(batch(6), "claims generation 6"),
+			(batch(6), Generation, "claims generation 6"),
 		];
-		for (bad, expected) in cases {
+		for (bad, reason, expected) in cases {
 			let error = validate_batch(bad, EXPECT).unwrap_err();
+			assert_eq!(error.reason, reason, "{}", error.message);
 			assert!(
-				error.contains(expected),
+				error.message.contains(expected),
 				"{error:?} should mention {expected:?}"
 			);
 		}
 		let mut bad = batch(5);
 		bad.samples[1].score = f32::INFINITY;
 		let error = validate_batch(bad, EXPECT).unwrap_err();
-		assert!(error.starts_with("batch 1: sample 1: score"), "{error}");
+		assert_eq!(error.reason, Sample);
+		assert!(
+			error.message.starts_with("batch 1: sample 1: score"),
+			"{}",
+			error.message
+		);
 	}
 }

@@ -82,6 +82,8 @@ pub struct GateRow {
 	pub reason: String,
 	/// When the match finished, unix seconds.
 	pub finished_at: f64,
+	/// Worker CPU-seconds over the run when it finished.
+	pub cpu_seconds: f64,
 	/// Pairs of games by the candidate's points in the pair (0, ½, 1, 1½, 2), which the SPRT
 	/// and the promotion rule need to compare a later candidate with this one. Stored as text,
 	/// five numbers separated by commas.
@@ -113,6 +115,8 @@ pub struct ThroughputRow {
 	pub training_steps: u64,
 	/// Workers connected at that moment.
 	pub workers_connected: u32,
+	/// Worker CPU-seconds over the run so far.
+	pub cpu_seconds: f64,
 }
 
 impl Ledger {
@@ -225,8 +229,9 @@ impl Ledger {
 			.execute(
 				"INSERT INTO gates (candidate_generation, training_steps, promoted, tigers_wins,
 					tigers_draws, tigers_losses, sheep_wins, sheep_draws, sheep_losses, score,
-					score_low, score_high, elo, stop, reason, finished_at, pairs)
-				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+					score_low, score_high, elo, stop, reason, finished_at, pairs, cpu_seconds)
+				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+					?18)",
 				params![
 					gate.candidate_generation,
 					gate.training_steps,
@@ -245,6 +250,7 @@ impl Ledger {
 					gate.reason,
 					gate.finished_at,
 					pairs_text(&gate.pairs),
+					gate.cpu_seconds,
 				],
 			)
 			.map_err(StorageError::sqlite("recording a gate match"))?;
@@ -256,7 +262,7 @@ impl Ledger {
 		self.rows(
 			"SELECT id, candidate_generation, training_steps, promoted, tigers_wins, tigers_draws,
 				tigers_losses, sheep_wins, sheep_draws, sheep_losses, score, score_low,
-				score_high, elo, stop, reason, finished_at, pairs
+				score_high, elo, stop, reason, finished_at, pairs, cpu_seconds
 			FROM gates ORDER BY id",
 			"reading gate matches",
 			|row| {
@@ -285,6 +291,7 @@ impl Ledger {
 							"the pairs column is not five numbers".into(),
 						)
 					})?,
+					cpu_seconds: real(row, 18)?,
 				})
 			},
 		)
@@ -320,14 +327,15 @@ impl Ledger {
 		self.connection
 			.execute(
 				"INSERT OR REPLACE INTO throughput (at, samples_total, games_total,
-					training_steps, workers_connected)
-				VALUES (?1, ?2, ?3, ?4, ?5)",
+					training_steps, workers_connected, cpu_seconds)
+				VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 				params![
 					row.at,
 					row.samples_total,
 					row.games_total,
 					row.training_steps,
-					row.workers_connected
+					row.workers_connected,
+					row.cpu_seconds
 				],
 			)
 			.map(drop)
@@ -337,7 +345,8 @@ impl Ledger {
 	/// Every throughput snapshot, oldest first.
 	pub fn throughput(&self) -> Result<Vec<ThroughputRow>, StorageError> {
 		self.rows(
-			"SELECT at, samples_total, games_total, training_steps, workers_connected
+			"SELECT at, samples_total, games_total, training_steps, workers_connected,
+				cpu_seconds
 			FROM throughput ORDER BY at",
 			"reading throughput",
 			|row| {
@@ -347,6 +356,7 @@ impl Ledger {
 					games_total: row.get(2)?,
 					training_steps: row.get(3)?,
 					workers_connected: row.get(4)?,
+					cpu_seconds: real(row, 5)?,
 				})
 			},
 		)
@@ -400,6 +410,7 @@ mod tests {
 			reason: "stronger".to_string(),
 			finished_at: 1234.5,
 			pairs: [1, 2, 3, 4, 5],
+			cpu_seconds: 3600.5,
 		}
 	}
 
@@ -466,6 +477,7 @@ mod tests {
 			games_total: 2,
 			training_steps: 3,
 			workers_connected: 1,
+			cpu_seconds: 7.25,
 		};
 		ledger.record_throughput(snapshot).unwrap();
 		ledger

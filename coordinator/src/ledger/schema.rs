@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: [&str; 1] = [VERSION_1];
+const MIGRATIONS: [&str; 2] = [VERSION_1, VERSION_2];
 
 /// The schema version this program writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -84,6 +84,13 @@ CREATE TABLE throughput (
 );
 ";
 
+/// Version 2: worker CPU-hours (as seconds) in the throughput snapshots and at each gate, for
+/// the dashboard's chart of strength against compute. Rows from version 1 read as 0.
+const VERSION_2: &str = "
+ALTER TABLE throughput ADD COLUMN cpu_seconds REAL NOT NULL DEFAULT 0;
+ALTER TABLE gates ADD COLUMN cpu_seconds REAL NOT NULL DEFAULT 0;
+";
+
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is
 /// read again inside each write transaction, so two processes opening a new ledger at once
 /// cannot both apply a migration.
@@ -119,5 +126,28 @@ pub fn migrate(connection: &mut Connection) -> Result<(), StorageError> {
 		transaction
 			.commit()
 			.map_err(StorageError::sqlite("committing a migration"))?;
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+	use crate::ledger::Ledger;
+	use crate::test_support::TestDir;
+
+	#[test]
+	fn a_version_1_ledger_gains_cpu_seconds_as_zero() {
+		let dir = TestDir::new("schema-v1-to-v2");
+		let path = dir.path().join("ledger.sqlite");
+		let raw = Connection::open(&path).unwrap();
+		raw.execute_batch(VERSION_1).unwrap();
+		raw.execute("INSERT INTO throughput VALUES (10.0, 100, 4, 7, 2)", [])
+			.unwrap();
+		raw.pragma_update(None, "user_version", 1).unwrap();
+		drop(raw);
+		let ledger = Ledger::open(&path).unwrap();
+		let rows = ledger.throughput().unwrap();
+		assert_eq!(rows.len(), 1);
+		assert_eq!((rows[0].samples_total, rows[0].cpu_seconds), (100, 0.0));
 	}
 }

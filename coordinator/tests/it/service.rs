@@ -194,7 +194,21 @@ async fn malformed_samples_are_refused_and_the_coordinator_keeps_serving() {
 		.unwrap()
 		.into_inner();
 	assert_eq!(status.batches_rejected, 1);
+	assert_eq!(
+		status
+			.rejections
+			.iter()
+			.map(|r| (r.reason.as_str(), r.count))
+			.collect::<Vec<_>>(),
+		[("sample", 1)]
+	);
 	assert!(status.samples_total > 0);
+	// The good batch is recent, from the current generation, and its game is tallied.
+	assert_eq!(status.recent_samples, status.samples_total);
+	assert_eq!(status.recent_superseded, 0);
+	let games = status.recent_games.unwrap();
+	assert_eq!(games.tiger_wins + games.sheep_wins + games.draws, 1);
+	assert!(status.seconds_since_samples < 60.0);
 	drop(sender);
 	running.stop().await;
 }
