@@ -58,6 +58,7 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"score_high": g.score_high,
 			"elo": finite(g.elo),
 			"cpu_hours": g.cpu_hours,
+			"measurement": g.measurement,
 			"reason": g.reason,
 		})).collect::<Vec<_>>(),
 		"workers": progress.workers.iter().map(|w| json!({

@@ -481,6 +481,7 @@ pub fn gate_summary(row: &GateRow) -> v1::GateSummary {
 		finished_at: row.finished_at,
 		elo: row.elo,
 		cpu_hours: row.cpu_seconds / 3600.0,
+		measurement: row.stop == MEASURED,
 	}
 }
 
