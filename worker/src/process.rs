@@ -1,7 +1,11 @@
-//! What a server binary needs around the library: logs set up the same way in every binary,
-//! and a future that completes when the process is asked to stop.
+//! What a server binary needs around the library: logs set up the same way in every binary
+//! (to the terminal, or to a file while the terminal shows a dashboard), and a future that
+//! completes when the process is asked to stop.
 
-use std::io::IsTerminal;
+use std::fs::OpenOptions;
+use std::io::{self, IsTerminal};
+use std::path::Path;
+use std::sync::Mutex;
 
 use tracing_subscriber::EnvFilter;
 
@@ -11,12 +15,29 @@ pub fn init_logging(json: bool) {
 	let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
 	let builder = tracing_subscriber::fmt()
 		.with_env_filter(filter)
-		.with_writer(std::io::stderr);
-	if json || !std::io::stderr().is_terminal() {
+		.with_writer(io::stderr);
+	if json || !io::stderr().is_terminal() {
 		builder.json().init();
 	} else {
 		builder.init();
 	}
+}
+
+/// Logs appended to `path` instead of the terminal, for when the terminal shows a dashboard:
+/// JSON lines if `json`, plain text otherwise (without colours); levels from `RUST_LOG`.
+pub fn init_file_logging(path: &Path, json: bool) -> io::Result<()> {
+	let file = OpenOptions::new().create(true).append(true).open(path)?;
+	let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+	let builder = tracing_subscriber::fmt()
+		.with_env_filter(filter)
+		.with_ansi(false)
+		.with_writer(Mutex::new(file));
+	if json {
+		builder.json().init();
+	} else {
+		builder.init();
+	}
+	Ok(())
 }
 
 /// Completes on Ctrl-C or SIGTERM.
