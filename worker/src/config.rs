@@ -1,6 +1,7 @@
 //! `WorkerConfig`: what a worker connects to, who it is, and how it paces itself.
 
 use std::fmt;
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -46,6 +47,8 @@ pub struct WorkerConfig {
 	pub shutdown_grace: Duration,
 	/// How long to wait for a connection (TCP and TLS) to the coordinator.
 	pub connect_timeout: Duration,
+	/// Where to serve Prometheus metrics, if anywhere. At most one worker per process.
+	pub metrics_listen: Option<SocketAddr>,
 }
 
 impl WorkerConfig {
@@ -66,6 +69,7 @@ impl WorkerConfig {
 			backoff: BackoffSettings::default(),
 			shutdown_grace: Duration::from_secs(5),
 			connect_timeout: Duration::from_secs(10),
+			metrics_listen: None,
 		}
 	}
 
@@ -120,6 +124,7 @@ impl fmt::Debug for WorkerConfig {
 			.field("backoff", &self.backoff)
 			.field("shutdown_grace", &self.shutdown_grace)
 			.field("connect_timeout", &self.connect_timeout)
+			.field("metrics_listen", &self.metrics_listen)
 			.finish()
 	}
 }

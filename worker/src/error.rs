@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::metrics::MetricsError;
 use crate::spool::SpoolError;
 
 /// Why [`run`](crate::run) or [`bench`](crate::bench) stopped with an error.
@@ -68,6 +69,9 @@ pub enum WorkerError {
 	/// The coordinator did not accept the token (UNAUTHENTICATED). Retrying cannot help.
 	#[error("the coordinator did not accept the token (check --token or TIGERS_TOKEN): {0}")]
 	Unauthenticated(String),
+	/// The metrics endpoint could not be started.
+	#[error(transparent)]
+	Metrics(#[from] MetricsError),
 	/// A background task of the worker itself failed.
 	#[error("internal error: {0}")]
 	Internal(String),

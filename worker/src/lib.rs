@@ -22,6 +22,7 @@
 //! - [`backoff`]: reconnection delays;
 //! - `session`: join, stream, reconnect;
 //! - [`bench`](mod@bench): this machine's self-play speed;
+//! - [`metrics`]: the Prometheus endpoint (shared with the coordinator) and the worker's figures;
 //! - [`process`]: logging and stop signals for this crate's and the coordinator's binaries.
 //!
 //! The state directory ([`WorkerConfig::state_dir`]) holds `worker_id` (the identity, made once),
@@ -35,6 +36,7 @@ mod client;
 pub mod config;
 pub mod error;
 mod fetch;
+pub mod metrics;
 pub mod process;
 mod seed;
 mod selfplay;
@@ -50,6 +52,7 @@ use std::sync::Arc;
 use std::sync::mpsc::sync_channel;
 use std::time::Instant;
 
+use metrics_exporter_prometheus::PrometheusBuilder;
 use tigers_core::network::INPUT_VERSION;
 use tigers_proto::v1::JoinRequest;
 use tokio::sync::{Notify, watch};
@@ -64,6 +67,7 @@ pub use crate::error::WorkerError;
 use crate::batcher::Batcher;
 use crate::client::Connector;
 use crate::config::host_name;
+use crate::metrics::figures::Sources;
 use crate::selfplay::{Control, SelfPlayPool};
 use crate::session::{Shared, run_sessions};
 use crate::spool::Spool;
@@ -86,6 +90,16 @@ pub async fn run(
 ) -> Result<(), WorkerError> {
 	config.validate()?;
 	let connector = Connector::new(&config)?;
+	// Before the state directory is locked, so a busy address fails without side effects.
+	let _endpoint = match config.metrics_listen {
+		Some(address) => {
+			let serving = metrics::serve(PrometheusBuilder::new(), address)?;
+			metrics::describe();
+			tracing::info!(%address, "serving metrics");
+			Some(AbortOnDrop(tokio::spawn(serving)))
+		}
+		None => None,
+	};
 	let (state_path, name, capacity) = (
 		config.state_dir.clone(),
 		config.name.clone(),
@@ -110,6 +124,14 @@ pub async fn run(
 	);
 	let join = join_request(&config, state.worker_id());
 	let mut worker = Worker::start(&config, connector, join, spool, &span)?;
+	let _publisher = config.metrics_listen.map(|_| {
+		let sources = Sources {
+			stats: worker.shared.stats.clone(),
+			spool: worker.shared.spool.clone(),
+			control: worker.shared.control.clone(),
+		};
+		AbortOnDrop(tokio::spawn(sources.publish_every()))
+	});
 	let result = worker.run(shutdown, &config).instrument(span.clone()).await;
 	stop_self_play(&worker.shared.control, &mut worker.batcher)
 		.instrument(span.clone())
@@ -117,6 +139,15 @@ pub async fn run(
 	tracing::info!(parent: &span, unacked_batches = worker.shared.spool.len(), "worker stopped");
 	drop(state);
 	result
+}
+
+/// Stops a background task when `run` returns, whichever way it returns.
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+	fn drop(&mut self) {
+		self.0.abort();
+	}
 }
 
 /// What `Join` says about this worker.

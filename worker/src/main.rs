@@ -1,6 +1,7 @@
 //! The `worker` binary: parses the command line, sets up logging, and runs a worker (or the
 //! bench) from the library.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -40,6 +41,9 @@ struct Cli {
 	/// Unacknowledged batches kept on disk at most; self-play pauses when the spool is full.
 	#[arg(long, value_name = "BATCHES", default_value_t = DEFAULT_SPOOL_CAPACITY)]
 	spool_capacity: usize,
+	/// Serve Prometheus metrics over plain HTTP at this address (path /metrics); no token.
+	#[arg(long, value_name = "ADDR")]
+	metrics_listen: Option<SocketAddr>,
 	/// Log as JSON lines (the default when stderr is not a terminal). Levels from RUST_LOG.
 	#[arg(long, global = true)]
 	log_json: bool,
@@ -99,6 +103,7 @@ fn worker_config(cli: Cli) -> anyhow::Result<WorkerConfig> {
 		.unwrap_or_else(|| WorkerConfig::default_state_dir(&config.name));
 	config.tls_ca = cli.tls_ca;
 	config.spool_capacity = cli.spool_capacity;
+	config.metrics_listen = cli.metrics_listen;
 	Ok(config)
 }
 

@@ -166,7 +166,9 @@ pub(crate) async fn run_sessions(
 ) -> Result<(), WorkerError> {
 	let mut backoff = Backoff::new(settings, random_u64());
 	loop {
-		let error = match session(shared, &mut backoff).await {
+		let ended = session(shared, &mut backoff).await;
+		shared.stats.session_ended();
+		let error = match ended {
 			Ok(()) => return Ok(()),
 			Err(error) => error,
 		};
@@ -227,6 +229,7 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 	let joined = timed("Join", client.join(shared.join.clone()))
 		.await?
 		.into_inner();
+	shared.stats.session_opened();
 	let last_acked = joined.last_acked_sequence;
 	let spool = shared.spool.clone();
 	let dropped = blocking(move || spool.acknowledge_through(last_acked)).await??;

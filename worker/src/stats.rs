@@ -1,8 +1,9 @@
-//! `Stats`: games and samples the worker has produced, and its sample rate over the last
-//! minute, for heartbeats and logs.
+//! `Stats`: games and samples the worker has produced, its sample rate over the last minute,
+//! and its sessions with the coordinator, for heartbeats, logs and metrics.
 //!
-//! Written by the batcher thread (one call per finished game), read by the session when it
-//! sends a heartbeat; a mutex keeps the counters and the window consistent with each other.
+//! Written by the batcher thread (one call per finished game) and the session loop (sessions
+//! opened and ended), read by the session when it sends a heartbeat and by the metrics
+//! publisher; a mutex keeps the counters and the window consistent with each other.
 
 use std::collections::VecDeque;
 use std::sync::Mutex;
@@ -22,6 +23,8 @@ struct Inner {
 	started: Instant,
 	games: u64,
 	samples: u64,
+	sessions: u64,
+	connected: bool,
 	/// Finished games in the window: when, and how many samples each gave.
 	recent: VecDeque<(Instant, u64)>,
 }
@@ -35,6 +38,10 @@ pub(crate) struct Snapshot {
 	pub(crate) samples: u64,
 	/// Samples per second over the last minute (or since the start, if that is shorter).
 	pub(crate) samples_per_second: f64,
+	/// Sessions opened (joins that succeeded) since the worker started.
+	pub(crate) sessions: u64,
+	/// Whether a session is open.
+	pub(crate) connected: bool,
 }
 
 impl Stats {
@@ -45,6 +52,8 @@ impl Stats {
 				started: now,
 				games: 0,
 				samples: 0,
+				sessions: 0,
+				connected: false,
 				recent: VecDeque::new(),
 			}),
 		}
@@ -57,6 +66,18 @@ impl Stats {
 		inner.samples += samples;
 		inner.recent.push_back((now, samples));
 		inner.forget_before(now);
+	}
+
+	/// Counts a session opened with the coordinator.
+	pub(crate) fn session_opened(&self) {
+		let mut inner = self.lock();
+		inner.sessions += 1;
+		inner.connected = true;
+	}
+
+	/// Notes that the open session, if any, has ended.
+	pub(crate) fn session_ended(&self) {
+		self.lock().connected = false;
 	}
 
 	/// The counters at `now`.
@@ -77,6 +98,8 @@ impl Stats {
 			games: inner.games,
 			samples: inner.samples,
 			samples_per_second,
+			sessions: inner.sessions,
+			connected: inner.connected,
 		}
 	}
 
@@ -125,5 +148,22 @@ mod tests {
 		// Long after, nothing is recent but the totals remain.
 		let idle = stats.snapshot(at(1000));
 		assert_eq!((idle.games, idle.samples_per_second), (3, 0.0));
+	}
+
+	#[test]
+	fn sessions_are_counted_and_the_open_one_shown() {
+		let stats = Stats::new(Instant::now());
+		let seen = |stats: &Stats| {
+			let snapshot = stats.snapshot(Instant::now());
+			(snapshot.sessions, snapshot.connected)
+		};
+		assert_eq!(seen(&stats), (0, false));
+		stats.session_opened();
+		assert_eq!(seen(&stats), (1, true));
+		stats.session_ended();
+		stats.session_ended();
+		assert_eq!(seen(&stats), (1, false));
+		stats.session_opened();
+		assert_eq!(seen(&stats), (2, true));
 	}
 }
