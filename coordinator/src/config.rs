@@ -85,6 +85,8 @@ pub struct CoordinatorConfig {
 	pub local_workers: u32,
 	/// Self-play threads of each local worker.
 	pub local_worker_threads: usize,
+	/// Where to serve Prometheus metrics, if anywhere.
+	pub metrics_listen: Option<SocketAddr>,
 	/// Training, self-play and gating settings.
 	pub run: RunSettings,
 }
@@ -100,6 +102,7 @@ impl CoordinatorConfig {
 			tls: None,
 			local_workers: 0,
 			local_worker_threads: 1,
+			metrics_listen: None,
 			run: RunSettings::default(),
 		}
 	}

@@ -4,6 +4,7 @@ use thiserror::Error;
 use tonic::Status;
 
 use crate::StorageError;
+use crate::metrics::MetricsError;
 
 /// What can go wrong in the coordinator.
 #[derive(Debug, Error)]
@@ -17,6 +18,9 @@ pub enum CoordinatorError {
 	/// The gRPC server failed.
 	#[error("gRPC server: {0}")]
 	Transport(#[from] tonic::transport::Error),
+	/// The metrics endpoint could not be started.
+	#[error(transparent)]
+	Metrics(#[from] MetricsError),
 	/// A file named in the configuration could not be read.
 	#[error("{path}: {source}")]
 	Io {
@@ -34,6 +38,7 @@ impl From<CoordinatorError> for Status {
 			CoordinatorError::Storage(e) => Status::unavailable(e.to_string()),
 			CoordinatorError::Config(e) => Status::failed_precondition(e),
 			CoordinatorError::Transport(e) => Status::internal(e.to_string()),
+			CoordinatorError::Metrics(e) => Status::internal(e.to_string()),
 			e @ CoordinatorError::Io { .. } => Status::internal(e.to_string()),
 		}
 	}

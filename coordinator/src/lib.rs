@@ -16,12 +16,14 @@
 //! - [`samples_codec`]: the binary layouts of samples in ledger blobs and window files;
 //! - [`storage_error`]: how storage fails;
 //! - [`status`]: the run as JSON for `coordinator status`;
+//! - [`metrics`]: the Prometheus endpoint and the figures it serves;
 //! - [`error`]: the error type and its mapping to gRPC statuses.
 
 pub mod auth;
 pub mod config;
 pub mod error;
 pub mod ledger;
+pub mod metrics;
 pub mod recent;
 pub mod research;
 pub mod rundir;

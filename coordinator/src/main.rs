@@ -58,6 +58,9 @@ struct ServeArgs {
 	/// Self-play threads per local worker.
 	#[arg(long, default_value_t = 1)]
 	local_worker_threads: usize,
+	/// Serve Prometheus metrics over plain HTTP at this address (path /metrics); no token.
+	#[arg(long, value_name = "ADDR")]
+	metrics_listen: Option<SocketAddr>,
 	/// No terminal UI (the only mode so far).
 	#[arg(long)]
 	headless: bool,
@@ -107,6 +110,7 @@ impl ServeArgs {
 		config.tls = self.tls_cert.zip(self.tls_key);
 		config.local_workers = self.local_workers;
 		config.local_worker_threads = self.local_worker_threads.max(1);
+		config.metrics_listen = self.metrics_listen;
 		let run = &mut config.run;
 		if !(1..=16).contains(&self.depth) {
 			return Err(format!("--depth must be 1 to 16, not {}", self.depth));

@@ -23,6 +23,7 @@ use crate::auth::TokenCheck;
 use crate::config::CoordinatorConfig;
 use crate::error::CoordinatorError;
 use crate::ledger::{GenerationRow, Ledger};
+use crate::metrics;
 use crate::research::Research;
 use crate::rundir::RunDir;
 use crate::service::CoordinatorService;
@@ -180,14 +181,32 @@ pub fn open_run(
 	Ok((shared, start))
 }
 
-/// Serves the run on `listener` until `shutdown` resolves, with local workers if configured;
-/// then stops the workers, checkpoints the training state and returns.
+/// Stops a background task when `run` returns, whichever way it returns.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+	fn drop(&mut self) {
+		self.0.abort();
+	}
+}
+
+/// Serves the run on `listener` until `shutdown` resolves, with local workers and Prometheus
+/// metrics if configured; then stops the workers, checkpoints the training state and returns.
 pub async fn run(
 	config: CoordinatorConfig,
 	listener: TcpListener,
 	shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), CoordinatorError> {
 	config.check_exposure().map_err(CoordinatorError::Config)?;
+	// The metrics address is checked before the run is opened, so a busy one fails fast.
+	let _endpoint = match config.metrics_listen {
+		Some(address) => {
+			let serving = metrics::serve(address)?;
+			info!(%address, "serving metrics");
+			Some(AbortOnDrop(tokio::spawn(serving)))
+		}
+		None => None,
+	};
 	let opening = config.clone();
 	let (shared, start) = tokio::task::spawn_blocking(move || open_run(&opening))
 		.await
@@ -200,6 +219,10 @@ pub async fn run(
 			.build()
 			.map_err(|e| CoordinatorError::Config(format!("cannot start the gating pool: {e}")))?,
 	);
+	let _publisher = config
+		.metrics_listen
+		.is_some()
+		.then(|| AbortOnDrop(tokio::spawn(metrics::publish_every(shared.clone()))));
 	let (training_inbox, training_thread) = training::start(shared.clone(), start, pool);
 	let research = Research::start(shared.clone());
 	let service = CoordinatorService::new(shared.clone(), training_inbox.clone(), research);

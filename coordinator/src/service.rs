@@ -5,6 +5,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use metrics::histogram;
 use tigers_core::network::INPUT_VERSION;
 use tigers_proto::v1::coordinator_message::Body as ToWorker;
 use tigers_proto::v1::coordinator_server::Coordinator;
@@ -18,6 +19,7 @@ use tracing::{info, warn};
 
 use crate::error::CoordinatorError;
 use crate::ledger::BatchInsert;
+use crate::metrics::INGEST_SECONDS;
 use crate::research::Research;
 use crate::state::{Shared, WorkerInfo};
 use crate::training::TrainingInput;
@@ -344,6 +346,7 @@ impl Session {
 
 	/// Validates a batch and stores it durably; only then is it acknowledged.
 	async fn store(&self, batch: v1::SampleBatch) -> Result<v1::Ack, Status> {
+		let received = Instant::now();
 		let sequence = batch.sequence;
 		let expect = Expect {
 			generation: self.shared.current().assignment.generation,
@@ -366,6 +369,8 @@ impl Session {
 		})
 		.await
 		.map_err(|e| Status::internal(format!("storing task failed: {e}")))?;
+		// Refusals are timed too: a flood of bad batches costs the same validation work.
+		histogram!(INGEST_SECONDS).record(received.elapsed().as_secs_f64());
 		let (valid, inserted) = match outcome {
 			Ok(done) => done,
 			Err(StoreError::Invalid(rejection)) => {
@@ -385,6 +390,7 @@ impl Session {
 			}
 		};
 		let BatchInsert::Inserted { id } = inserted else {
+			self.shared.live().batches_duplicate += 1;
 			return Ok(v1::Ack {
 				sequence,
 				accepted: false,

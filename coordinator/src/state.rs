@@ -93,6 +93,8 @@ pub struct Live {
 	pub batches_rejected: u64,
 	/// The same, by reason.
 	pub rejections: BTreeMap<RejectReason, u64>,
+	/// Batches received again after being stored, acknowledged without storing them twice.
+	pub batches_duplicate: u64,
 	/// The last game record received.
 	pub last_game: String,
 	/// The mean loss over the run, for the chart.
@@ -118,6 +120,15 @@ impl Live {
 			self.losses.pop_front();
 		}
 		self.losses.push_back(loss);
+	}
+
+	/// The mean of the recent training losses, if any.
+	pub fn recent_loss(&self) -> Option<f64> {
+		if self.losses.is_empty() {
+			return None;
+		}
+		let sum: f64 = self.losses.iter().map(|l| f64::from(*l)).sum();
+		Some(sum / self.losses.len() as f64)
 	}
 
 	/// Adds the connected workers' threads times the time since the last count to the run's
@@ -240,11 +251,7 @@ impl Shared {
 		let cpu_hours = live.cpu_hours(now);
 		let (recent_samples, recent_superseded) = live.recent_samples.totals(now);
 		let since_samples = live.last_samples.unwrap_or(self.started);
-		let loss = if live.losses.is_empty() {
-			f64::NAN
-		} else {
-			live.losses.iter().map(|l| f64::from(*l)).sum::<f64>() / live.losses.len() as f64
-		};
+		let loss = live.recent_loss().unwrap_or(f64::NAN);
 		let workers = live
 			.workers
 			.iter()

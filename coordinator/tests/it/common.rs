@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
 
 use tigers_coordinator::config::CoordinatorConfig;
 use tigers_core::ClaudePlayer;
@@ -11,6 +12,7 @@ use tigers_core::selfplay::{SelfPlaySettings, play_self_play_game};
 use tigers_proto::convert::sample_to_wire;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_client::CoordinatorClient;
+use tigers_proto::v1::coordinator_message::Body as ToWorker;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 use tonic::{Request, Status};
@@ -159,5 +161,51 @@ pub fn open(worker_id: &str) -> v1::WorkerMessage {
 pub fn batch_message(batch: v1::SampleBatch) -> v1::WorkerMessage {
 	v1::WorkerMessage {
 		body: Some(v1::worker_message::Body::Batch(batch)),
+	}
+}
+
+/// How long a test waits for an answer before failing.
+pub const WAIT: Duration = Duration::from_secs(20);
+
+/// Opens a session for a joined worker; returns the sender of worker messages and the stream of
+/// coordinator messages, with the first assignment already read.
+pub async fn session(
+	client: &mut Client,
+	worker_id: &str,
+) -> (
+	tokio::sync::mpsc::Sender<v1::WorkerMessage>,
+	tonic::Streaming<v1::CoordinatorMessage>,
+	v1::Assignment,
+) {
+	let (sender, receiver) = tokio::sync::mpsc::channel(16);
+	sender.send(open(worker_id)).await.unwrap();
+	let mut inbound = client
+		.session(outbound(receiver))
+		.await
+		.expect("a session")
+		.into_inner();
+	let first = tokio::time::timeout(WAIT, inbound.message())
+		.await
+		.unwrap()
+		.unwrap()
+		.unwrap();
+	let Some(ToWorker::Assignment(assignment)) = first.body else {
+		panic!("the first message is an assignment")
+	};
+	(sender, inbound, assignment)
+}
+
+/// The next acknowledgement on a session, skipping assignments; the session's error if it ends.
+pub async fn next_ack(
+	inbound: &mut tonic::Streaming<v1::CoordinatorMessage>,
+) -> Result<v1::Ack, Status> {
+	loop {
+		let message = tokio::time::timeout(WAIT, inbound.message())
+			.await
+			.expect("an answer in time")?;
+		match message.expect("the stream stays open").body {
+			Some(ToWorker::Ack(ack)) => return Ok(ack),
+			_ => continue,
+		}
 	}
 }

@@ -2,5 +2,6 @@
 
 mod cluster;
 mod common;
+mod metrics;
 mod service;
 mod tls;

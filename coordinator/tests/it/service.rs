@@ -1,56 +1,9 @@
 //! The gRPC service in process: joins, sessions, acknowledgements, duplicates, refusals.
 
-use std::time::Duration;
-
 use tigers_proto::v1;
-use tigers_proto::v1::coordinator_message::Body as ToWorker;
 use tonic::Code;
 
 use crate::common::*;
-
-const WAIT: Duration = Duration::from_secs(20);
-
-/// Opens a session for a joined worker; returns the sender of worker messages and the stream of
-/// coordinator messages, with the first assignment already read.
-async fn session(
-	client: &mut Client,
-	worker_id: &str,
-) -> (
-	tokio::sync::mpsc::Sender<v1::WorkerMessage>,
-	tonic::Streaming<v1::CoordinatorMessage>,
-	v1::Assignment,
-) {
-	let (sender, receiver) = tokio::sync::mpsc::channel(16);
-	sender.send(open(worker_id)).await.unwrap();
-	let mut inbound = client
-		.session(outbound(receiver))
-		.await
-		.expect("a session")
-		.into_inner();
-	let first = tokio::time::timeout(WAIT, inbound.message())
-		.await
-		.unwrap()
-		.unwrap()
-		.unwrap();
-	let Some(ToWorker::Assignment(assignment)) = first.body else {
-		panic!("the first message is an assignment")
-	};
-	(sender, inbound, assignment)
-}
-
-async fn next_ack(
-	inbound: &mut tonic::Streaming<v1::CoordinatorMessage>,
-) -> Result<v1::Ack, tonic::Status> {
-	loop {
-		let message = tokio::time::timeout(WAIT, inbound.message())
-			.await
-			.expect("an answer in time")?;
-		match message.expect("the stream stays open").body {
-			Some(ToWorker::Ack(ack)) => return Ok(ack),
-			_ => continue,
-		}
-	}
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_streams_samples_and_gets_acks() {

@@ -1,0 +1,50 @@
+//! Prometheus metrics: `serve` binds the scrape endpoint and installs the process's recorder;
+//! [`figures`] copies the run's live counters into it once a second, and the ingest path records
+//! its latency directly (see `service`).
+//!
+//! The endpoint itself is the worker crate's, which both binaries share. The recorder is global
+//! to the process, so only one coordinator per process may serve metrics. Recording with no
+//! recorder installed does nothing, which is how coordinators without `--metrics-listen` (and
+//! most tests) run.
+
+pub mod figures;
+
+use std::future::Future;
+use std::net::SocketAddr;
+
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
+
+pub use figures::{Figures, describe, publish_every};
+pub use tigers_worker::metrics::MetricsError;
+
+/// Seconds from receiving a sample batch to its acknowledgement being ready: validation and the
+/// ledger's durable insert. A histogram.
+pub const INGEST_SECONDS: &str = "tigers_ingest_seconds";
+
+/// Upper bounds (seconds) of the ingest histogram's buckets. A batch is validated and committed
+/// with an fsync, which takes a few milliseconds on a local disk and up to a second on a slow
+/// network disk; the buckets span that range.
+const INGEST_BUCKETS: [f64; 12] = [
+	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+];
+
+/// The exporter's settings, shared by the endpoint and by tests that render without one: a true
+/// histogram (with buckets) for ingest latency rather than a summary, so it can be aggregated
+/// across restarts and coordinators.
+pub fn builder() -> Result<PrometheusBuilder, MetricsError> {
+	PrometheusBuilder::new()
+		.set_buckets_for_metric(Matcher::Full(INGEST_SECONDS.to_string()), &INGEST_BUCKETS)
+		.map_err(|e| MetricsError::Setup(e.to_string()))
+}
+
+/// Binds `address` for Prometheus scrapes of `/metrics` (any path answers), installs the
+/// process's recorder and describes every metric. Returns the future that answers scrapes; it
+/// runs until dropped or aborted.
+///
+/// Binding comes first, so a busy or foreign address is reported here and nothing is
+/// installed. Must be called inside a tokio runtime: the exporter spawns its upkeep task on it.
+pub fn serve(address: SocketAddr) -> Result<impl Future<Output = ()> + Send, MetricsError> {
+	let serving = tigers_worker::metrics::serve(builder()?, address)?;
+	describe();
+	Ok(serving)
+}

@@ -1,0 +1,322 @@
+//! `Figures`: the run's numbers as Prometheus metrics. A copy is taken from the live state under
+//! its lock, then recorded after the lock is released; `publish_every` does so once a second.
+//!
+//! Run totals (samples, games, steps, gates) come from the ledger on resume, so their counters
+//! carry on across restarts instead of starting again at zero; refusals and duplicates are
+//! counted by this process only.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ::metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge};
+
+use super::INGEST_SECONDS;
+use crate::state::{Live, Shared};
+use crate::validate::RejectReason;
+
+/// How often the live state is copied into the metrics. Prometheus scrapes every 15 s or more
+/// by default, so a second is fresh enough and costs one brief lock.
+pub const PUBLISH_INTERVAL: Duration = Duration::from_secs(1);
+
+const SAMPLES: &str = "tigers_samples_total";
+const GAMES: &str = "tigers_games_total";
+const TRAINING_STEPS: &str = "tigers_training_steps_total";
+const REJECTED: &str = "tigers_batches_rejected_total";
+const DUPLICATES: &str = "tigers_batches_duplicate_total";
+const GATES: &str = "tigers_gates_total";
+const GENERATION: &str = "tigers_generation";
+const LOSS: &str = "tigers_training_loss";
+const WINDOW: &str = "tigers_window_samples";
+const WINDOW_CAPACITY: &str = "tigers_window_capacity_samples";
+const CONNECTED: &str = "tigers_workers_connected";
+const KNOWN: &str = "tigers_workers_known";
+const CPU_HOURS: &str = "tigers_workers_cpu_hours";
+const SINCE_SAMPLES: &str = "tigers_seconds_since_samples";
+const GATE_SCORE: &str = "tigers_gate_score";
+const GATE_ELO: &str = "tigers_gate_elo";
+const INCUMBENT_ELO: &str = "tigers_incumbent_elo";
+
+/// Gives every metric its help text and unit, shown in the scrape. Call once, after the
+/// recorder is installed.
+pub fn describe() {
+	describe_counter!(SAMPLES, Unit::Count, "Samples durably stored over the run.");
+	describe_counter!(GAMES, Unit::Count, "Self-play games stored over the run.");
+	describe_counter!(TRAINING_STEPS, Unit::Count, "Training steps over the run.");
+	describe_counter!(
+		REJECTED,
+		Unit::Count,
+		"Sample batches refused as malformed since this process started, by reason."
+	);
+	describe_counter!(
+		DUPLICATES,
+		Unit::Count,
+		"Sample batches received again after being stored (acknowledged, not stored twice)."
+	);
+	describe_counter!(
+		GATES,
+		Unit::Count,
+		"Matches against ClaudePlayer over the run: candidates promoted or refused, and \
+		 measurements of promoted nets."
+	);
+	describe_gauge!(GENERATION, Unit::Count, "The latest promoted generation.");
+	describe_gauge!(LOSS, "Mean training loss over the latest 100 steps.");
+	describe_gauge!(WINDOW, Unit::Count, "Samples in the replay window.");
+	describe_gauge!(
+		WINDOW_CAPACITY,
+		Unit::Count,
+		"The replay window's capacity."
+	);
+	describe_gauge!(CONNECTED, Unit::Count, "Workers with an open session.");
+	describe_gauge!(KNOWN, Unit::Count, "Workers that have ever joined the run.");
+	describe_gauge!(
+		CPU_HOURS,
+		"Worker CPU-hours (threads times hours connected) over the run."
+	);
+	describe_gauge!(
+		SINCE_SAMPLES,
+		Unit::Seconds,
+		"Seconds since this process last stored samples (or since it started)."
+	);
+	describe_gauge!(
+		GATE_SCORE,
+		"Score (0 to 1) of the latest candidate against ClaudePlayer."
+	);
+	describe_gauge!(
+		GATE_ELO,
+		"Elo difference from ClaudePlayer of the latest candidate."
+	);
+	describe_gauge!(
+		INCUMBENT_ELO,
+		"Elo difference from ClaudePlayer of the promoted net as last measured: the bar a \
+		 candidate must clear."
+	);
+	describe_histogram!(
+		INGEST_SECONDS,
+		Unit::Seconds,
+		"Time to validate and durably store one sample batch."
+	);
+}
+
+/// The latest gate's outcome.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LastGate {
+	/// Score (0 to 1).
+	pub score: f64,
+	/// The score as Elo (infinite for 0 or 1).
+	pub elo: f64,
+}
+
+/// The numbers published, copied out of the live state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Figures {
+	/// Samples stored over the run.
+	pub samples: u64,
+	/// Games stored over the run.
+	pub games: u64,
+	/// Training steps over the run.
+	pub training_steps: u64,
+	/// Refused batches by reason, every reason listed (zero included).
+	pub rejected: [(RejectReason, u64); RejectReason::ALL.len()],
+	/// Duplicate batches.
+	pub duplicates: u64,
+	/// Gates that promoted their candidate.
+	pub gates_promoted: u64,
+	/// Gates that did not.
+	pub gates_refused: u64,
+	/// Matches that measured a promoted net.
+	pub gates_measured: u64,
+	/// The latest promoted generation.
+	pub generation: u64,
+	/// Mean of the recent losses, if training has begun.
+	pub loss: Option<f64>,
+	/// Samples in the replay window.
+	pub window: u64,
+	/// The window's capacity.
+	pub window_capacity: u64,
+	/// Workers with an open session.
+	pub connected: u64,
+	/// Workers ever joined.
+	pub known: u64,
+	/// Worker CPU-hours over the run.
+	pub cpu_hours: f64,
+	/// Seconds since samples were last stored.
+	pub since_samples: f64,
+	/// The latest candidate's gate.
+	pub last_gate: Option<LastGate>,
+	/// The promoted net's Elo: its latest measurement, or its promotion gate until measured.
+	pub incumbent_elo: Option<f64>,
+}
+
+impl Figures {
+	/// Copies the figures out of `live` at `now`; `started` stands in for the last samples when
+	/// none have arrived yet.
+	pub fn read(live: &mut Live, now: Instant, started: Instant) -> Figures {
+		let cpu_hours = live.cpu_hours(now);
+		let since = live.last_samples.unwrap_or(started);
+		let candidates = || live.gates.iter().filter(|g| !g.measurement);
+		Figures {
+			samples: live.samples_total,
+			games: live.games_total,
+			training_steps: live.training_steps,
+			rejected: RejectReason::ALL
+				.map(|reason| (reason, live.rejections.get(&reason).copied().unwrap_or(0))),
+			duplicates: live.batches_duplicate,
+			gates_promoted: candidates().filter(|g| g.promoted).count() as u64,
+			gates_refused: candidates().filter(|g| !g.promoted).count() as u64,
+			gates_measured: live.gates.iter().filter(|g| g.measurement).count() as u64,
+			generation: live.generation,
+			loss: live.recent_loss(),
+			window: live.window_samples,
+			window_capacity: live.window_capacity,
+			connected: live.workers.values().filter(|w| w.connected).count() as u64,
+			known: live.workers.len() as u64,
+			cpu_hours,
+			since_samples: now.saturating_duration_since(since).as_secs_f64(),
+			last_gate: candidates().next_back().map(|g| LastGate {
+				score: g.score,
+				elo: g.elo,
+			}),
+			// Measurements are recorded as promoted: they are the incumbent's record.
+			incumbent_elo: live.gates.iter().rev().find(|g| g.promoted).map(|g| g.elo),
+		}
+	}
+
+	/// Records the figures in the current recorder (none installed: nothing happens).
+	pub fn publish(&self) {
+		counter!(SAMPLES).absolute(self.samples);
+		counter!(GAMES).absolute(self.games);
+		counter!(TRAINING_STEPS).absolute(self.training_steps);
+		for (reason, count) in self.rejected {
+			counter!(REJECTED, "reason" => reason.name()).absolute(count);
+		}
+		counter!(DUPLICATES).absolute(self.duplicates);
+		counter!(GATES, "result" => "promoted").absolute(self.gates_promoted);
+		counter!(GATES, "result" => "refused").absolute(self.gates_refused);
+		counter!(GATES, "result" => "measured").absolute(self.gates_measured);
+		gauge!(GENERATION).set(self.generation as f64);
+		if let Some(loss) = self.loss {
+			gauge!(LOSS).set(loss);
+		}
+		gauge!(WINDOW).set(self.window as f64);
+		gauge!(WINDOW_CAPACITY).set(self.window_capacity as f64);
+		gauge!(CONNECTED).set(self.connected as f64);
+		gauge!(KNOWN).set(self.known as f64);
+		gauge!(CPU_HOURS).set(self.cpu_hours);
+		gauge!(SINCE_SAMPLES).set(self.since_samples);
+		if let Some(gate) = self.last_gate {
+			gauge!(GATE_SCORE).set(gate.score);
+			gauge!(GATE_ELO).set(gate.elo);
+		}
+		if let Some(elo) = self.incumbent_elo {
+			gauge!(INCUMBENT_ELO).set(elo);
+		}
+	}
+}
+
+/// Copies the run's figures into the metrics every [`PUBLISH_INTERVAL`] until the coordinator
+/// closes. The live lock is held only for the copy.
+pub async fn publish_every(shared: Arc<Shared>) {
+	let mut ticks = tokio::time::interval(PUBLISH_INTERVAL);
+	let mut closing = shared.closing();
+	loop {
+		tokio::select! {
+			_ = closing.changed() => break,
+			_ = ticks.tick() => {
+				let figures = Figures::read(&mut shared.live(), Instant::now(), shared.started);
+				figures.publish();
+			}
+		}
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use tigers_proto::v1;
+
+	use super::*;
+
+	fn gate(promoted: bool, measurement: bool, score: f64, elo: f64) -> v1::GateSummary {
+		v1::GateSummary {
+			promoted,
+			measurement,
+			score,
+			elo,
+			..v1::GateSummary::default()
+		}
+	}
+
+	/// The figures of a small run, rendered as a scrape would see them.
+	fn rendered(live: &mut Live) -> String {
+		let start = Instant::now();
+		let figures = Figures::read(live, start + Duration::from_secs(30), start);
+		let recorder = super::super::builder().unwrap().build_recorder();
+		::metrics::with_local_recorder(&recorder, || {
+			describe();
+			figures.publish();
+		});
+		recorder.handle().render()
+	}
+
+	#[test]
+	fn every_figure_appears_in_the_scrape() {
+		let mut live = Live {
+			samples_total: 1234,
+			games_total: 17,
+			training_steps: 500,
+			generation: 2,
+			window_samples: 1000,
+			window_capacity: 200_000,
+			batches_duplicate: 3,
+			gates: vec![
+				gate(true, true, 0.30, -147.0),
+				gate(true, false, 0.62, 85.0),
+				gate(true, true, 0.58, 56.0),
+				gate(false, false, 0.48, -14.0),
+			],
+			..Live::default()
+		};
+		live.push_loss(0.25);
+		live.push_loss(0.75);
+		live.count_rejection(RejectReason::Sample);
+		let text = rendered(&mut live);
+		for line in [
+			"tigers_samples_total 1234",
+			"tigers_games_total 17",
+			"tigers_training_steps_total 500",
+			"tigers_batches_rejected_total{reason=\"sample\"} 1",
+			"tigers_batches_rejected_total{reason=\"sequence\"} 0",
+			"tigers_batches_rejected_total{reason=\"game_record\"} 0",
+			"tigers_batches_duplicate_total 3",
+			"tigers_gates_total{result=\"promoted\"} 1",
+			"tigers_gates_total{result=\"refused\"} 1",
+			"tigers_gates_total{result=\"measured\"} 2",
+			"tigers_generation 2",
+			"tigers_training_loss 0.5",
+			"tigers_window_samples 1000",
+			"tigers_window_capacity_samples 200000",
+			"tigers_workers_connected 0",
+			"tigers_seconds_since_samples 30",
+			"tigers_gate_score 0.48",
+			"tigers_gate_elo -14",
+			"tigers_incumbent_elo 56",
+		] {
+			assert!(
+				text.lines().any(|l| l == line),
+				"{line:?} missing from\n{text}"
+			);
+		}
+		assert!(text.contains("# HELP tigers_samples_total Samples durably stored"));
+	}
+
+	#[test]
+	fn a_new_run_has_no_loss_or_gate_figures() {
+		let text = rendered(&mut Live::default());
+		assert!(text.contains("tigers_samples_total 0"), "{text}");
+		for absent in [LOSS, GATE_SCORE, GATE_ELO, INCUMBENT_ELO] {
+			assert!(
+				!text.lines().any(|l| l.starts_with(absent)),
+				"{absent} in\n{text}"
+			);
+		}
+	}
+}
