@@ -19,9 +19,12 @@
 //! And the protocol:
 //!
 //! - [`engine`]: the `tui engine` commands over any reader and writer.
+//!
+//! And the training dashboard, [`dashboard`], which also serves the coordinator's own screen.
 
 pub mod app;
 pub mod board_view;
+pub mod dashboard;
 pub mod engine;
 pub mod history;
 pub mod layout;

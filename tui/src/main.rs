@@ -1,5 +1,5 @@
-//! The `tui` binary: parses the command line, then plays a game on the terminal or runs the
-//! engine protocol on stdin and stdout.
+//! The `tui` binary: parses the command line, then plays a game on the terminal, runs the
+//! engine protocol on stdin and stdout, or shows a coordinator's training dashboard.
 
 use std::io;
 use std::path::PathBuf;
@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use tigers_tui::dashboard::FeedSettings;
 use tigers_tui::net_source::{ClientSettings, DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
 use tigers_tui::setup::{PlayConfig, PlayerKind};
 
@@ -36,6 +37,22 @@ struct Cli {
 enum Command {
 	/// Read commands on stdin and answer on stdout (see docs/engine-protocol.md).
 	Engine,
+	/// Watch a coordinator's training run live.
+	Dashboard {
+		/// The coordinator's URL.
+		#[arg(long, value_name = "URL", default_value = DEFAULT_COORDINATOR)]
+		connect: String,
+		/// How often the coordinator sends a snapshot, in milliseconds (100 to 60000).
+		#[arg(long, value_name = "MS", default_value_t = 1000,
+			value_parser = clap::value_parser!(u32).range(100..=60_000))]
+		interval_ms: u32,
+		/// Also save every snapshot received to this file.
+		#[arg(long, value_name = "FILE")]
+		record: Option<PathBuf>,
+		/// Play a recording back instead, one snapshot per interval.
+		#[arg(long, value_name = "FILE", conflicts_with_all = ["connect", "record"])]
+		replay: Option<PathBuf>,
+	},
 }
 
 #[derive(Debug, Args)]
@@ -79,9 +96,29 @@ fn main() -> anyhow::Result<()> {
 		token: cli.token,
 		tls_ca: cli.tls_ca,
 	};
-	if let Some(Command::Engine) = cli.command {
-		return tigers_tui::engine::run(io::stdin().lock(), io::stdout().lock(), client)
-			.context("the engine's input or output failed");
+	match cli.command {
+		Some(Command::Engine) => {
+			return tigers_tui::engine::run(io::stdin().lock(), io::stdout().lock(), client)
+				.context("the engine's input or output failed");
+		}
+		Some(Command::Dashboard {
+			connect,
+			interval_ms,
+			record,
+			replay,
+		}) => {
+			let interval = Duration::from_millis(u64::from(interval_ms));
+			if let Some(path) = replay {
+				return tigers_tui::dashboard::remote::replay(&path, interval);
+			}
+			let settings = FeedSettings {
+				url: connect,
+				client,
+				interval,
+			};
+			return tigers_tui::dashboard::remote::watch(settings, record.as_deref());
+		}
+		None => {}
 	}
 	let args = cli.play;
 	let config = PlayConfig {

@@ -244,7 +244,7 @@ async fn fetch_latest_async(
 	})
 }
 
-fn tls_config(client: &ClientSettings) -> Result<ClientTlsConfig, String> {
+pub(crate) fn tls_config(client: &ClientSettings) -> Result<ClientTlsConfig, String> {
 	let path = client
 		.tls_ca
 		.as_ref()
@@ -255,7 +255,7 @@ fn tls_config(client: &ClientSettings) -> Result<ClientTlsConfig, String> {
 
 /// An error with its sources, which is where the transport keeps the useful part
 /// ("connection refused").
-fn error_chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
 	let mut text = error.to_string();
 	let mut source = error.source();
 	while let Some(cause) = source {

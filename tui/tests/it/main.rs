@@ -2,6 +2,7 @@
 //! finding nets, and the engine protocol through the real binary.
 
 mod board_geometry;
+mod dashboard;
 mod engine;
 mod input;
 mod net_source;

@@ -1,0 +1,119 @@
+//! Progress recordings: the snapshots a dashboard received, saved as length-delimited protobuf
+//! messages one after another, for looking at a run again later and for the screen tests.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use prost::Message;
+use thiserror::Error;
+use tigers_proto::v1;
+
+/// Why a recording could not be written or read.
+#[derive(Debug, Error)]
+pub enum RecordingError {
+	/// The file could not be created, written or read.
+	#[error("{path}: {error}")]
+	Io {
+		/// The file.
+		path: PathBuf,
+		/// What the system said.
+		error: io::Error,
+	},
+	/// The bytes are not a sequence of progress messages.
+	#[error("{path}: snapshot {index} does not decode: {reason}")]
+	Corrupt {
+		/// The file.
+		path: PathBuf,
+		/// Which snapshot, from 0.
+		index: usize,
+		/// What the decoder said.
+		reason: String,
+	},
+}
+
+/// Appends snapshots to a file.
+#[derive(Debug)]
+pub struct Recorder {
+	path: PathBuf,
+	out: BufWriter<File>,
+}
+
+impl Recorder {
+	/// Creates (or truncates) `path`.
+	pub fn create(path: &Path) -> Result<Recorder, RecordingError> {
+		let file = File::create(path).map_err(|error| RecordingError::Io {
+			path: path.to_path_buf(),
+			error,
+		})?;
+		Ok(Recorder {
+			path: path.to_path_buf(),
+			out: BufWriter::new(file),
+		})
+	}
+
+	/// Writes one snapshot and flushes it, so an interrupted recording keeps what it had.
+	pub fn write(&mut self, progress: &v1::Progress) -> Result<(), RecordingError> {
+		let bytes = progress.encode_length_delimited_to_vec();
+		self.out
+			.write_all(&bytes)
+			.and_then(|()| self.out.flush())
+			.map_err(|error| RecordingError::Io {
+				path: self.path.clone(),
+				error,
+			})
+	}
+}
+
+/// Every snapshot in a recording, in order.
+pub fn read_recording(path: &Path) -> Result<Vec<v1::Progress>, RecordingError> {
+	let bytes = std::fs::read(path).map_err(|error| RecordingError::Io {
+		path: path.to_path_buf(),
+		error,
+	})?;
+	let mut rest = bytes.as_slice();
+	let mut snapshots = Vec::new();
+	while !rest.is_empty() {
+		let progress = v1::Progress::decode_length_delimited(&mut rest).map_err(|e| {
+			RecordingError::Corrupt {
+				path: path.to_path_buf(),
+				index: snapshots.len(),
+				reason: e.to_string(),
+			}
+		})?;
+		snapshots.push(progress);
+	}
+	Ok(snapshots)
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn snapshots_read_back_and_damage_is_named() {
+		let dir = std::env::temp_dir().join(format!("tigers-recording-{}", std::process::id()));
+		std::fs::create_dir_all(&dir).unwrap();
+		let path = dir.join("run.pb");
+		let mut recorder = Recorder::create(&path).unwrap();
+		for samples in [10, 20] {
+			recorder
+				.write(&v1::Progress {
+					samples_total: samples,
+					..v1::Progress::default()
+				})
+				.unwrap();
+		}
+		let read = read_recording(&path).unwrap();
+		assert_eq!(
+			read.iter().map(|p| p.samples_total).collect::<Vec<_>>(),
+			[10, 20]
+		);
+		let mut bytes = std::fs::read(&path).unwrap();
+		bytes.truncate(bytes.len() - 1);
+		std::fs::write(&path, bytes).unwrap();
+		let error = read_recording(&path).unwrap_err().to_string();
+		assert!(error.contains("snapshot 1 does not decode"), "{error}");
+		std::fs::remove_dir_all(&dir).unwrap();
+	}
+}

@@ -1,0 +1,214 @@
+//! The Run pane: totals and rates, the replay window, staleness and results on the left;
+//! samples and games per unit of time over the run as sparklines on the right; the training
+//! loss as a chart below.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+	Axis, Block, Chart, Dataset, GraphType, LineGauge, Paragraph, Sparkline, Widget,
+};
+use tigers_proto::v1;
+
+use super::format;
+use super::model::Dashboard;
+use super::view::throughput_rates;
+
+/// Draws the pane.
+pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer) {
+	let [top, loss_area] =
+		Layout::vertical([Constraint::Length(12), Constraint::Min(0)]).areas(area);
+	let figures_width = (area.width * 3 / 5).clamp(48, 58);
+	let [figures_area, sparks_area] =
+		Layout::horizontal([Constraint::Length(figures_width), Constraint::Min(0)]).areas(top);
+	figures(dashboard, p, figures_area, buf);
+	sparklines(p, sparks_area, buf);
+	loss_chart(p, loss_area, buf);
+}
+
+fn label(text: &str) -> Span<'static> {
+	Span::styled(format!("{text:<15}"), Style::new().fg(Color::DarkGray))
+}
+
+fn figures(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer) {
+	let block = Block::bordered().title("Run");
+	let inner = block.inner(area);
+	block.render(area, buf);
+	let (samples_rate, games_rate) = dashboard
+		.rates_now()
+		.map_or(("-".to_string(), "-".to_string()), |(s, g)| {
+			(format::rate(s), format::rate(g))
+		});
+	let games = p.recent_games.unwrap_or_default();
+	let played = games.tiger_wins + games.sheep_wins + games.draws;
+	let share = |n: u32| format::percent(u64::from(n), u64::from(played));
+	let rejected = if p.rejections.is_empty() {
+		format::count(p.batches_rejected)
+	} else {
+		let reasons: Vec<String> = p
+			.rejections
+			.iter()
+			.map(|r| format!("{} {}", r.reason, r.count))
+			.collect();
+		format!(
+			"{} ({})",
+			format::count(p.batches_rejected),
+			reasons.join(", ")
+		)
+	};
+	let last_gate = p.gates.last().map_or("none yet".to_string(), |g| {
+		format!(
+			"gen {}: {:.3} {}",
+			g.generation,
+			g.score,
+			if g.measurement {
+				"measured"
+			} else if g.promoted {
+				"promoted"
+			} else {
+				"rejected"
+			}
+		)
+	});
+	let lines = vec![
+		Line::from(vec![
+			label("samples"),
+			Span::raw(format!(
+				"{:>12}   {samples_rate}/s",
+				format::count(p.samples_total)
+			)),
+		]),
+		Line::from(vec![
+			label("games"),
+			Span::raw(format!(
+				"{:>12}   {games_rate}/s",
+				format::count(p.games_total)
+			)),
+		]),
+		Line::from(vec![
+			label("training steps"),
+			Span::raw(format!(
+				"{:>12}   loss {}",
+				format::count(p.training_steps),
+				format::loss(p.loss)
+			)),
+		]),
+		Line::from(vec![
+			label("replay window"),
+			Span::raw(format!(
+				"{} of {}",
+				format::count(p.window_samples),
+				format::count(p.window_capacity)
+			)),
+		]),
+		Line::default(),
+		Line::from(vec![
+			label("stale samples"),
+			Span::raw(format!(
+				"{} of {} in 5 min",
+				format::percent(p.recent_superseded, p.recent_samples),
+				format::count(p.recent_samples)
+			)),
+		]),
+		Line::from(vec![
+			label(&format!("last {played} games")),
+			Span::raw(format!(
+				"tigers {} sheep {} draws {}",
+				share(games.tiger_wins),
+				share(games.sheep_wins),
+				share(games.draws)
+			)),
+		]),
+		Line::from(vec![label("rejected"), Span::raw(rejected)]),
+		Line::from(vec![
+			label("CPU-hours"),
+			Span::raw(format!("{:.2}", p.cpu_hours)),
+		]),
+		Line::from(vec![label("last gate"), Span::raw(last_gate)]),
+	];
+	Paragraph::new(lines).render(inner, buf);
+	// The window's fill as a gauge on its own row, right of the figures.
+	let row = Rect {
+		x: inner.x + 15 + 24,
+		y: inner.y + 3,
+		width: inner.width.saturating_sub(15 + 24),
+		height: 1,
+	};
+	if row.width >= 8 && p.window_capacity > 0 {
+		LineGauge::default()
+			.ratio((p.window_samples as f64 / p.window_capacity as f64).clamp(0.0, 1.0))
+			.filled_style(Style::new().fg(Color::Cyan))
+			.render(row, buf);
+	}
+}
+
+fn sparklines(p: &v1::Progress, area: Rect, buf: &mut Buffer) {
+	let [samples_area, games_area] =
+		Layout::vertical([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(area);
+	let (samples, games) = throughput_rates(&p.throughput);
+	for (area, data, what) in [
+		(samples_area, samples, "samples/s"),
+		(games_area, games, "games/min"),
+	] {
+		let block = Block::bordered().title(format!(
+			"{what} over the run (peak {})",
+			format::count(data.iter().copied().max().unwrap_or(0))
+		));
+		let inner = block.inner(area);
+		let shown = &data[data.len().saturating_sub(usize::from(inner.width))..];
+		Sparkline::default()
+			.block(block)
+			.data(shown.iter().copied())
+			.style(Style::new().fg(Color::Green))
+			.render(area, buf);
+	}
+}
+
+fn loss_chart(p: &v1::Progress, area: Rect, buf: &mut Buffer) {
+	let points: Vec<(f64, f64)> = p
+		.loss_history
+		.iter()
+		.filter(|l| l.loss.is_finite())
+		.map(|l| (l.training_steps as f64, l.loss))
+		.collect();
+	let block = Block::bordered().title("training loss by step");
+	if points.len() < 2 {
+		let inner = block.inner(area);
+		block.render(area, buf);
+		Paragraph::new("no losses recorded yet").render(inner, buf);
+		return;
+	}
+	let (x0, x1) = (points[0].0, points[points.len() - 1].0);
+	let (lo, hi) = points
+		.iter()
+		.fold((f64::MAX, f64::MIN), |(lo, hi), (_, y)| {
+			(lo.min(*y), hi.max(*y))
+		});
+	let pad = ((hi - lo) * 0.05).max(1e-3);
+	let (y0, y1) = (lo - pad, hi + pad);
+	let dim = Style::new().fg(Color::DarkGray);
+	Chart::new(vec![
+		Dataset::default()
+			.marker(Marker::Braille)
+			.graph_type(GraphType::Line)
+			.style(Style::new().fg(Color::Yellow))
+			.data(&points),
+	])
+	.block(block)
+	.x_axis(
+		Axis::default()
+			.bounds([x0, x1.max(x0 + 1.0)])
+			.style(dim)
+			.labels([format::count(x0 as u64), format::count(x1 as u64)]),
+	)
+	.y_axis(
+		Axis::default()
+			.bounds([y0, y1])
+			.style(dim)
+			.labels([format!("{y0:.3}"), format!("{y1:.3}")]),
+	)
+	.style(Style::new().add_modifier(Modifier::empty()))
+	.render(area, buf);
+}
