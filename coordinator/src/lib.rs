@@ -16,6 +16,7 @@
 //! - [`samples_codec`]: the binary layouts of samples in ledger blobs and window files;
 //! - [`storage_error`]: how storage fails;
 //! - [`status`]: the run as JSON for `coordinator status`;
+//! - [`local_dashboard`]: the coordinator's own dashboard on its terminal;
 //! - [`metrics`]: the Prometheus endpoint and the figures it serves;
 //! - [`error`]: the error type and its mapping to gRPC statuses.
 
@@ -23,6 +24,7 @@ pub mod auth;
 pub mod config;
 pub mod error;
 pub mod ledger;
+pub mod local_dashboard;
 pub mod metrics;
 pub mod recent;
 pub mod research;

@@ -1,13 +1,17 @@
 //! The `coordinator` binary: parses the command line and calls the library.
 
+use std::io::{self, IsTerminal};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use tigers_coordinator::config::CoordinatorConfig;
+use tigers_coordinator::error::CoordinatorError;
+use tigers_coordinator::local_dashboard::LocalDashboard;
 use tigers_coordinator::status::{fetch_status, progress_json};
-use tigers_worker::process::{init_logging, shutdown_signal};
+use tigers_worker::process::{init_file_logging, init_logging, shutdown_signal};
+use tokio::sync::oneshot;
 
 /// Trains a Tigers and Sheep network with self-play workers.
 #[derive(Parser)]
@@ -61,7 +65,8 @@ struct ServeArgs {
 	/// Serve Prometheus metrics over plain HTTP at this address (path /metrics); no token.
 	#[arg(long, value_name = "ADDR")]
 	metrics_listen: Option<SocketAddr>,
-	/// No terminal UI (the only mode so far).
+	/// No dashboard: logs on stderr instead. The default when stdin or stdout is not a
+	/// terminal; with the dashboard, logs go to coordinator.log in the run directory.
 	#[arg(long)]
 	headless: bool,
 	/// Logs as JSON lines (the default when stderr is not a terminal).
@@ -153,7 +158,18 @@ async fn main() -> ExitCode {
 			}
 		};
 	}
-	init_logging(cli.serve.log_json);
+	let dashboard = !cli.serve.headless && io::stdin().is_terminal() && io::stdout().is_terminal();
+	let log_file = cli.serve.run_dir.join(LOG_FILE);
+	if dashboard {
+		let opened = std::fs::create_dir_all(&cli.serve.run_dir)
+			.and_then(|()| init_file_logging(&log_file, cli.serve.log_json));
+		if let Err(error) = opened {
+			eprintln!("coordinator: cannot log to {}: {error}", log_file.display());
+			return ExitCode::FAILURE;
+		}
+	} else {
+		init_logging(cli.serve.log_json);
+	}
 	let config = match cli.serve.into_config() {
 		Ok(config) => config,
 		Err(error) => {
@@ -172,7 +188,46 @@ async fn main() -> ExitCode {
 			return ExitCode::FAILURE;
 		}
 	};
-	match tigers_coordinator::server::run(config, listener, shutdown_signal()).await {
+	if !dashboard {
+		return exit(tigers_coordinator::server::run(config, listener, shutdown_signal()).await);
+	}
+	let address = match listener.local_addr() {
+		Ok(address) => address,
+		Err(error) => {
+			eprintln!("coordinator: the listener has no address: {error}");
+			return ExitCode::FAILURE;
+		}
+	};
+	let (quit, quitted) = oneshot::channel();
+	let screen = match LocalDashboard::start(address, &config, quit) {
+		Ok(screen) => screen,
+		Err(error) => {
+			eprintln!("coordinator: cannot start the dashboard ({error}); try --headless");
+			return ExitCode::FAILURE;
+		}
+	};
+	// Quitting the dashboard stops the coordinator; a dashboard that failed does not.
+	let stop = async move {
+		tokio::select! {
+			() = shutdown_signal() => {}
+			answer = quitted => {
+				if answer.is_err() {
+					std::future::pending::<()>().await;
+				}
+			}
+		}
+	};
+	let result = tigers_coordinator::server::run(config, listener, stop).await;
+	screen.close().await;
+	eprintln!("coordinator: stopped; the log is {}", log_file.display());
+	exit(result)
+}
+
+/// The log's name in the run directory while the dashboard has the terminal.
+const LOG_FILE: &str = "coordinator.log";
+
+fn exit(result: Result<(), CoordinatorError>) -> ExitCode {
+	match result {
 		Ok(()) => ExitCode::SUCCESS,
 		Err(error) => {
 			eprintln!("coordinator: {error}");

@@ -2,6 +2,7 @@
 
 mod cluster;
 mod common;
+mod dashboard;
 mod metrics;
 mod service;
 mod tls;
