@@ -288,6 +288,7 @@ impl Shared {
 			throughput: live.throughput.points().to_vec(),
 			cpu_hours,
 			seconds_since_samples: now.saturating_duration_since(since_samples).as_secs_f64(),
+			taken_at: unix_now(),
 			recent_samples,
 			recent_superseded,
 			recent_games: Some(live.recent_games.tally()),

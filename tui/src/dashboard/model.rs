@@ -74,6 +74,7 @@ pub enum Link {
 #[derive(Debug)]
 pub struct Dashboard {
 	source: String,
+	recorded: bool,
 	shown: Option<v1::Progress>,
 	held: Option<v1::Progress>,
 	recent: VecDeque<(f64, u64, u64)>,
@@ -94,6 +95,7 @@ impl Dashboard {
 	pub fn new(source: impl Into<String>) -> Dashboard {
 		Dashboard {
 			source: source.into(),
+			recorded: false,
 			shown: None,
 			held: None,
 			recent: VecDeque::new(),
@@ -107,6 +109,12 @@ impl Dashboard {
 			fleet_scroll: 0,
 			quit: false,
 		}
+	}
+
+	/// The same, for snapshots played back from a recording rather than live.
+	pub fn recorded(mut self) -> Dashboard {
+		self.recorded = true;
+		self
 	}
 
 	/// Takes a snapshot from the feed.
@@ -154,7 +162,7 @@ impl Dashboard {
 		self.link = Link::Ended;
 	}
 
-	/// Sets the wall clock (Unix seconds) used for "ago" figures.
+	/// Sets the local wall clock (Unix seconds), for snapshots that do not carry their time.
 	pub fn set_clock(&mut self, now_unix: f64) {
 		self.now_unix = now_unix;
 	}
@@ -248,6 +256,11 @@ impl Dashboard {
 		self.pane
 	}
 
+	/// Whether the snapshots come from a recording.
+	pub fn is_recorded(&self) -> bool {
+		self.recorded
+	}
+
 	/// Whether the screen is frozen.
 	pub fn paused(&self) -> bool {
 		self.paused
@@ -273,9 +286,13 @@ impl Dashboard {
 		&self.link
 	}
 
-	/// The wall clock, Unix seconds.
-	pub fn now_unix(&self) -> f64 {
-		self.now_unix
+	/// The time of the snapshot shown by the coordinator's clock (Unix seconds), or the local
+	/// clock for snapshots that do not say.
+	pub fn clock(&self) -> f64 {
+		match self.shown.as_ref() {
+			Some(p) if p.taken_at > 0.0 => p.taken_at,
+			_ => self.now_unix,
+		}
 	}
 
 	/// Rows scrolled in the gates table (from the newest).
@@ -359,6 +376,19 @@ mod tests {
 		dashboard.handle_key(key(KeyCode::Char('p')));
 		assert_eq!(dashboard.progress().unwrap().samples_total, 30);
 		assert!(!dashboard.held());
+	}
+
+	#[test]
+	fn ages_go_by_the_coordinators_clock_when_it_is_known() {
+		let mut dashboard = Dashboard::new("here");
+		dashboard.set_clock(5_000.0);
+		dashboard.receive(progress(1.0, 10));
+		assert_eq!(dashboard.clock(), 5_000.0);
+		dashboard.receive(v1::Progress {
+			taken_at: 1_000.0,
+			..progress(2.0, 20)
+		});
+		assert_eq!(dashboard.clock(), 1_000.0);
 	}
 
 	#[test]

@@ -47,7 +47,7 @@ pub fn replay(path: &Path, interval: Duration) -> anyhow::Result<()> {
 		path.display()
 	);
 	let (sender, events) = mpsc::channel();
-	let mut dashboard = Dashboard::new(format!("recording {}", path.display()));
+	let mut dashboard = Dashboard::new(format!("recording {}", path.display())).recorded();
 	std::thread::Builder::new()
 		.name("recording".into())
 		.spawn(move || {

@@ -79,7 +79,7 @@ fn title_line(dashboard: &Dashboard) -> Line<'static> {
 		if p.generation_since > 0.0 {
 			spans.push(Span::raw(format!(
 				" for {}",
-				format::duration(dashboard.now_unix() - p.generation_since)
+				format::duration(dashboard.clock() - p.generation_since)
 			)));
 		}
 	}
@@ -87,6 +87,7 @@ fn title_line(dashboard: &Dashboard) -> Line<'static> {
 	let (state, color) = match dashboard.link() {
 		Link::Connecting => ("CONNECTING".to_string(), Color::Yellow),
 		_ if dashboard.paused() => ("PAUSED".to_string(), Color::Cyan),
+		Link::Live if dashboard.is_recorded() => ("RECORDED".to_string(), Color::Cyan),
 		Link::Live => ("LIVE".to_string(), Color::Green),
 		Link::Lost(_) => ("RECONNECTING".to_string(), Color::Red),
 		Link::Ended => ("ENDED".to_string(), Color::Red),
