@@ -27,6 +27,25 @@ pub fn decode_batch(bytes: &[u8]) -> Result<v1::SampleBatch, prost::DecodeError>
 	v1::SampleBatch::decode(bytes)
 }
 
+/// A progress snapshot as the next entry of a recording: its length as a varint, then its bytes.
+pub fn encode_progress_entry(progress: &v1::Progress) -> Vec<u8> {
+	progress.encode_length_delimited_to_vec()
+}
+
+/// Every snapshot of a recording made of [`encode_progress_entry`]'s entries, in order; if one
+/// does not decode, its index (from 0) and why.
+pub fn decode_progress_entries(
+	mut bytes: &[u8],
+) -> Result<Vec<v1::Progress>, (usize, prost::DecodeError)> {
+	let mut entries = Vec::new();
+	while !bytes.is_empty() {
+		let progress =
+			v1::Progress::decode_length_delimited(&mut bytes).map_err(|e| (entries.len(), e))?;
+		entries.push(progress);
+	}
+	Ok(entries)
+}
+
 /// The generated code for `tigers/v1/cluster.proto`.
 #[allow(missing_docs, clippy::all, clippy::pedantic, unused_qualifications)]
 pub mod v1 {

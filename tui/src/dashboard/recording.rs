@@ -5,9 +5,8 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use prost::Message;
 use thiserror::Error;
-use tigers_proto::v1;
+use tigers_proto::{decode_progress_entries, encode_progress_entry, v1};
 
 /// Why a recording could not be written or read.
 #[derive(Debug, Error)]
@@ -54,7 +53,7 @@ impl Recorder {
 
 	/// Writes one snapshot and flushes it, so an interrupted recording keeps what it had.
 	pub fn write(&mut self, progress: &v1::Progress) -> Result<(), RecordingError> {
-		let bytes = progress.encode_length_delimited_to_vec();
+		let bytes = encode_progress_entry(progress);
 		self.out
 			.write_all(&bytes)
 			.and_then(|()| self.out.flush())
@@ -71,19 +70,11 @@ pub fn read_recording(path: &Path) -> Result<Vec<v1::Progress>, RecordingError> 
 		path: path.to_path_buf(),
 		error,
 	})?;
-	let mut rest = bytes.as_slice();
-	let mut snapshots = Vec::new();
-	while !rest.is_empty() {
-		let progress = v1::Progress::decode_length_delimited(&mut rest).map_err(|e| {
-			RecordingError::Corrupt {
-				path: path.to_path_buf(),
-				index: snapshots.len(),
-				reason: e.to_string(),
-			}
-		})?;
-		snapshots.push(progress);
-	}
-	Ok(snapshots)
+	decode_progress_entries(&bytes).map_err(|(index, e)| RecordingError::Corrupt {
+		path: path.to_path_buf(),
+		index,
+		reason: e.to_string(),
+	})
 }
 
 #[cfg(test)]
