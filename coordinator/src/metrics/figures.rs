@@ -102,7 +102,7 @@ pub fn describe() {
 pub struct LastGate {
 	/// Score (0 to 1).
 	pub score: f64,
-	/// The score as Elo (infinite for 0 or 1).
+	/// The score as Elo, within ±1000.
 	pub elo: f64,
 }
 

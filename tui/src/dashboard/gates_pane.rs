@@ -15,13 +15,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{
 	Axis, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, Widget, Wrap,
 };
+use tigers_core::stats::MAX_ELO;
 use tigers_proto::v1;
 
 use super::format;
 use super::model::{Dashboard, GateAxis};
 
-/// Elo beyond this is drawn at this (a perfect score is infinitely many Elo).
-const ELO_CLAMP: f64 = 800.0;
 
 /// Draws the pane.
 pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer) {
@@ -143,7 +142,7 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 	};
 	let y = |g: &v1::GateSummary| match measure {
 		Measure::Score => g.score,
-		Measure::Elo => g.elo.clamp(-ELO_CLAMP, ELO_CLAMP),
+		Measure::Elo => g.elo.clamp(-MAX_ELO, MAX_ELO),
 	};
 	let point = |g: &v1::GateSummary| (x(g), y(g));
 	let mut by_generation: BTreeMap<u64, &v1::GateSummary> = BTreeMap::new();
