@@ -38,11 +38,6 @@ impl RecentSamples {
 			})
 	}
 
-	/// When the latest batch was stored, if one was in the window.
-	pub fn latest(&self) -> Option<Instant> {
-		self.batches.back().map(|(at, _, _)| *at)
-	}
-
 	fn forget_before(&mut self, now: Instant) {
 		while let Some((at, _, _)) = self.batches.front() {
 			if now.saturating_duration_since(*at) <= RECENT_SAMPLES {
@@ -98,7 +93,6 @@ mod tests {
 		assert_eq!(recent.totals(start + Duration::from_secs(250)), (150, 100));
 		assert_eq!(recent.totals(start + Duration::from_secs(400)), (50, 0));
 		assert_eq!(recent.totals(start + Duration::from_secs(600)), (0, 0));
-		assert_eq!(recent.latest(), None);
 	}
 
 	#[test]

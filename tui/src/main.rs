@@ -17,7 +17,7 @@ use tigers_tui::setup::{PlayConfig, PlayerKind};
 struct Cli {
 	#[command(flatten)]
 	play: PlayArgs,
-	/// The run's token, for fetching a net from a coordinator.
+	/// The run's token, for talking to a coordinator (fetching a net, the dashboard).
 	#[arg(
 		long,
 		value_name = "T",

@@ -21,7 +21,6 @@ use tigers_proto::v1;
 use super::format;
 use super::model::{Dashboard, GateAxis};
 
-
 /// Draws the pane.
 pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer) {
 	let [table_area, reason_area, legend_area, charts_area] = Layout::vertical([
