@@ -128,3 +128,39 @@ async fn a_wrong_token_ends_the_feed_with_the_reason() {
 	feed.await.expect("the feed stops by itself");
 	running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_feed_follows_a_tls_coordinator_it_trusts() {
+	let data = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../worker/tests/data");
+	let mut config = test_config(temp_dir("dashboard-tls"), None);
+	config.tls = Some((
+		data.join("test-coordinator.pem"),
+		data.join("test-coordinator.key"),
+	));
+	let running = start(config).await;
+	let mut feed_settings = settings(running.address, None);
+	feed_settings.url = format!("https://127.0.0.1:{}", running.address.port());
+	feed_settings.client.tls_ca = Some(data.join("test-coordinator.pem"));
+	let (sender, events) = channel();
+	let feed = tokio::spawn(follow(feed_settings, sender));
+	let (event, events) = next_event(events).await;
+	assert!(
+		matches!(event, FeedEvent::Progress(_)),
+		"a snapshot over TLS, got {event:?}"
+	);
+	drop(events);
+	feed.abort();
+
+	// Without the certificate to trust, https is refused before any connection is tried.
+	let mut untrusting = settings(running.address, None);
+	untrusting.url = format!("https://127.0.0.1:{}", running.address.port());
+	let (sender, events) = channel();
+	let feed = tokio::spawn(follow(untrusting, sender));
+	let (event, _events) = next_event(events).await;
+	match event {
+		FeedEvent::Refused(reason) => assert!(reason.contains("--tls-ca"), "{reason}"),
+		other => panic!("expected a refusal, got {other:?}"),
+	}
+	feed.await.expect("the feed stops by itself");
+	running.stop().await;
+}
