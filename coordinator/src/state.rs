@@ -89,9 +89,7 @@ pub struct Live {
 	pub gates: Vec<v1::GateSummary>,
 	/// Workers by identity.
 	pub workers: BTreeMap<String, WorkerInfo>,
-	/// Batches refused as malformed.
-	pub batches_rejected: u64,
-	/// The same, by reason.
+	/// Batches refused as malformed, by reason.
 	pub rejections: BTreeMap<RejectReason, u64>,
 	/// Batches received again after being stored, acknowledged without storing them twice.
 	pub batches_duplicate: u64,
@@ -153,9 +151,13 @@ impl Live {
 		self.cpu_seconds / 3600.0
 	}
 
+	/// Batches refused as malformed, whatever the reason.
+	pub fn batches_rejected(&self) -> u64 {
+		self.rejections.values().sum()
+	}
+
 	/// Counts a refused batch.
 	pub fn count_rejection(&mut self, reason: RejectReason) {
-		self.batches_rejected += 1;
 		*self.rejections.entry(reason).or_default() += 1;
 	}
 }
@@ -282,7 +284,7 @@ impl Shared {
 			window_capacity: live.window_capacity,
 			gates: live.gates.clone(),
 			workers,
-			batches_rejected: live.batches_rejected,
+			batches_rejected: live.batches_rejected(),
 			last_game: live.last_game.clone(),
 			loss_history: live.loss_history.points().to_vec(),
 			throughput: live.throughput.points().to_vec(),
@@ -345,7 +347,7 @@ mod tests {
 		live.count_rejection(RejectReason::Sample);
 		live.count_rejection(RejectReason::Sample);
 		live.count_rejection(RejectReason::Size);
-		assert_eq!(live.batches_rejected, 3);
+		assert_eq!(live.batches_rejected(), 3);
 		assert_eq!(live.rejections[&RejectReason::Sample], 2);
 	}
 }
