@@ -1,7 +1,7 @@
 //! `CoordinatorConfig`: everything a coordinator is started with, and the checks made before it
 //! listens.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
 
 use tigers_core::gate::GateSettings;
@@ -107,6 +107,19 @@ impl CoordinatorConfig {
 		}
 	}
 
+	/// The URL by which processes on this machine (local workers, the coordinator's own
+	/// dashboard) reach the server once bound to `bound`: the address itself, or loopback when
+	/// listening on all addresses. With TLS, the certificate must name that host.
+	pub fn local_url(&self, bound: SocketAddr) -> String {
+		let host = match bound.ip() {
+			IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+			IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+			ip => ip,
+		};
+		let scheme = if self.tls.is_some() { "https" } else { "http" };
+		format!("{scheme}://{}", SocketAddr::new(host, bound.port()))
+	}
+
 	/// Refuses to expose an unauthenticated run beyond this machine, unless told `--insecure`.
 	pub fn check_exposure(&self) -> Result<(), String> {
 		if self.listen.ip().is_loopback() || self.token.is_some() || self.insecure {
@@ -123,6 +136,16 @@ impl CoordinatorConfig {
 #[cfg(test)]
 mod tests {
 	use super::*;
+
+	#[test]
+	fn local_processes_reach_unspecified_addresses_over_loopback() {
+		let mut config = CoordinatorConfig::new("0.0.0.0:50051".parse().unwrap(), "runs/x".into());
+		let url = |config: &CoordinatorConfig, text: &str| config.local_url(text.parse().unwrap());
+		assert_eq!(url(&config, "0.0.0.0:50051"), "http://127.0.0.1:50051");
+		assert_eq!(url(&config, "10.1.2.3:7000"), "http://10.1.2.3:7000");
+		config.tls = Some(("cert.pem".into(), "key.pem".into()));
+		assert_eq!(url(&config, "[::]:50051"), "https://[::1]:50051");
+	}
 
 	#[test]
 	fn open_addresses_need_a_token() {

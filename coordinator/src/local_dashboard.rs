@@ -5,7 +5,7 @@
 //! never holds up serving or training. Quitting the screen stops the coordinator (it is the
 //! process's foreground); if the screen fails, the coordinator carries on without it.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
@@ -29,17 +29,6 @@ pub struct LocalDashboard {
 	screen: std::thread::JoinHandle<()>,
 }
 
-/// The URL a process on this machine reaches a server bound to `address` at.
-pub fn loopback_url(address: SocketAddr, tls: bool) -> String {
-	let host = match address.ip() {
-		IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
-		IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
-		ip => ip,
-	};
-	let scheme = if tls { "https" } else { "http" };
-	format!("{scheme}://{}", SocketAddr::new(host, address.port()))
-}
-
 impl LocalDashboard {
 	/// Starts the screen for the coordinator listening on `address`; `quit` fires when the
 	/// user quits it. Call from within the server's runtime.
@@ -49,7 +38,7 @@ impl LocalDashboard {
 		quit: oneshot::Sender<()>,
 	) -> std::io::Result<LocalDashboard> {
 		let settings = FeedSettings {
-			url: loopback_url(address, config.tls.is_some()),
+			url: config.local_url(address),
 			client: ClientSettings {
 				token: config.token.clone(),
 				tls_ca: config.tls.as_ref().map(|(cert, _)| cert.clone()),
@@ -91,18 +80,5 @@ impl LocalDashboard {
 		let _ = self.feed.await;
 		let screen = self.screen;
 		let _ = tokio::task::spawn_blocking(move || screen.join()).await;
-	}
-}
-
-#[cfg(test)]
-mod tests {
-	use super::*;
-
-	#[test]
-	fn unspecified_addresses_are_reached_over_loopback() {
-		let url = |text: &str, tls| loopback_url(text.parse().unwrap(), tls);
-		assert_eq!(url("0.0.0.0:50051", false), "http://127.0.0.1:50051");
-		assert_eq!(url("[::]:50051", true), "https://[::1]:50051");
-		assert_eq!(url("10.1.2.3:7000", false), "http://10.1.2.3:7000");
 	}
 }

@@ -254,13 +254,7 @@ pub async fn run(
 	let (stop_workers, workers_stopped) = tokio::sync::watch::channel(false);
 	let mut local = Vec::new();
 	for index in 0..config.local_workers {
-		let scheme = if config.tls.is_some() {
-			"https"
-		} else {
-			"http"
-		};
-		let mut worker =
-			tigers_worker::WorkerConfig::new(format!("{scheme}://127.0.0.1:{}", address.port()));
+		let mut worker = tigers_worker::WorkerConfig::new(config.local_url(address));
 		worker.name = format!("local-{index}");
 		worker.threads = config.local_worker_threads;
 		worker.token.clone_from(&config.token);
@@ -269,7 +263,7 @@ pub async fn run(
 			.path()
 			.join("local-workers")
 			.join(format!("local-{index}"));
-		// The certificate must name 127.0.0.1 for local workers to trust it.
+		// The certificate must name the host of `local_url` for local workers to trust it.
 		worker.tls_ca = config.tls.as_ref().map(|(cert, _)| cert.clone());
 		// Local workers stop before the server, so a short grace is enough to flush.
 		worker.shutdown_grace = std::time::Duration::from_secs(3);
