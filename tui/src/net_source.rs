@@ -191,32 +191,23 @@ async fn fetch_latest_async(
 		url: url.to_string(),
 		reason,
 	};
-	let mut endpoint = Endpoint::from_shared(url.to_string())
-		.map_err(|e| url_error(e.to_string()))?
-		.connect_timeout(CONNECT_TIMEOUT)
-		.timeout(FETCH_TIMEOUT);
-	if url.starts_with("https://") {
-		endpoint = endpoint
-			.tls_config(tls_config(client).map_err(url_error)?)
-			.map_err(|e| url_error(e.to_string()))?;
-	}
-	let channel = endpoint
+	let channel = endpoint(url, client)
+		.map_err(url_error)?
+		.timeout(FETCH_TIMEOUT)
 		.connect()
 		.await
 		.map_err(|e| NetSourceError::Unreachable {
 			url: url.to_string(),
 			reason: error_chain(&e),
 		})?;
-	let mut request = tonic::Request::new(FetchNetRequest {
-		generation: 0,
-		latest: true,
-	});
-	if let Some(token) = &client.token {
-		let value: MetadataValue<_> = format!("Bearer {token}")
-			.parse()
-			.map_err(|_| url_error("the token must be printable ASCII".into()))?;
-		request.metadata_mut().insert("authorization", value);
-	}
+	let request = authorized(
+		FetchNetRequest {
+			generation: 0,
+			latest: true,
+		},
+		client,
+	)
+	.map_err(url_error)?;
 	let file = CoordinatorClient::new(channel)
 		.max_decoding_message_size(tigers_proto::MAX_MESSAGE_BYTES)
 		.fetch_net(request)
@@ -244,7 +235,37 @@ async fn fetch_latest_async(
 	})
 }
 
-pub(crate) fn tls_config(client: &ClientSettings) -> Result<ClientTlsConfig, String> {
+/// An endpoint for the coordinator at `url` (`http://` or `https://`, trusting
+/// `client.tls_ca`), connecting within [`CONNECT_TIMEOUT`]; or why the settings are unusable.
+pub(crate) fn endpoint(url: &str, client: &ClientSettings) -> Result<Endpoint, String> {
+	let endpoint = Endpoint::from_shared(url.to_string())
+		.map_err(|e| format!("not a usable URL: {e}"))?
+		.connect_timeout(CONNECT_TIMEOUT);
+	if url.starts_with("https://") {
+		endpoint
+			.tls_config(tls_config(client)?)
+			.map_err(|e| format!("TLS settings refused: {e}"))
+	} else {
+		Ok(endpoint)
+	}
+}
+
+/// `message` as a request carrying the run's token, if there is one.
+pub(crate) fn authorized<T>(
+	message: T,
+	client: &ClientSettings,
+) -> Result<tonic::Request<T>, String> {
+	let mut request = tonic::Request::new(message);
+	if let Some(token) = &client.token {
+		let value: MetadataValue<_> = format!("Bearer {token}")
+			.parse()
+			.map_err(|_| "the token must be printable ASCII".to_string())?;
+		request.metadata_mut().insert("authorization", value);
+	}
+	Ok(request)
+}
+
+fn tls_config(client: &ClientSettings) -> Result<ClientTlsConfig, String> {
 	let path = client
 		.tls_ca
 		.as_ref()

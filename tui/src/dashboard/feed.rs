@@ -11,10 +11,8 @@ use std::time::Duration;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_client::CoordinatorClient;
 use tonic::Code;
-use tonic::metadata::MetadataValue;
-use tonic::transport::Endpoint;
 
-use crate::net_source::{CONNECT_TIMEOUT, ClientSettings, error_chain, tls_config};
+use crate::net_source::{ClientSettings, authorized, endpoint, error_chain};
 
 /// The first pause before reconnecting; it doubles up to [`MAX_RETRY`].
 const FIRST_RETRY: Duration = Duration::from_millis(500);
@@ -81,34 +79,19 @@ async fn watch_once(
 	pause: &mut Duration,
 ) -> Watch {
 	let url = &settings.url;
-	let mut endpoint = match Endpoint::from_shared(url.clone()) {
-		Ok(endpoint) => endpoint.connect_timeout(CONNECT_TIMEOUT),
-		Err(e) => return Watch::Refused(format!("{url} is not a usable URL: {e}")),
+	let endpoint = match endpoint(url, &settings.client) {
+		Ok(endpoint) => endpoint,
+		Err(reason) => return Watch::Refused(format!("cannot use {url}: {reason}")),
 	};
-	if url.starts_with("https://") {
-		let tls = match tls_config(&settings.client) {
-			Ok(tls) => tls,
-			Err(reason) => return Watch::Refused(reason),
-		};
-		endpoint = match endpoint.tls_config(tls) {
-			Ok(endpoint) => endpoint,
-			Err(e) => return Watch::Refused(format!("TLS settings refused: {e}")),
-		};
-	}
 	let channel = match endpoint.connect().await {
 		Ok(channel) => channel,
 		Err(e) => return Watch::Lost(format!("no answer at {url}: {}", error_chain(&e))),
 	};
 	let interval_ms = u32::try_from(settings.interval.as_millis()).unwrap_or(u32::MAX);
-	let mut request = tonic::Request::new(v1::WatchRequest { interval_ms });
-	if let Some(token) = &settings.client.token {
-		match format!("Bearer {token}").parse::<MetadataValue<_>>() {
-			Ok(value) => {
-				request.metadata_mut().insert("authorization", value);
-			}
-			Err(_) => return Watch::Refused("the token must be printable ASCII".to_string()),
-		}
-	}
+	let request = match authorized(v1::WatchRequest { interval_ms }, &settings.client) {
+		Ok(request) => request,
+		Err(reason) => return Watch::Refused(reason),
+	};
 	let mut stream = match CoordinatorClient::new(channel)
 		.max_decoding_message_size(tigers_proto::MAX_MESSAGE_BYTES)
 		.watch_progress(request)
