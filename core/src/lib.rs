@@ -25,7 +25,8 @@
 //! - [`replay`]: the replay window training draws from;
 //! - [`trainer`]: a net, its optimiser and its window, trained together;
 //! - [`stats`]: match scores, Elo, the SPRT and the promotion rule for gating networks;
-//! - [`gate`]: the gating match of a candidate net against `ClaudePlayer`.
+//! - [`gate`]: the gating match of a candidate net against `ClaudePlayer`;
+//! - [`tablebase`]: the movement phase solved exactly, its file and its probe.
 
 pub mod board;
 pub mod claude;
@@ -48,6 +49,7 @@ pub mod search;
 pub mod selfplay;
 pub mod stats;
 pub mod symmetry;
+pub mod tablebase;
 pub mod trainer;
 pub mod versus;
 
@@ -65,3 +67,4 @@ pub use position::{Position, PositionError};
 pub use record::{GameRecord, RecordError};
 pub use search::{MinimaxPlayer, SearchReport, SearchSettings};
 pub use symmetry::Symmetry;
+pub use tablebase::Tablebase;

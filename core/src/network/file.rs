@@ -106,10 +106,14 @@ pub enum NetFileError {
 
 /// The hex sha256 of some bytes: a net's identity is this over its file.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-	let digest = Sha256::digest(bytes);
-	digest
+	hex(&Sha256::digest(bytes))
+}
+
+/// Bytes in lower-case hex, two digits each.
+pub fn hex(bytes: &[u8]) -> String {
+	bytes
 		.iter()
-		.fold(String::with_capacity(64), |mut hex, byte| {
+		.fold(String::with_capacity(2 * bytes.len()), |mut hex, byte| {
 			let _ = write!(hex, "{byte:02x}");
 			hex
 		})

@@ -4,3 +4,4 @@ mod learning;
 mod perft;
 mod properties;
 mod random_games;
+mod tablebase;

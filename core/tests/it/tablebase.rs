@@ -1,0 +1,219 @@
+//! The movement-phase tablebase: its counts, its values against a full-width search, its file.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use sha2::{Digest, Sha256};
+use tigers_core::search::SearchSettings;
+use tigers_core::tablebase::file::HEADER_BYTES;
+use tigers_core::tablebase::{
+	POSITIONS, POSITIONS_UP_TO_SYMMETRY, TablebaseFileError, Value, VerifyError,
+};
+use tigers_core::{ClaudePlayer, MinimaxPlayer, Position, Symmetry, Tablebase, Turn};
+
+/// Where the test binaries of the workspace share one solved table.
+pub fn table_path() -> PathBuf {
+	PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tablebase/tigers-and-sheep.tb")
+}
+
+/// The table, solved on first use by whichever test binary gets there first.
+pub fn table() -> &'static Tablebase {
+	static TABLE: OnceLock<Tablebase> = OnceLock::new();
+	TABLE.get_or_init(|| {
+		Tablebase::load_or_build(&table_path(), 2, &|_| {})
+			.expect("the test table loads or builds")
+			.0
+	})
+}
+
+/// Every `stride`-th entry of the table with its position and value.
+fn sample(stride: u32) -> impl Iterator<Item = (Position, Value)> {
+	let table = table();
+	(0..table.len())
+		.step_by(stride as usize)
+		.map(|index| table.entry(index))
+}
+
+#[test]
+fn the_table_holds_exactly_the_movement_phase() {
+	let census = table().census();
+	assert_eq!(census.positions_up_to_symmetry, POSITIONS_UP_TO_SYMMETRY);
+	assert_eq!(census.positions, POSITIONS);
+	let sum: u64 = census
+		.layers
+		.iter()
+		.map(|l| l.sheep_to_move.total() + l.tigers_to_move.total())
+		.sum();
+	assert_eq!(sum, POSITIONS_UP_TO_SYMMETRY);
+	// With four dead and the tigers to move, a capture ends the game: most of them win.
+	assert!(census.layers[4].tigers_to_move.wins > census.layers[4].tigers_to_move.draws);
+	let (longest, position) = census.longest_win.expect("some position is won");
+	assert_eq!(longest, 137, "the longest win, found in {position}");
+	assert_eq!(
+		table().probe(position.board, position.turn),
+		Some(Value::Win(137))
+	);
+}
+
+#[test]
+fn the_solve_is_reproducible() {
+	// The identity of the file the solve gives: any change to the solve, the index or the format
+	// shows here first.
+	assert_eq!(
+		table().identity(),
+		"ab1a5088a4eee5f0f53014a342dfe0d38f4b0b310e922db2d7bb3812a9d86b43"
+	);
+}
+
+#[test]
+fn short_results_agree_with_a_full_width_search() {
+	// A forced result within six plies is one a fixed-depth search without the table finds too,
+	// with the same distance, whichever side wins.
+	let mut checked = [0u32; 7];
+	for (position, value) in sample(4999) {
+		let distance = match value {
+			Value::Win(n) | Value::Loss(n) if n <= 6 => n,
+			_ => continue,
+		};
+		if distance == 0 {
+			assert!(position.board.get_moves(position.turn).is_empty());
+			continue;
+		}
+		let mut searcher = ClaudePlayer::with_settings(SearchSettings::fixed_depth(distance));
+		let report = searcher
+			.pick_move(position.board, position.turn, &[])
+			.expect("a position not lost at once has a move");
+		let winner = match value {
+			Value::Win(_) => position.turn,
+			_ => position.turn.opponent(),
+		};
+		assert_eq!(
+			report.forced_result(),
+			Some((winner, distance)),
+			"{position}: the table says {value}"
+		);
+		checked[distance as usize] += 1;
+	}
+	assert!(checked[1..].iter().all(|n| *n > 0), "checked {checked:?}");
+}
+
+#[test]
+fn longer_results_are_beyond_a_shallower_search() {
+	// A win in n is not found by a search of fewer plies: the distance is the shortest one.
+	let mut checked = 0;
+	for (position, value) in sample(7919) {
+		let Value::Win(n @ 3..=7) = value else {
+			continue;
+		};
+		let mut searcher = ClaudePlayer::with_settings(SearchSettings::fixed_depth(n - 2));
+		let report = searcher.pick_move(position.board, position.turn, &[]);
+		assert_ne!(
+			report.and_then(|r| r.forced_result()),
+			Some((position.turn, n - 2)),
+			"{position}"
+		);
+		assert!(
+			report
+				.and_then(|r| r.forced_result())
+				.is_none_or(|(winner, _)| winner != position.turn),
+			"{position}: the table's win in {n} is not the shortest"
+		);
+		checked += 1;
+	}
+	assert!(checked > 50, "checked {checked}");
+}
+
+#[test]
+fn symmetric_images_have_the_same_value() {
+	for (position, value) in sample(100_003) {
+		for sym in Symmetry::ALL {
+			let image = sym.apply_board(position.board);
+			assert_eq!(
+				table().probe(image, position.turn),
+				Some(value),
+				"{position}"
+			);
+		}
+	}
+}
+
+#[test]
+fn positions_outside_the_movement_phase_are_not_in_the_table() {
+	let placing: Position = "T.S.T/.SSS./..T../S...S/...T. t 12".parse().unwrap();
+	assert_eq!(table().probe(placing.board, placing.turn), None);
+	let five_dead: Position = "TSSST/SSSSS/SST../SS.../SSS.T s 0".parse().unwrap();
+	assert_eq!(five_dead.board.dead_sheep(), 5);
+	assert_eq!(table().probe(five_dead.board, five_dead.turn), None);
+	// Trapped tigers to move have lost; the sheep to move there have won in one.
+	let trapped: Position = "TSSST/SSSSS/S.SSS/SSSSS/TSSST t 0".parse().unwrap();
+	assert_eq!(
+		table().probe(trapped.board, Turn::Tiger),
+		Some(Value::Loss(0))
+	);
+}
+
+#[test]
+fn a_file_round_trips_and_a_damaged_one_is_refused() {
+	let bytes = table().to_bytes();
+	let again = Tablebase::from_bytes(bytes.clone()).expect("the table's own bytes");
+	assert_eq!(again.identity(), table().identity());
+
+	let truncated = bytes[..bytes.len() - 1000].to_vec();
+	assert!(matches!(
+		Tablebase::from_bytes(truncated),
+		Err(TablebaseFileError::Length { .. })
+	));
+	assert!(matches!(
+		Tablebase::from_bytes(bytes[..40].to_vec()),
+		Err(TablebaseFileError::TooShort(40))
+	));
+	let mut flipped = bytes.clone();
+	flipped[HEADER_BYTES + 12_345] ^= 1;
+	let error = Tablebase::from_bytes(flipped).unwrap_err();
+	assert!(matches!(error, TablebaseFileError::Digest { .. }));
+	assert!(error.to_string().contains("corrupt"), "{error}");
+
+	let mut foreign = b"{\"__metadata__\":{}}".to_vec();
+	foreign.resize(200, b' ');
+	assert!(matches!(
+		Tablebase::from_bytes(foreign),
+		Err(TablebaseFileError::Magic(_))
+	));
+	let mut newer = bytes[..HEADER_BYTES].to_vec();
+	newer[8] = 2;
+	assert!(matches!(
+		Tablebase::from_bytes(newer),
+		Err(TablebaseFileError::FormatVersion(2))
+	));
+	let mut other_rules = bytes[..HEADER_BYTES].to_vec();
+	other_rules[12] = 9;
+	assert!(matches!(
+		Tablebase::from_bytes(other_rules),
+		Err(TablebaseFileError::RulesVersion(9))
+	));
+}
+
+#[test]
+fn verify_finds_a_wrong_value() {
+	let table = table();
+	// A win in 3, changed to a win in 5 in a file whose digest is made to match.
+	let index = (0..table.len())
+		.step_by(101)
+		.find(|&i| table.entry(i).1 == Value::Win(3))
+		.expect("some win in 3");
+	let mut bytes = table.to_bytes();
+	bytes[HEADER_BYTES + index as usize] = 6;
+	let digest = Sha256::digest(&bytes[HEADER_BYTES..]);
+	bytes[48..80].copy_from_slice(&digest);
+	let damaged = Tablebase::from_bytes(bytes).expect("the digest matches");
+	let (position, _) = table.entry(index);
+	assert_eq!(damaged.entry(index).1, Value::Win(5));
+	assert_eq!(damaged.best_over_moves(position), Value::Win(3));
+	// The first error in table order is this entry, a symmetric copy of it, or a parent whose
+	// value relied on it.
+	let error = damaged.verify(2, &|_| {}).unwrap_err();
+	assert!(
+		matches!(error, VerifyError::Value { .. } | VerifyError::Copy { .. }),
+		"{error}"
+	);
+}
