@@ -1,6 +1,6 @@
-//! Benchmarks of the core crate: move generation, perft, canonical boards and fixed-depth
-//! searches over the named positions. Every bench checks its result, so a fast wrong answer
-//! fails instead of looking good.
+//! Benchmarks of the core crate: move generation, perft, canonical boards, fixed-depth searches
+//! over the named positions, and tablebase probes. Every bench checks its result, so a fast
+//! wrong answer fails instead of looking good.
 
 use std::hint::black_box;
 
@@ -11,7 +11,8 @@ use tigers_core::position::NAMED_POSITIONS;
 
 use tigers_core::network::Shape;
 use tigers_core::search::SearchSettings;
-use tigers_core::{ClaudePlayer, MinimaxPlayer, Network, NeuralPlayer, Position};
+use tigers_core::tablebase::Value;
+use tigers_core::{ClaudePlayer, MinimaxPlayer, Network, NeuralPlayer, Position, Tablebase};
 
 fn named(name: &str) -> Position {
 	let (_, text) = NAMED_POSITIONS
@@ -120,11 +121,56 @@ fn bench_network(c: &mut Criterion) {
 	group.finish();
 }
 
+/// Probes of 4,096 positions spread over the whole table (so most miss the cache, as in a
+/// search), and searches of the named movement-phase positions with and without the table. The
+/// table is the one the tests share, solved on first use.
+fn bench_tablebase(c: &mut Criterion) {
+	let path =
+		std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("tablebase/tigers-and-sheep.tb");
+	let (table, _) = Tablebase::load_or_build(&path, 2, &|_| {}).expect("the table");
+	let table = Arc::new(table);
+	let stride = table.len() / 4096;
+	let probes: Vec<(Position, Value)> =
+		(0..4096).map(|i| table.entry(i * stride + i % 7)).collect();
+	c.bench_function("tablebase/probe/4096", |b| {
+		b.iter(|| {
+			for (p, value) in &probes {
+				assert_eq!(table.probe(black_box(p.board), p.turn), Some(*value));
+			}
+		});
+	});
+	let mut group = c.benchmark_group("search");
+	group.sample_size(10);
+	for (name, depth) in [("mid-movement", 10), ("near-end", 8)] {
+		let p = named(name);
+		let mut player = ClaudePlayer::fixed_depth(depth);
+		player.set_tablebase(Some(table.clone()));
+		let value = table
+			.probe(p.board, p.turn)
+			.expect("a movement-phase position");
+		group.bench_function(format!("claude+tablebase/{name}/{depth}"), |b| {
+			b.iter(|| {
+				player.new_game();
+				let report = player
+					.pick_move(p.board, p.turn, &[])
+					.expect("a legal move");
+				let child = p.board.after_move_unchecked(report.mv);
+				let kept = table
+					.probe(child, p.turn.opponent())
+					.map(Value::before_move);
+				assert_eq!(kept, Some(value));
+			});
+		});
+	}
+	group.finish();
+}
+
 criterion_group!(
 	benches,
 	bench_perft,
 	bench_movegen,
 	bench_search,
-	bench_network
+	bench_network,
+	bench_tablebase
 );
 criterion_main!(benches);

@@ -38,6 +38,19 @@ impl MoveList {
 		self.len += 1;
 	}
 
+	/// Keeps the moves for which `keep` holds, in order; `keep` sees each move once, in order.
+	pub fn retain(&mut self, mut keep: impl FnMut(Move) -> bool) {
+		let mut kept = 0;
+		for i in 0..self.len {
+			let mv = self.moves[i];
+			if keep(mv) {
+				self.moves[kept] = mv;
+				kept += 1;
+			}
+		}
+		self.len = kept;
+	}
+
 	/// The moves as a mutable slice, for reordering.
 	#[inline]
 	pub fn as_mut_slice(&mut self) -> &mut [Move] {

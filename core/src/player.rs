@@ -1,12 +1,14 @@
 //! `SearchPlayer`: a computer player made of an evaluation, search settings and the search's
 //! tables. `ClaudePlayer` and `NeuralPlayer` are this with their own evaluations.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::search::{
 	Evaluator, Killers, MAX_DEPTH, MinimaxPlayer, SearchParts, SearchReport, SearchSettings,
 	TranspositionTable,
 };
+use crate::tablebase::Tablebase;
 
 /// A search with evaluation `E`, a transposition table and killers.
 pub struct SearchPlayer<E: Evaluator> {
@@ -18,6 +20,7 @@ pub struct SearchPlayer<E: Evaluator> {
 	evaluator: E,
 	table: TranspositionTable,
 	killers: Killers,
+	tablebase: Option<Arc<Tablebase>>,
 	last: Option<SearchReport>,
 }
 
@@ -36,6 +39,7 @@ impl<E: Evaluator> SearchPlayer<E> {
 			evaluator,
 			table: TranspositionTable::new(table_bits),
 			killers: Killers::new(MAX_DEPTH as usize),
+			tablebase: None,
 			last: None,
 		}
 	}
@@ -48,6 +52,18 @@ impl<E: Evaluator> SearchPlayer<E> {
 	/// The evaluation, to change it (e.g. a new net); clear the table afterwards.
 	pub fn evaluator_mut(&mut self) -> &mut E {
 		&mut self.evaluator
+	}
+
+	/// Gives the search the solved movement phase (or takes it away): with it, the player
+	/// never makes a move that changes a movement-phase position's exact value.
+	pub fn set_tablebase(&mut self, tablebase: Option<Arc<Tablebase>>) {
+		self.tablebase = tablebase;
+		self.clear();
+	}
+
+	/// The solved movement phase, if the player has it.
+	pub fn tablebase(&self) -> Option<&Arc<Tablebase>> {
+		self.tablebase.as_ref()
 	}
 
 	/// Forgets the table, the killers and the last report.
@@ -77,6 +93,7 @@ impl<E: Evaluator> MinimaxPlayer for SearchPlayer<E> {
 			evaluator: &mut self.evaluator,
 			table: Some(&mut self.table),
 			killers: Some(&mut self.killers),
+			tablebase: self.tablebase.as_deref(),
 		}
 	}
 

@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::board::GameBoard;
 use crate::moves::{Move, Turn};
+use crate::tablebase::{Tablebase, Value};
 
 pub use killers::Killers;
 pub use table::{CacheEntry, TableKey, TranspositionTable};
@@ -97,6 +98,16 @@ pub fn score_to_value(score: ScoreType) -> f32 {
 	}
 }
 
+/// The score of an exact value (side to move's view) at a node `ply` plies below the root: the
+/// same as the search gives a forced result found by looking ahead.
+pub fn exact_score(value: Value, ply: u32) -> ScoreType {
+	match value {
+		Value::Win(n) => WIN - (ply + n) as ScoreType,
+		Value::Draw => DRAW,
+		Value::Loss(n) => -(WIN - (ply + n) as ScoreType),
+	}
+}
+
 /// If `score` (tigers' view) is a forced result: the winner and in how many plies.
 pub fn forced_result(score: ScoreType) -> Option<(Turn, u32)> {
 	if score.abs() < FORCED {
@@ -118,6 +129,8 @@ pub struct SearchParts<'a, E: Evaluator> {
 	pub table: Option<&'a mut TranspositionTable>,
 	/// Killer moves, if the player keeps them.
 	pub killers: Option<&'a mut Killers>,
+	/// The solved movement phase, if the player has it.
+	pub tablebase: Option<&'a Tablebase>,
 }
 
 /// A computer player that is a search with its own evaluation.

@@ -9,8 +9,9 @@ use crate::movegen::MoveList;
 use crate::moves::{Move, Turn};
 use crate::search::{
 	CacheEntry, DRAW, EVAL_LIMIT, Evaluator, FORCED, Killers, SearchParts, SearchReport,
-	SearchSettings, TableKey, TranspositionTable, WIN,
+	SearchSettings, TableKey, TranspositionTable, WIN, exact_score,
 };
+use crate::tablebase::{Tablebase, Value};
 
 /// How many nodes pass between looks at the clock.
 const CLOCK_INTERVAL: u64 = 4096;
@@ -30,6 +31,19 @@ pub fn search<E: Evaluator>(
 	}
 	let started = settings.time_limit.map(|limit| (Instant::now(), limit));
 	let mut searcher = Searcher::new(parts, settings, board, previous);
+	// With the tablebase, only moves that keep the exact value remain. In a won or lost position
+	// they are all equally good (the quickest win, the longest defence): nothing is left to
+	// search. In a drawn one the search chooses among them.
+	if let Some(value) = searcher.keep_exact_best(board, turn, &mut root_moves)
+		&& value != Value::Draw
+	{
+		return Some(SearchReport {
+			mv: root_moves[0],
+			depth: 1,
+			score: exact_score(value, 0) * turn.sign(),
+			nodes: searcher.nodes,
+		});
+	}
 	searcher.deadline = started.map(|(start, limit)| start + limit);
 	let mut report: Option<SearchReport> = None;
 	for depth in 1..=settings.max_depth.clamp(1, super::MAX_DEPTH) {
@@ -97,6 +111,7 @@ struct Searcher<'a, E: Evaluator> {
 	evaluator: &'a mut E,
 	table: Option<&'a mut TranspositionTable>,
 	killers: Option<&'a mut Killers>,
+	tablebase: Option<&'a Tablebase>,
 	/// The boards since the last irreversible move: the game's, then the search path's. Each
 	/// node's board is the last entry while it is searched.
 	path: Vec<GameBoard>,
@@ -131,12 +146,47 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 			evaluator: parts.evaluator,
 			table: parts.table,
 			killers: parts.killers,
+			tablebase: parts.tablebase,
 			root_index: kept,
 			path,
 			nodes: 0,
 			deadline: None,
 			aborted: false,
 		}
+	}
+
+	/// With a tablebase and a movement-phase root: drops the moves that do not keep the root's
+	/// exact value and returns that value. A move to a third repetition counts as a draw.
+	fn keep_exact_best(
+		&mut self,
+		board: GameBoard,
+		turn: Turn,
+		moves: &mut MoveList,
+	) -> Option<Value> {
+		let table = self.tablebase?;
+		table.probe(board, turn)?;
+		let mut values = [Value::Draw; crate::movegen::MAX_MOVES];
+		for (slot, &mv) in values.iter_mut().zip(moves.iter()) {
+			let child = board.after_move_unchecked(mv);
+			self.path.push(child);
+			*slot = if child.dead_sheep() >= DEAD_SHEEP_TO_WIN {
+				Value::Win(1)
+			} else if self.is_repetition(child) {
+				Value::Draw
+			} else {
+				table
+					.probe(child, turn.opponent())
+					.expect("a move from the movement phase stays in it")
+					.before_move()
+			};
+			self.path.pop();
+		}
+		self.nodes += moves.len() as u64;
+		let values = &values[..moves.len()];
+		let best = values.iter().copied().reduce(Value::preferred)?;
+		let mut kept = values.iter();
+		moves.retain(|_| kept.next() == Some(&best));
+		Some(best)
 	}
 
 	/// One iteration at the root: the best move and its score for `turn`, or `None` if the
@@ -222,7 +272,18 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 			return DRAW;
 		}
 
-		// 4. At the horizon, evaluate. (Extending the search while a tiger can jump won
+		// 4. In the movement phase the tablebase knows a won or lost position's exact result.
+		//    Drawn ones are searched on, so that the evaluation still chooses among drawing
+		//    moves. At the horizon the evaluation is cheaper than a probe's likely cache miss.
+		if depth > 0
+			&& let Some(table) = self.tablebase
+			&& let Some(value) = table.probe(board, turn)
+			&& value != Value::Draw
+		{
+			return exact_score(value, ply);
+		}
+
+		// 5. At the horizon, evaluate. (Extending the search while a tiger can jump won
 		//    matches at equal depth but lost them at equal time: see docs/search.md.)
 		if depth == 0 {
 			if !board.has_legal_move(turn) {
@@ -236,7 +297,7 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 			return score * turn.sign();
 		}
 
-		// 5. The table may already know enough to answer, and otherwise gives a move to try first.
+		// 6. The table may already know enough to answer, and otherwise gives a move to try first.
 		//    Near the leaves a probe can cost more than the evaluations it saves.
 		let key = self
 			.table
@@ -260,14 +321,14 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 			}
 		}
 
-		// 6. Generate the moves; having none loses.
+		// 7. Generate the moves; having none loses.
 		let mut moves = board.get_moves(turn);
 		if moves.is_empty() {
 			return lost;
 		}
 		self.order(&mut moves, table_move, depth);
 
-		// 7. Search each move, raising alpha, until one refutes the window.
+		// 8. Search each move, raising alpha, until one refutes the window.
 		let alpha_in = alpha;
 		let mut best = (f32::NEG_INFINITY, moves[0]);
 		for &mv in moves.iter() {
@@ -292,7 +353,7 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 			}
 		}
 
-		// 8. Remember what was learnt: an exact score, or a bound if the window cut it off.
+		// 9. Remember what was learnt: an exact score, or a bound if the window cut it off.
 		if let (Some(table), Some(key)) = (self.table.as_deref_mut(), key) {
 			let score = to_table(best.0, ply);
 			let (lower, upper) = if best.0 <= alpha_in {

@@ -1,15 +1,18 @@
 //! The movement-phase tablebase: its counts, its values against a full-width search, its file.
 
 use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use sha2::{Digest, Sha256};
+use tigers_core::network::Shape;
 use tigers_core::search::SearchSettings;
 use tigers_core::tablebase::file::HEADER_BYTES;
 use tigers_core::tablebase::{
 	POSITIONS, POSITIONS_UP_TO_SYMMETRY, TablebaseFileError, Value, VerifyError,
 };
-use tigers_core::{ClaudePlayer, MinimaxPlayer, Position, Symmetry, Tablebase, Turn};
+use tigers_core::{
+	ClaudePlayer, MinimaxPlayer, Network, NeuralPlayer, Position, Symmetry, Tablebase, Turn,
+};
 
 /// Where the test binaries of the workspace share one solved table.
 pub fn table_path() -> PathBuf {
@@ -17,12 +20,12 @@ pub fn table_path() -> PathBuf {
 }
 
 /// The table, solved on first use by whichever test binary gets there first.
-pub fn table() -> &'static Tablebase {
-	static TABLE: OnceLock<Tablebase> = OnceLock::new();
+pub fn table() -> &'static Arc<Tablebase> {
+	static TABLE: OnceLock<Arc<Tablebase>> = OnceLock::new();
 	TABLE.get_or_init(|| {
-		Tablebase::load_or_build(&table_path(), 2, &|_| {})
-			.expect("the test table loads or builds")
-			.0
+		let (table, _) = Tablebase::load_or_build(&table_path(), 2, &|_| {})
+			.expect("the test table loads or builds");
+		Arc::new(table)
 	})
 }
 
@@ -215,5 +218,45 @@ fn verify_finds_a_wrong_value() {
 	assert!(
 		matches!(error, VerifyError::Value { .. } | VerifyError::Copy { .. }),
 		"{error}"
+	);
+}
+
+#[test]
+fn players_with_the_table_keep_the_exact_value() {
+	let table = table().clone();
+	let mut claude = ClaudePlayer::fixed_depth(2);
+	claude.set_tablebase(Some(table.clone()));
+	let net = Arc::new(Network::new(Shape::default(), 7));
+	let mut neural = NeuralPlayer::with_net(net, SearchSettings::fixed_depth(2), 12);
+	neural.set_tablebase(Some(table.clone()));
+	let mut kinds = [0u32; 3];
+	for (position, value) in sample(30_011) {
+		if value == Value::Loss(0) {
+			continue; // no move to make
+		}
+		kinds[(value.sign() + 1) as usize] += 1;
+		let claude_move = claude.pick_move(position.board, position.turn, &[]);
+		let neural_move = neural.pick_move(position.board, position.turn, &[]);
+		for (who, report) in [("claude", claude_move), ("net", neural_move)] {
+			let mv = report.expect("a move").mv;
+			let child = position.board.after_move_unchecked(mv);
+			let kept = table
+				.probe(child, position.turn.opponent())
+				.map_or(Value::Win(1), Value::before_move);
+			assert_eq!(kept, value, "{who} played {mv} in {position}");
+		}
+		if let Value::Win(n) | Value::Loss(n) = value {
+			let report = claude_move.expect("a move");
+			let winner = if value.sign() > 0 {
+				position.turn
+			} else {
+				position.turn.opponent()
+			};
+			assert_eq!(report.forced_result(), Some((winner, n)), "{position}");
+		}
+	}
+	assert!(
+		kinds.iter().all(|n| *n > 20),
+		"losses, draws, wins: {kinds:?}"
 	);
 }

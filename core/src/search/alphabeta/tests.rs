@@ -35,6 +35,7 @@ fn search_constant(
 		evaluator: &mut Constant(value),
 		table: None,
 		killers: None,
+		tablebase: None,
 	};
 	search(
 		parts,
@@ -170,6 +171,7 @@ fn a_repetition_inside_the_search_is_a_draw() {
 		evaluator: &mut eval,
 		table: None,
 		killers: None,
+		tablebase: None,
 	};
 	let settings = SearchSettings::fixed_depth(4);
 	// Root at the cycle's start with no history: the path comes back to it four plies down.
@@ -192,6 +194,7 @@ fn one_earlier_occurrence_in_the_game_is_not_yet_a_draw() {
 		evaluator: &mut eval,
 		table: None,
 		killers: None,
+		tablebase: None,
 	};
 	let settings = SearchSettings::fixed_depth(4);
 	// Root one ply after the cycle's start, which the game has seen once: coming back to that
@@ -248,6 +251,7 @@ fn alpha_beta_agrees_with_plain_minimax() {
 				evaluator: &mut eval,
 				table: None,
 				killers: None,
+				tablebase: None,
 			};
 			let settings = SearchSettings::fixed_depth(depth);
 			let got = search(plain, &settings, p.board, p.turn, &[]).unwrap();
@@ -277,6 +281,7 @@ fn scored_moves_are_exact_minimax_scores() {
 			evaluator: &mut eval,
 			table: None,
 			killers: None,
+			tablebase: None,
 		};
 		let scored = score_moves(
 			parts,
@@ -301,6 +306,7 @@ fn scored_moves_are_exact_minimax_scores() {
 			evaluator: &mut eval,
 			table: None,
 			killers: None,
+			tablebase: None,
 		};
 		let report = search(
 			parts,
