@@ -4,9 +4,11 @@
 //!
 //! - [`v1`]: the generated messages, client and server;
 //! - [`convert`]: samples and assignments to and from core types;
+//! - [`locations`]: where the binaries keep shared files by default (the tablebase);
 //! - [`encode_batch`] and [`decode_batch`]: a sample batch as bytes, for storage.
 
 pub mod convert;
+pub mod locations;
 
 use prost::Message;
 

@@ -12,13 +12,14 @@
 //! | `w` | write the game to the record file |
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ratatui::crossterm::event::{
 	Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::{Position, Rect};
-use tigers_core::{Game, Move, Turn};
+use tigers_core::{Game, Move, Tablebase, Turn};
 
 use crate::board_view::BoardView;
 use crate::history::HistoryView;
@@ -52,6 +53,8 @@ pub struct App {
 	quit: bool,
 	/// The terminal's area at the last draw, to map clicks to panes.
 	screen: Rect,
+	/// The solved movement phase, for exact values on screen.
+	tablebase: Option<Arc<Tablebase>>,
 }
 
 fn seat_index(turn: Turn) -> usize {
@@ -73,7 +76,21 @@ impl App {
 			save_path: PathBuf::from(DEFAULT_SAVE_PATH),
 			quit: false,
 			screen: Rect::default(),
+			tablebase: None,
 		}
+	}
+
+	/// Shows exact values from `table` once the movement phase starts, and marks moves that
+	/// gave one away.
+	#[must_use]
+	pub fn with_tablebase(mut self, table: Arc<Tablebase>) -> App {
+		self.tablebase = Some(table);
+		self
+	}
+
+	/// The solved movement phase, if the app has it.
+	pub fn tablebase(&self) -> Option<&Tablebase> {
+		self.tablebase.as_deref()
 	}
 
 	/// Writes records to `path`.

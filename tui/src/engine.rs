@@ -5,13 +5,14 @@
 //! answers exactly one `error ...` line and changes nothing; the engine keeps reading.
 
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 use std::time::Duration;
 
 use thiserror::Error;
 use tigers_core::search::{Evaluator, MAX_DEPTH, SearchSettings};
 use tigers_core::{
 	ClaudePlayer, Game, MinimaxPlayer, MoveError, NeuralPlayer, ParseMoveError, Position,
-	PositionError, SearchPlayer, SearchReport,
+	PositionError, SearchPlayer, SearchReport, Tablebase,
 };
 
 use crate::net_source::{self, ClientSettings, NetSource, NetSourceError};
@@ -27,8 +28,8 @@ const DEFAULT_TIME_MS: u64 = 2_000;
 pub enum CommandError {
 	/// The first word is no command.
 	#[error(
-		"unknown command {0:?}; the commands are position, legal, go, player, eval, show, new, \
-		 isready and quit"
+		"unknown command {0:?}; the commands are position, legal, go, player, eval, probe, show, \
+		 new, isready and quit"
 	)]
 	Unknown(String),
 	/// The command's arguments do not fit it.
@@ -97,6 +98,13 @@ impl Searcher {
 			Searcher::Net(player) => player.clear(),
 		}
 	}
+
+	fn set_tablebase(&mut self, table: Option<Arc<Tablebase>>) {
+		match self {
+			Searcher::Claude(player) => player.set_tablebase(table),
+			Searcher::Net(player) => player.set_tablebase(table),
+		}
+	}
 }
 
 /// Runs one search with `settings`. A search without a clock starts from empty tables, so that
@@ -134,6 +142,9 @@ pub struct Engine {
 	game: Game,
 	searcher: Searcher,
 	client: ClientSettings,
+	tablebase: Option<Arc<Tablebase>>,
+	/// Why there is no tablebase, until `probe` has said it once.
+	no_tablebase_note: Option<String>,
 }
 
 impl Engine {
@@ -144,7 +155,19 @@ impl Engine {
 			game: Game::default(),
 			searcher: Searcher::Claude(ClaudePlayer::fixed_depth(1)),
 			client,
+			tablebase: None,
+			no_tablebase_note: None,
 		}
+	}
+
+	/// Searches and probes with `table`; without one, `note` says why, once, at the first
+	/// `probe`.
+	#[must_use]
+	pub fn with_tablebase(mut self, table: Option<Arc<Tablebase>>, note: Option<String>) -> Engine {
+		self.searcher.set_tablebase(table.clone());
+		self.tablebase = table;
+		self.no_tablebase_note = note;
+		self
 	}
 
 	/// Carries out one command line.
@@ -174,6 +197,7 @@ impl Engine {
 				"eval {}",
 				format_score(self.searcher.evaluate(&self.game))
 			)]),
+			"probe" => Ok(self.probe()),
 			"show" => Ok(self.show()),
 			other => Err(CommandError::Unknown(other.to_string())),
 		};
@@ -278,6 +302,7 @@ impl Engine {
 		match args {
 			["claude"] => {
 				self.searcher = Searcher::Claude(ClaudePlayer::fixed_depth(1));
+				self.searcher.set_tablebase(self.tablebase.clone());
 				Ok(vec!["info player Claude".to_string()])
 			}
 			["net", source] => {
@@ -289,6 +314,7 @@ impl Engine {
 					tigers_core::claude::DEFAULT_TABLE_BITS,
 				);
 				self.searcher = Searcher::Net(player);
+				self.searcher.set_tablebase(self.tablebase.clone());
 				Ok(vec![format!(
 					"info player Net {generation} from {}",
 					loaded.origin
@@ -299,6 +325,28 @@ impl Engine {
 				problem: "use `player claude` or `player net PATH|URL`".to_string(),
 			}),
 		}
+	}
+
+	/// `probe`: the position's exact value for the side to move (`probe win 17`, `probe draw`,
+	/// `probe loss 8`), or `probe none` outside the movement phase, in a finished game, or
+	/// without a table (then saying why, the first time).
+	fn probe(&mut self) -> Vec<String> {
+		let mut lines = Vec::new();
+		let value = match &self.tablebase {
+			Some(table) if !self.game.is_over() => table.probe(self.game.board(), self.game.turn()),
+			Some(_) => None,
+			None => {
+				if let Some(note) = self.no_tablebase_note.take() {
+					lines.push(format!("info {note}"));
+				}
+				None
+			}
+		};
+		lines.push(match value {
+			Some(value) => format!("probe {value}"),
+			None => "probe none".to_string(),
+		});
+		lines
 	}
 
 	/// The board, a line on the game, and the position as a `position` command.
@@ -329,8 +377,7 @@ fn time_settings(ms: u64) -> SearchSettings {
 
 /// Reads commands from `input` until `quit` or the end of input, answering on `output`, which
 /// is flushed after every answer.
-pub fn run(input: impl BufRead, mut output: impl Write, client: ClientSettings) -> io::Result<()> {
-	let mut engine = Engine::new(client);
+pub fn run(input: impl BufRead, mut output: impl Write, mut engine: Engine) -> io::Result<()> {
 	for line in input.lines() {
 		let answer = engine.execute(&line?);
 		for text in &answer.lines {

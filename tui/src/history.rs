@@ -2,8 +2,9 @@
 //! click back to the move on that row.
 //!
 //! Rows are the moves played followed by the moves undone (kept so that the user can step
-//! forward again), greyed. Sheep moves are white, tiger moves yellow. The list scrolls so that
-//! the last move played stays in view.
+//! forward again), greyed. Sheep moves are white, tiger moves yellow; a move that gave away a
+//! win or a draw (by the tablebase) is red and marked `?` or `??`. The list scrolls so that the
+//! last move played stays in view.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
@@ -11,17 +12,31 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 use tigers_core::{Move, Turn};
 
+use crate::exact::Slip;
+
 /// The move list widget.
 #[derive(Clone, Copy, Debug)]
 pub struct HistoryView<'a> {
 	played: &'a [Move],
 	undone: &'a [Move],
+	slips: &'a [Option<Slip>],
 }
 
 impl<'a> HistoryView<'a> {
 	/// The moves played, oldest first, and the moves undone after them, next first.
 	pub fn new(played: &'a [Move], undone: &'a [Move]) -> HistoryView<'a> {
-		HistoryView { played, undone }
+		HistoryView {
+			played,
+			undone,
+			slips: &[],
+		}
+	}
+
+	/// Marks the moves played that slipped: `slips[i]` is about move `i + 1`.
+	#[must_use]
+	pub fn with_slips(mut self, slips: &'a [Option<Slip>]) -> HistoryView<'a> {
+		self.slips = slips;
+		self
 	}
 
 	/// The index of the first row shown in a list `height` rows tall.
@@ -63,7 +78,12 @@ impl Widget for HistoryView<'_> {
 			} else {
 				style
 			};
-			let text = format!("{:>3}. {mv}", index + 1);
+			let slip = self.slips.get(index).copied().flatten();
+			let (style, mark) = match slip {
+				Some(slip) if index < self.played.len() => (style.fg(Color::Red), slip.mark()),
+				_ => (style, ""),
+			};
+			let text = format!("{:>3}. {mv}{mark}", index + 1);
 			buf.set_stringn(area.x, y, text, usize::from(area.width), style);
 		}
 	}

@@ -8,6 +8,7 @@
 //! - [`seat`]: a side's player, at hand or away searching on a background thread;
 //! - [`board_view`]: [`BoardView`], the board at a whole-number scale, and `pos_at`;
 //! - [`history`]: the move list, and which move a click lands on;
+//! - [`exact`]: the tablebase's view of the game: exact values, moves that gave one away;
 //! - [`layout`]: where each pane goes;
 //! - [`app`]: [`App`], the game's state and what input does to it, without a terminal;
 //! - [`ui`]: drawing the app;
@@ -20,12 +21,15 @@
 //!
 //! - [`engine`]: the `tui engine` commands over any reader and writer.
 //!
+//! And [`tablebase_command`]: `tui tablebase build | verify | stats`, and finding the table.
+//!
 //! And the training dashboard, [`dashboard`], which also serves the coordinator's own screen.
 
 pub mod app;
 pub mod board_view;
 pub mod dashboard;
 pub mod engine;
+pub mod exact;
 pub mod history;
 pub mod layout;
 pub mod local_player;
@@ -34,6 +38,7 @@ pub mod player;
 pub mod record_io;
 pub mod seat;
 pub mod setup;
+pub mod tablebase_command;
 pub mod terminal;
 pub mod ui;
 

@@ -7,9 +7,12 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use tigers_proto::locations;
 use tigers_tui::dashboard::FeedSettings;
+use tigers_tui::engine::Engine;
 use tigers_tui::net_source::{ClientSettings, DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
 use tigers_tui::setup::{PlayConfig, PlayerKind};
+use tigers_tui::tablebase_command;
 
 /// Play Tigers and Sheep in the terminal, against the latest net by default.
 #[derive(Debug, Parser)]
@@ -29,6 +32,13 @@ struct Cli {
 	/// PEM certificate to trust for an https coordinator.
 	#[arg(long, value_name = "FILE", global = true)]
 	tls_ca: Option<PathBuf>,
+	/// The tablebase file [default: movement-phase-f1-r1.tb in the platform's cache directory,
+	/// e.g. ~/.cache/tigers-and-sheep/tablebase/].
+	#[arg(long, value_name = "PATH", global = true)]
+	tablebase: Option<PathBuf>,
+	/// Play and search without the tablebase even if there is one.
+	#[arg(long, global = true, conflicts_with = "tablebase")]
+	no_tablebase: bool,
 	#[command(subcommand)]
 	command: Option<Command>,
 }
@@ -37,6 +47,11 @@ struct Cli {
 enum Command {
 	/// Read commands on stdin and answer on stdout (see docs/engine-protocol.md).
 	Engine,
+	/// Solve the movement phase into a file, check a file, or count one.
+	Tablebase {
+		#[command(subcommand)]
+		action: TablebaseAction,
+	},
 	/// Watch a coordinator's training run live.
 	Dashboard {
 		/// The coordinator's URL.
@@ -52,6 +67,35 @@ enum Command {
 		/// Play a recording back instead, one snapshot per interval.
 		#[arg(long, value_name = "FILE", conflicts_with_all = ["connect", "record"])]
 		replay: Option<PathBuf>,
+	},
+}
+
+#[derive(Debug, Subcommand)]
+enum TablebaseAction {
+	/// Solve the movement phase and write the table (about a minute on two cores, 90 MB).
+	Build {
+		/// Where to write it [default: --tablebase, else the cache directory].
+		#[arg(long, value_name = "PATH")]
+		out: Option<PathBuf>,
+		/// Threads to solve on [default: every core].
+		#[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+		threads: Option<u32>,
+		/// Solve again even if the file exists.
+		#[arg(long)]
+		force: bool,
+	},
+	/// Check every value of a table against its moves.
+	Verify {
+		/// The table [default: --tablebase, else the cache directory].
+		path: Option<PathBuf>,
+		/// Threads to check on [default: every core].
+		#[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+		threads: Option<u32>,
+	},
+	/// Print a table's counts: positions, wins, draws and losses, the longest win.
+	Stats {
+		/// The table [default: --tablebase, else the cache directory].
+		path: Option<PathBuf>,
 	},
 }
 
@@ -96,9 +140,13 @@ fn main() -> anyhow::Result<()> {
 		token: cli.token,
 		tls_ca: cli.tls_ca,
 	};
+	let explicit_table = cli.tablebase.as_deref();
 	match cli.command {
+		Some(Command::Tablebase { action }) => return tablebase(action, explicit_table),
 		Some(Command::Engine) => {
-			return tigers_tui::engine::run(io::stdin().lock(), io::stdout().lock(), client)
+			let found = tablebase_command::find(explicit_table, cli.no_tablebase)?;
+			let engine = Engine::new(client).with_tablebase(found.table, found.note);
+			return tigers_tui::engine::run(io::stdin().lock(), io::stdout().lock(), engine)
 				.context("the engine's input or output failed");
 		}
 		Some(Command::Dashboard {
@@ -121,6 +169,7 @@ fn main() -> anyhow::Result<()> {
 		None => {}
 	}
 	let args = cli.play;
+	let found = tablebase_command::find(explicit_table, cli.no_tablebase)?;
 	let config = PlayConfig {
 		sheep: args.sheep,
 		tigers: args.tiger,
@@ -131,6 +180,7 @@ fn main() -> anyhow::Result<()> {
 		client,
 		load: args.load,
 		save: args.save,
+		tablebase: found.table,
 	};
 	let mut setup = tigers_tui::setup::build(&config)?;
 	tigers_tui::terminal::play(&mut setup.app).context("the terminal failed")?;
@@ -142,5 +192,36 @@ fn main() -> anyhow::Result<()> {
 	if let Some(why) = setup.no_net_because {
 		eprintln!("played Claude instead of a net: {why}");
 	}
+	if let Some(note) = found.note {
+		eprintln!("played without exact values: {note}");
+	}
+	Ok(())
+}
+
+/// `tui tablebase ...`: prints what the command found; errors end the program with status 1.
+fn tablebase(action: TablebaseAction, explicit: Option<&std::path::Path>) -> anyhow::Result<()> {
+	let path = |given: Option<PathBuf>| match given {
+		Some(path) => Ok(path),
+		None => locations::tablebase_path(explicit),
+	};
+	let threads = |given: Option<u32>| {
+		given.map_or_else(
+			|| std::thread::available_parallelism().map_or(1, usize::from),
+			|n| n as usize,
+		)
+	};
+	let out = match action {
+		TablebaseAction::Build {
+			out,
+			threads: n,
+			force,
+		} => tablebase_command::build(&path(out)?, threads(n), force)?,
+		TablebaseAction::Verify {
+			path: p,
+			threads: n,
+		} => tablebase_command::verify(&path(p)?, threads(n))?,
+		TablebaseAction::Stats { path: p } => tablebase_command::stats(&path(p)?)?,
+	};
+	print!("{out}");
 	Ok(())
 }

@@ -3,11 +3,12 @@
 
 use std::path::PathBuf;
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use thiserror::Error;
 use tigers_core::claude::DEFAULT_TABLE_BITS;
-use tigers_core::{ClaudePlayer, Game, NeuralPlayer};
+use tigers_core::{ClaudePlayer, Game, NeuralPlayer, Tablebase};
 
 use crate::app::{App, DEFAULT_SAVE_PATH};
 use crate::local_player::LocalPlayer;
@@ -68,6 +69,8 @@ pub struct PlayConfig {
 	pub load: Option<PathBuf>,
 	/// Where `w` writes the record.
 	pub save: PathBuf,
+	/// The solved movement phase, for the computer players and the exact values on screen.
+	pub tablebase: Option<Arc<Tablebase>>,
 }
 
 impl Default for PlayConfig {
@@ -83,6 +86,7 @@ impl Default for PlayConfig {
 			client: ClientSettings::default(),
 			load: None,
 			save: PathBuf::from(DEFAULT_SAVE_PATH),
+			tablebase: None,
 		}
 	}
 }
@@ -125,8 +129,12 @@ pub fn build(config: &PlayConfig) -> Result<Setup, SetupError> {
 			Err(why) => (None, Some(why)),
 		}
 	};
-	let make = |kind| make_player(kind, net.as_ref(), config.time_limit);
-	let app = App::new(game, make(config.sheep), make(config.tigers)).with_save_path(&config.save);
+	let make = |kind| make_player(kind, net.as_ref(), config.time_limit, &config.tablebase);
+	let mut app =
+		App::new(game, make(config.sheep), make(config.tigers)).with_save_path(&config.save);
+	if let Some(table) = &config.tablebase {
+		app = app.with_tablebase(table.clone());
+	}
 	let app = match (&no_net_because, &net) {
 		(Some(_), _) => app.with_notice("no net found; playing Claude instead"),
 		(None, Some(net)) => app.with_notice(&format!("net: {}", net.origin)),
@@ -138,16 +146,26 @@ pub fn build(config: &PlayConfig) -> Result<Setup, SetupError> {
 	})
 }
 
-/// A player of `kind`; a `net` player without a net is Claude.
-fn make_player(kind: PlayerKind, net: Option<&LoadedNet>, time_limit: Duration) -> Box<dyn Player> {
+/// A player of `kind`; a `net` player without a net is Claude. Computer players search with
+/// the tablebase when there is one.
+fn make_player(
+	kind: PlayerKind,
+	net: Option<&LoadedNet>,
+	time_limit: Duration,
+	tablebase: &Option<Arc<Tablebase>>,
+) -> Box<dyn Player> {
 	match (kind, net) {
 		(PlayerKind::Human, _) => Box::new(LocalPlayer::new("You")),
-		(PlayerKind::Net, Some(net)) => Box::new(NeuralPlayer::new(
-			net.net.clone(),
-			time_limit,
-			DEFAULT_TABLE_BITS,
-		)),
-		(PlayerKind::Claude | PlayerKind::Net, _) => Box::new(ClaudePlayer::new(time_limit)),
+		(PlayerKind::Net, Some(net)) => {
+			let mut player = NeuralPlayer::new(net.net.clone(), time_limit, DEFAULT_TABLE_BITS);
+			player.set_tablebase(tablebase.clone());
+			Box::new(player)
+		}
+		(PlayerKind::Claude | PlayerKind::Net, _) => {
+			let mut player = ClaudePlayer::new(time_limit);
+			player.set_tablebase(tablebase.clone());
+			Box::new(player)
+		}
 	}
 }
 

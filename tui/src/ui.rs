@@ -11,6 +11,7 @@ use tigers_core::Turn;
 
 use crate::app::App;
 use crate::board_view::BoardView;
+use crate::exact;
 use crate::history::HistoryView;
 use crate::layout::{ScreenLayout, inner};
 
@@ -53,6 +54,16 @@ fn draw_board(app: &App, layout: &ScreenLayout, buf: &mut Buffer) {
 			Style::new().add_modifier(Modifier::BOLD),
 		))
 		.title_bottom(Line::from(KEY_BINDS).centered());
+	let game = app.game();
+	if let Some(table) = app.tablebase()
+		&& !game.is_over()
+		&& let Some(value) = exact::describe_position(table, game.board(), game.turn())
+	{
+		block = block.title_top(Line::styled(
+			format!(" exact: {value} "),
+			Style::new().fg(Color::Cyan),
+		));
+	}
 	if let Some(status) = app.status() {
 		let colour = if status.is_error {
 			Color::Red
@@ -63,7 +74,6 @@ fn draw_board(app: &App, layout: &ScreenLayout, buf: &mut Buffer) {
 		block = block.title_top(Line::styled(text, Style::new().fg(colour)).right_aligned());
 	}
 	block.render(layout.board_pane, buf);
-	let game = app.game();
 	let highlights = app.highlights();
 	let last_move = game.history().last().map(|(mv, _)| *mv);
 	BoardView::new(game.board(), &highlights, last_move).render(layout.board, buf);
@@ -75,7 +85,13 @@ fn draw_history(app: &App, area: Rect, buf: &mut Buffer) {
 		.title_bottom(Line::from(" click: go back ").centered())
 		.render(area, buf);
 	let played = app.game().moves();
-	HistoryView::new(&played, app.undone()).render(inner(area), buf);
+	let slips = app
+		.tablebase()
+		.map(|table| exact::slips(table, app.game()))
+		.unwrap_or_default();
+	HistoryView::new(&played, app.undone())
+		.with_slips(&slips)
+		.render(inner(area), buf);
 }
 
 fn draw_current(app: &App, area: Rect, buf: &mut Buffer) {
@@ -136,9 +152,26 @@ fn draw_last_turn(app: &App, area: Rect, buf: &mut Buffer) {
 		Style::new().add_modifier(Modifier::BOLD),
 	)
 	.render(area, buf);
+	let mut below = 1;
+	if let Some(table) = app.tablebase() {
+		let history = app.game().history();
+		let before = match history.len() {
+			1 => app.game().start().board,
+			n => history[n - 2].1,
+		};
+		if let Some(slip) = exact::slip(table, before, *last_move) {
+			let line = Rect {
+				y: area.y + 1,
+				height: 1,
+				..area
+			};
+			Line::styled(slip.describe(), Style::new().fg(Color::Red)).render(line, buf);
+			below = 2;
+		}
+	}
 	let comments = Rect {
-		y: area.y + 1,
-		height: area.height.saturating_sub(1),
+		y: area.y + below,
+		height: area.height.saturating_sub(below),
 		..area
 	};
 	if let Some(player) = app.seat(mover).player() {

@@ -101,6 +101,20 @@ impl Tablebase {
 		Tablebase::from_bytes(bytes)
 	}
 
+	/// The table at `path`, or `None` if there is no file there; any other failure, or a file
+	/// that is not a good table, is an error.
+	pub fn read_if_present(path: &Path) -> Result<Option<Tablebase>, TablebaseFileError> {
+		match Tablebase::read(path) {
+			Ok(table) => Ok(Some(table)),
+			Err(TablebaseFileError::Io { source, .. })
+				if source.kind() == std::io::ErrorKind::NotFound =>
+			{
+				Ok(None)
+			}
+			Err(error) => Err(error),
+		}
+	}
+
 	/// A table from the bytes of its file, checked.
 	pub fn from_bytes(mut bytes: Vec<u8>) -> Result<Tablebase, TablebaseFileError> {
 		let header = Header::parse(&bytes)?;

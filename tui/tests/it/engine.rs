@@ -5,13 +5,21 @@ use std::process::{Command, ExitStatus, Stdio};
 
 use tigers_core::Network;
 use tigers_core::network::Shape;
+use tigers_core::tablebase::Value;
 
-use crate::support::temp_dir;
+use crate::support::{tablebase, tablebase_path, temp_dir};
 
-/// Runs `tui engine` on `script` and returns its output lines and exit status.
+/// Runs `tui engine` without a tablebase on `script` and returns its output lines and exit
+/// status.
 fn run_engine(script: &str) -> (Vec<String>, ExitStatus) {
+	run_engine_with(&["--no-tablebase"], script)
+}
+
+/// Runs `tui engine` with extra arguments on `script`.
+fn run_engine_with(args: &[&str], script: &str) -> (Vec<String>, ExitStatus) {
 	let mut child = Command::new(env!("CARGO_BIN_EXE_tui"))
 		.arg("engine")
+		.args(args)
 		.stdin(Stdio::piped())
 		.stdout(Stdio::piped())
 		.stderr(Stdio::piped())
@@ -183,4 +191,104 @@ fn the_end_of_input_ends_the_engine() {
 	let (lines, status) = run_engine("new\nisready\n");
 	assert!(status.success());
 	assert_eq!(lines, ["readyok"]);
+}
+
+#[test]
+fn probe_answers_the_exact_value_for_the_side_to_move() {
+	let table = tablebase();
+	let path = tablebase_path();
+	let mut script = String::new();
+	let mut expected = Vec::new();
+	// A win, a draw and a loss from the table itself, then positions it does not hold.
+	for wanted in [Value::Win(17), Value::Draw, Value::Loss(8)] {
+		let index = (0..table.len())
+			.step_by(13)
+			.find(|&i| table.entry(i).1 == wanted)
+			.expect("the table has such a position");
+		let (position, _) = table.entry(index);
+		script.push_str(&format!("position {position}\nprobe\n"));
+		expected.push(format!("probe {wanted}"));
+	}
+	script.push_str("position startpos\nprobe\n");
+	script.push_str("position T...T/.S.../...../SSSSS/TSSST t 7 moves ta5xc3\nprobe\nquit\n");
+	expected.extend(["probe none".to_string(), "probe none".to_string()]);
+	let (lines, status) = run_engine_with(
+		&["--tablebase", path.to_str().expect("a UTF-8 path")],
+		&script,
+	);
+	assert!(status.success());
+	assert_eq!(lines, expected);
+	assert_eq!(
+		["probe win 17", "probe draw", "probe loss 8"],
+		expected[..3]
+	);
+}
+
+#[test]
+fn go_with_the_tablebase_plays_the_quickest_win() {
+	let table = tablebase();
+	let (position, value) = (0..table.len())
+		.step_by(7)
+		.map(|i| table.entry(i))
+		.find(|(_, v)| *v == Value::Win(9))
+		.expect("a win in 9");
+	let path = tablebase_path();
+	let script = format!("position {position}\ngo depth 1\nquit\n");
+	let (lines, _) = run_engine_with(&["--tablebase", path.to_str().unwrap()], &script);
+	let winner = position.turn.to_string();
+	assert!(
+		lines[0].ends_with(&format!("forced win for {winner} in 9")),
+		"{value}: {lines:?}"
+	);
+	let mv: tigers_core::Move = lines[1]
+		.strip_prefix("bestmove ")
+		.expect("a bestmove")
+		.parse()
+		.expect("a move");
+	let after = position.board.after_move_unchecked(mv);
+	assert_eq!(
+		table
+			.probe(after, position.turn.opponent())
+			.map(Value::before_move),
+		Some(Value::Win(9))
+	);
+}
+
+#[test]
+fn without_a_tablebase_probe_says_why_once() {
+	let (lines, status) = run_engine("probe\nprobe\nquit\n");
+	assert!(status.success());
+	assert_eq!(
+		lines,
+		[
+			"info the tablebase is off (--no-tablebase)",
+			"probe none",
+			"probe none"
+		]
+	);
+}
+
+#[test]
+fn a_file_that_is_not_a_tablebase_is_refused_with_the_reason() {
+	let dir = temp_dir("a_file_that_is_not_a_tablebase");
+	let junk = dir.join("junk.tb");
+	std::fs::write(&junk, vec![b'x'; 4096]).unwrap();
+	let truncated = dir.join("truncated.tb");
+	let bytes = std::fs::read(tablebase_path()).unwrap_or_else(|_| tablebase().to_bytes());
+	std::fs::write(&truncated, &bytes[..bytes.len() / 2]).unwrap();
+	for (file, reason) in [
+		(&junk, "not a Tigers and Sheep tablebase"),
+		(&truncated, "truncated"),
+	] {
+		let output = Command::new(env!("CARGO_BIN_EXE_tui"))
+			.args(["engine", "--tablebase"])
+			.arg(file)
+			.stdin(Stdio::null())
+			.output()
+			.expect("running tui engine");
+		assert_eq!(output.status.code(), Some(1));
+		let stderr = String::from_utf8_lossy(&output.stderr);
+		assert!(stderr.contains(reason), "{stderr}");
+		assert!(output.stdout.is_empty());
+	}
 }

@@ -4,7 +4,9 @@ use insta::assert_snapshot;
 use ratatui::style::Modifier;
 use tigers_tui::App;
 
-use crate::support::{claude, click_point, draw, game_after, game_from, human, settle};
+use tigers_core::tablebase::Value;
+
+use crate::support::{claude, click_point, draw, game_after, game_from, human, settle, tablebase};
 
 /// You as the sheep against a computer, before the first move.
 fn start() -> App {
@@ -80,4 +82,41 @@ fn too_small_a_screen_says_so() {
 	let terminal = draw(&mut app, 40, 12);
 	let text = format!("{}", terminal.backend());
 	assert!(text.contains("too small"), "{text}");
+}
+
+/// A movement-phase game in which the side to move held a win and played a move that drew.
+fn a_thrown_away_win() -> App {
+	let table = tablebase();
+	let (position, mv) = (0..table.len())
+		.step_by(101)
+		.map(|i| table.entry(i))
+		.filter(|(p, v)| matches!(v, Value::Win(3..=15)) && p.turn == tigers_core::Turn::Sheep)
+		.find_map(|(p, _)| {
+			let draws = |mv: &tigers_core::Move| {
+				let after = p.board.after_move_unchecked(*mv);
+				table.probe(after, p.turn.opponent()) == Some(Value::Draw)
+			};
+			p.board
+				.get_moves(p.turn)
+				.iter()
+				.copied()
+				.find(draws)
+				.map(|mv| (p, mv))
+		})
+		.expect("some won position has a drawing move");
+	let mut game = tigers_core::Game::new(position);
+	game.play(mv).expect("a legal move");
+	App::new(game, human(), human()).with_tablebase(table.clone())
+}
+
+#[test]
+fn exact_value_and_a_thrown_away_win_80x24() {
+	let mut app = a_thrown_away_win();
+	let terminal = draw(&mut app, 80, 24);
+	let text = format!("{}", terminal.backend());
+	assert!(text.contains("exact: draw"), "{text}");
+	assert!(text.contains("threw away a win"), "{text}");
+	let played = app.game().moves()[0];
+	assert!(text.contains(&format!("1. {played}?")), "{text}");
+	assert_snapshot!(terminal.backend());
 }

@@ -1,6 +1,7 @@
 //! Helpers shared by the tests: apps with fixed players, drawing, and clicking on points.
 
 use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use ratatui::Terminal;
@@ -9,7 +10,7 @@ use ratatui::crossterm::event::{
 	Event, KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::Rect;
-use tigers_core::{ClaudePlayer, Game, Pos, Position};
+use tigers_core::{ClaudePlayer, Game, Pos, Position, Tablebase};
 use tigers_tui::{App, BoardView, LocalPlayer, Player};
 
 /// Long enough for any fixed-depth search in these tests to finish on a loaded machine; the
@@ -99,4 +100,19 @@ pub fn temp_dir(name: &str) -> PathBuf {
 	let _ = std::fs::remove_dir_all(&dir);
 	std::fs::create_dir_all(&dir).expect("creating a test directory");
 	dir
+}
+
+/// Where the workspace's test binaries share one solved tablebase.
+pub fn tablebase_path() -> PathBuf {
+	PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tablebase/tigers-and-sheep.tb")
+}
+
+/// The shared tablebase, solved by whichever test binary needs it first.
+pub fn tablebase() -> &'static Arc<Tablebase> {
+	static TABLE: OnceLock<Arc<Tablebase>> = OnceLock::new();
+	TABLE.get_or_init(|| {
+		let (table, _) = Tablebase::load_or_build(&tablebase_path(), 2, &|_| {})
+			.expect("the test tablebase loads or builds");
+		Arc::new(table)
+	})
 }

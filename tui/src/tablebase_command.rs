@@ -1,0 +1,186 @@
+//! `tui tablebase build | verify | stats`, and finding the table the other commands use.
+//!
+//! The table lives at `--tablebase PATH` or, by default, in the platform's cache directory
+//! (see `tigers_proto::locations`), shared with the coordinator and workers on the machine.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use thiserror::Error;
+use tigers_core::Tablebase;
+use tigers_core::tablebase::{
+	Census, SolveError, SolveProgress, TablebaseFileError, VerifyError, VerifyProgress,
+};
+use tigers_proto::locations::{self, NoCacheDir};
+
+/// Why a tablebase command failed.
+#[derive(Debug, Error)]
+pub enum TablebaseCommandError {
+	/// There is no default location and none was given.
+	#[error(transparent)]
+	Location(#[from] NoCacheDir),
+	/// The file is missing, unreadable or not a good table.
+	#[error(transparent)]
+	File(#[from] TablebaseFileError),
+	/// The solve failed.
+	#[error(transparent)]
+	Solve(#[from] SolveError),
+	/// The table is wrong.
+	#[error("the tablebase failed verification: {0}")]
+	Verify(#[from] VerifyError),
+	/// `build` found a file already there.
+	#[error(
+		"{0} already holds a tablebase; `tui tablebase verify` checks it, and --force solves it again"
+	)]
+	Exists(PathBuf),
+	/// A file named explicitly is not there.
+	#[error("there is no tablebase at {0}; `tui tablebase build --out {0}` makes one")]
+	Missing(PathBuf),
+}
+
+/// The table for play and the engine, if there is one, and what to say if there is not.
+pub struct Found {
+	/// The table.
+	pub table: Option<Arc<Tablebase>>,
+	/// Where it is (or would be).
+	pub path: Option<PathBuf>,
+	/// Why there is none, to say once.
+	pub note: Option<String>,
+}
+
+/// Loads the table at `explicit`, or at the default location; without one, says so (an
+/// explicit path that is missing is an error). `disabled` skips it.
+pub fn find(explicit: Option<&Path>, disabled: bool) -> Result<Found, TablebaseCommandError> {
+	if disabled {
+		return Ok(Found {
+			table: None,
+			path: None,
+			note: Some("the tablebase is off (--no-tablebase)".to_string()),
+		});
+	}
+	let path = locations::tablebase_path(explicit)?;
+	match Tablebase::read_if_present(&path)? {
+		Some(table) => Ok(Found {
+			table: Some(Arc::new(table)),
+			path: Some(path),
+			note: None,
+		}),
+		None if explicit.is_some() => Err(TablebaseCommandError::Missing(path)),
+		None => Ok(Found {
+			note: Some(format!(
+				"no tablebase at {}; `tui tablebase build` makes one (about a minute)",
+				path.display()
+			)),
+			table: None,
+			path: Some(path),
+		}),
+	}
+}
+
+/// A progress bar on standard error with an ETA; hidden when standard error is no terminal.
+pub fn progress_bar(total: u64, what: &str) -> ProgressBar {
+	let bar = ProgressBar::new(total);
+	bar.set_style(
+		ProgressStyle::with_template("{msg} [{bar:30}] {percent:>3}% {elapsed} elapsed, ETA {eta}")
+			.expect("a valid template")
+			.progress_chars("=> "),
+	);
+	bar.set_message(what.to_string());
+	bar
+}
+
+/// `tui tablebase build`: solves the movement phase and writes the table to `path`.
+pub fn build(path: &Path, threads: usize, force: bool) -> Result<String, TablebaseCommandError> {
+	if path.exists() && !force {
+		return Err(TablebaseCommandError::Exists(path.to_path_buf()));
+	}
+	let started = Instant::now();
+	let bar = progress_bar(1, "solving");
+	let table = Tablebase::solve(threads, &|p: SolveProgress| {
+		bar.set_length(p.total);
+		bar.set_position(p.done);
+		bar.set_message(format!("solving, {} dead", p.dead));
+	})?;
+	bar.finish_and_clear();
+	let solved = started.elapsed();
+	table.write(path)?;
+	let census = table.census();
+	let mut out = format!(
+		"solved in {:.1} s on {threads} threads; wrote {} ({} bytes)\n",
+		solved.as_secs_f64(),
+		path.display(),
+		std::fs::metadata(path).map_or(0, |m| m.len())
+	);
+	out.push_str(&describe(&table, &census));
+	Ok(out)
+}
+
+/// `tui tablebase verify`: recomputes every value from its moves.
+pub fn verify(path: &Path, threads: usize) -> Result<String, TablebaseCommandError> {
+	let table = read(path)?;
+	let started = Instant::now();
+	let bar = progress_bar(u64::from(table.len()), "verifying");
+	let report = table.verify(threads, &|p: VerifyProgress| bar.set_position(p.done));
+	bar.finish_and_clear();
+	let report = report?;
+	Ok(format!(
+		"verified {}: {} positions up to symmetry each hold the best value over their moves, \
+		 and {} symmetric copies match them ({:.1} s)\n",
+		path.display(),
+		report.positions,
+		report.copies,
+		started.elapsed().as_secs_f64()
+	))
+}
+
+/// `tui tablebase stats`: the table's counts.
+pub fn stats(path: &Path) -> Result<String, TablebaseCommandError> {
+	let table = read(path)?;
+	let mut out = format!("tablebase: {}\n", path.display());
+	out.push_str(&describe(&table, &table.census()));
+	Ok(out)
+}
+
+fn read(path: &Path) -> Result<Tablebase, TablebaseCommandError> {
+	Tablebase::read_if_present(path)?.ok_or_else(|| TablebaseCommandError::Missing(path.into()))
+}
+
+/// The identity, the counts, wins, draws and losses by layer, and the longest win.
+pub fn describe(table: &Tablebase, census: &Census) -> String {
+	let mut out = String::new();
+	let _ = writeln!(out, "identity: {}", table.identity());
+	let _ = writeln!(
+		out,
+		"positions up to symmetry: {}",
+		census.positions_up_to_symmetry
+	);
+	let _ = writeln!(out, "positions: {}", census.positions);
+	let _ = writeln!(
+		out,
+		"\nvalues for the side to move, positions counted up to symmetry:"
+	);
+	let _ = writeln!(
+		out,
+		"{:>4}  {:<7} {:>11} {:>11} {:>11}",
+		"dead", "to move", "wins", "draws", "losses"
+	);
+	for (dead, layer) in census.layers.iter().enumerate() {
+		for (side, wdl) in [
+			("sheep", layer.sheep_to_move),
+			("tigers", layer.tigers_to_move),
+		] {
+			let _ = writeln!(
+				out,
+				"{dead:>4}  {side:<7} {:>11} {:>11} {:>11}",
+				wdl.wins, wdl.draws, wdl.losses
+			);
+		}
+	}
+	if let Some((plies, position)) = census.longest_win {
+		let _ = writeln!(out, "\nlongest win: {plies} plies, from {position}");
+	}
+	out
+}
