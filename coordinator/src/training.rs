@@ -448,7 +448,7 @@ pub fn run_gate_parallel(net: &Arc<Network>, settings: &GateSettings) -> GateTal
 	for chunk in openings.chunks(width) {
 		let pairs: Vec<_> = chunk
 			.par_iter()
-			.map(|o| play_gate_pair(net, settings, o))
+			.map(|o| play_gate_pair(net, settings, o, None))
 			.collect();
 		for pair in pairs {
 			if tally.add(pair, &settings.policy) {

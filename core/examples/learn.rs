@@ -102,7 +102,7 @@ fn gate(net: &Arc<Network>, settings: &GateSettings, threads: usize) -> GateTall
 		let pairs: Vec<_> = std::thread::scope(|scope| {
 			let handles: Vec<_> = chunk
 				.iter()
-				.map(|o| scope.spawn(move || play_gate_pair(net, settings, o)))
+				.map(|o| scope.spawn(move || play_gate_pair(net, settings, o, None)))
 				.collect();
 			handles
 				.into_iter()

@@ -15,6 +15,7 @@ use crate::neural::{NeuralPlayer, SELF_PLAY_TABLE_BITS};
 use crate::outcome::Outcome;
 use crate::search::SearchSettings;
 use crate::stats::{GameResult, GatePolicy, GateRecord, GateStop, PairCounts, Sprt};
+use crate::tablebase::{Accuracy, Tablebase};
 use crate::versus::{MatchResult, openings, play_game};
 
 /// How a gate match is played.
@@ -83,12 +84,17 @@ impl GateSettings {
 }
 
 /// The two games of one opening, from the candidate's side.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PairOutcome {
 	/// The game with the candidate as the sheep.
 	pub as_sheep: Option<Outcome>,
 	/// The game with the candidate as the tigers.
 	pub as_tigers: Option<Outcome>,
+	/// The candidate's movement-phase moves in both games, judged by the tablebase (zero
+	/// without one).
+	pub candidate_accuracy: Accuracy,
+	/// The reference's, for comparison.
+	pub reference_accuracy: Accuracy,
 }
 
 /// The openings of a gate match, as many as the policy's cap allows.
@@ -101,21 +107,30 @@ pub fn gate_openings(settings: &GateSettings) -> Vec<Vec<Move>> {
 }
 
 /// Plays one opening twice, the candidate as the sheep and then as the tigers, with fresh
-/// players, so the pair depends on nothing but its inputs.
+/// players, so the pair depends on nothing but its inputs. Neither player searches with the
+/// tablebase (the match measures the net); `judge` only scores their movement-phase moves.
 pub fn play_gate_pair(
 	net: &Arc<Network>,
 	settings: &GateSettings,
 	opening: &[Move],
+	judge: Option<&Tablebase>,
 ) -> PairOutcome {
 	let mut candidate = NeuralPlayer::with_net(net.clone(), settings.search, SELF_PLAY_TABLE_BITS);
 	let mut reference = ClaudePlayer::with_settings(settings.search);
-	let as_sheep = play_game(&mut candidate, &mut reference, opening, settings.max_plies).outcome();
-	let as_tigers =
-		play_game(&mut reference, &mut candidate, opening, settings.max_plies).outcome();
-	PairOutcome {
-		as_sheep,
-		as_tigers,
+	let as_sheep = play_game(&mut candidate, &mut reference, opening, settings.max_plies);
+	let as_tigers = play_game(&mut reference, &mut candidate, opening, settings.max_plies);
+	let mut pair = PairOutcome {
+		as_sheep: as_sheep.outcome(),
+		as_tigers: as_tigers.outcome(),
+		..PairOutcome::default()
+	};
+	if let Some(table) = judge {
+		pair.candidate_accuracy = Accuracy::of_game(table, &as_sheep, Turn::Sheep)
+			.plus(Accuracy::of_game(table, &as_tigers, Turn::Tiger));
+		pair.reference_accuracy = Accuracy::of_game(table, &as_sheep, Turn::Tiger)
+			.plus(Accuracy::of_game(table, &as_tigers, Turn::Sheep));
 	}
+	pair
 }
 
 /// A gate match's running results.
@@ -127,6 +142,10 @@ pub struct GateTally {
 	pub by_side: MatchResult,
 	/// Why the match stopped, once it has.
 	pub stop: Option<GateStop>,
+	/// The candidate's movement-phase moves that kept the exact result.
+	pub candidate_accuracy: Accuracy,
+	/// The reference's.
+	pub reference_accuracy: Accuracy,
 }
 
 impl GateTally {
@@ -138,6 +157,8 @@ impl GateTally {
 		}
 		self.by_side.as_sheep.add(pair.as_sheep, Turn::Sheep);
 		self.by_side.as_tigers.add(pair.as_tigers, Turn::Tiger);
+		self.candidate_accuracy = self.candidate_accuracy.plus(pair.candidate_accuracy);
+		self.reference_accuracy = self.reference_accuracy.plus(pair.reference_accuracy);
 		self.pairs.add_pair(
 			GameResult::for_side(pair.as_sheep, Turn::Sheep),
 			GameResult::for_side(pair.as_tigers, Turn::Tiger),
@@ -155,11 +176,19 @@ impl GateTally {
 	}
 }
 
-/// Plays a whole gate match, one pair after another, until the policy stops it.
-pub fn run_gate(net: &Arc<Network>, settings: &GateSettings) -> GateTally {
+/// Plays a whole gate match, one pair after another, until the policy stops it; `judge` scores
+/// the players' movement-phase moves.
+pub fn run_gate(
+	net: &Arc<Network>,
+	settings: &GateSettings,
+	judge: Option<&Tablebase>,
+) -> GateTally {
 	let mut tally = GateTally::default();
 	for opening in gate_openings(settings) {
-		if tally.add(play_gate_pair(net, settings, &opening), &settings.policy) {
+		if tally.add(
+			play_gate_pair(net, settings, &opening, judge),
+			&settings.policy,
+		) {
 			break;
 		}
 	}
@@ -193,8 +222,9 @@ mod tests {
 			},
 			1,
 		));
-		let first = run_gate(&net, &small());
-		assert_eq!(first, run_gate(&net, &small()));
+		let first = run_gate(&net, &small(), None);
+		assert_eq!(first, run_gate(&net, &small(), None));
+		assert_eq!(first.candidate_accuracy, Accuracy::default());
 		let pairs = first.pairs.pairs();
 		assert!((3..=4).contains(&pairs));
 		assert_eq!(first.by_side.as_sheep.games(), pairs);
@@ -215,10 +245,12 @@ mod tests {
 		let won = PairOutcome {
 			as_sheep: Some(Outcome::SheepByTrapping),
 			as_tigers: Some(Outcome::TigersByCaptures),
+			..PairOutcome::default()
 		};
 		let lost = PairOutcome {
 			as_sheep: Some(Outcome::TigersByCaptures),
 			as_tigers: Some(Outcome::SheepByTrapping),
+			..PairOutcome::default()
 		};
 		let mut stopped_at = None;
 		for i in 1..=6 {
@@ -273,6 +305,7 @@ mod tests {
 		let pair = PairOutcome {
 			as_sheep: Some(Outcome::SheepByTrapping),
 			as_tigers: Some(Outcome::SheepByTrapping),
+			..PairOutcome::default()
 		};
 		tally.add(pair, &small().policy);
 		assert_eq!(tally.by_side.as_sheep.wins, 1);

@@ -12,6 +12,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::network::train::TrainingExample;
 use crate::selfplay::Sample;
 use crate::symmetry::Symmetry;
+use crate::tablebase::Tablebase;
 
 /// How training turns samples into examples.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -20,14 +21,19 @@ pub struct TargetSettings {
 	pub result_weight: f32,
 	/// Which symmetric image of each board to train on.
 	pub augmentation: Augmentation,
+	/// Whether movement-phase samples train towards the tablebase's exact result (when the
+	/// trainer has a table; see [`Sample::target_with`]).
+	pub rescore: bool,
 }
 
 impl Default for TargetSettings {
-	/// Half result, half search score; canonical boards (see [`Augmentation`]).
+	/// Half result, half search score; canonical boards (see [`Augmentation`]); rescoring with
+	/// the tablebase when there is one.
 	fn default() -> TargetSettings {
 		TargetSettings {
 			result_weight: 0.5,
 			augmentation: Augmentation::Canonical,
+			rescore: true,
 		}
 	}
 }
@@ -126,13 +132,15 @@ impl ReplayWindow {
 
 	/// Draws `size` examples, with replacement, uniformly from the samples not yet used up,
 	/// counting a use for each draw; `None` (and nothing counted) if fewer than `size` draws
-	/// are left.
+	/// are left. `tablebase` rescores movement-phase targets if `targets.rescore` says so.
 	pub fn draw_batch(
 		&mut self,
 		size: usize,
 		targets: &TargetSettings,
+		tablebase: Option<&Tablebase>,
 		rng: &mut Xoshiro256PlusPlus,
 	) -> Option<Vec<TrainingExample>> {
+		let rescore_with = tablebase.filter(|_| targets.rescore);
 		if self.uses_left < size as u64 || size == 0 {
 			return None;
 		}
@@ -154,7 +162,7 @@ impl ReplayWindow {
 			batch.push(TrainingExample {
 				board,
 				turn: sample.turn,
-				target: sample.target(targets.result_weight),
+				target: sample.target_with(targets.result_weight, rescore_with),
 			});
 			if *uses >= self.max_uses {
 				self.fresh.swap_remove(slot);
@@ -213,7 +221,7 @@ mod tests {
 		let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
 		let targets = TargetSettings::default();
 		let mut drawn = 0;
-		while let Some(batch) = window.draw_batch(4, &targets, &mut rng) {
+		while let Some(batch) = window.draw_batch(4, &targets, None, &mut rng) {
 			drawn += batch.len();
 		}
 		// 30 uses in all: seven batches of 4, then two uses are left, too few for a batch.
@@ -222,7 +230,7 @@ mod tests {
 		assert!(window.iter().all(|(_, uses)| *uses <= 3));
 		window.push(sample(10));
 		assert!(
-			window.draw_batch(1, &targets, &mut rng).is_some(),
+			window.draw_batch(1, &targets, None, &mut rng).is_some(),
 			"a new sample can be drawn"
 		);
 	}
@@ -238,7 +246,7 @@ mod tests {
 		}
 		let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
 		let batch = window
-			.draw_batch(50, &TargetSettings::default(), &mut rng)
+			.draw_batch(50, &TargetSettings::default(), None, &mut rng)
 			.unwrap();
 		assert_eq!(batch.len(), 50);
 		assert!(window.iter().all(|(s, _)| s.ply >= 100));
@@ -265,8 +273,9 @@ mod tests {
 		let canonical = TargetSettings {
 			result_weight: 0.25,
 			augmentation: Augmentation::Canonical,
+			rescore: false,
 		};
-		let batch = window.draw_batch(1, &canonical, &mut rng).unwrap();
+		let batch = window.draw_batch(1, &canonical, None, &mut rng).unwrap();
 		assert_eq!(batch[0].board, board.canonical().0);
 		assert!((batch[0].target - (-0.25 + 0.75 * 0.2)).abs() < 1e-6);
 		let random = TargetSettings {
@@ -275,7 +284,7 @@ mod tests {
 		};
 		let mut images = std::collections::HashSet::new();
 		for _ in 0..60 {
-			let batch = window.draw_batch(1, &random, &mut rng).unwrap();
+			let batch = window.draw_batch(1, &random, None, &mut rng).unwrap();
 			assert_eq!(batch[0].board.canonical().0, board.canonical().0);
 			images.insert(batch[0].board);
 		}

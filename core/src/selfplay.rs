@@ -13,6 +13,10 @@
 //! Uniform moves alone would spread games widely but through positions no reasonable player
 //! reaches; the softmax keeps early choices plausible while still varying them. Both draw from
 //! the game's own seed, so a game is a function of the nets, the settings and the seed.
+//!
+//! With the tablebase and adjudication, a game stops at its first movement-phase position (all
+//! sheep placed) with the table's exact result: perfect play from there is known, so searching
+//! it out would only cost time and add the players' endgame mistakes to the result.
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -23,6 +27,7 @@ use crate::moves::{Move, Turn};
 use crate::outcome::Outcome;
 use crate::record::GameRecord;
 use crate::search::{MinimaxPlayer, forced_result, score_to_value};
+use crate::tablebase::Tablebase;
 
 /// How self-play games are played.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -73,6 +78,16 @@ impl Sample {
 	pub fn target(&self, result_weight: f32) -> f32 {
 		result_weight * self.result + (1.0 - result_weight) * self.score
 	}
+
+	/// The value to train towards when the tablebase may rescore: for a movement-phase
+	/// position, its exact result (tigers' view: 1, 0 or -1) in place of both the game's result
+	/// and the search's score; otherwise [`Sample::target`].
+	pub fn target_with(&self, result_weight: f32, rescore_with: Option<&Tablebase>) -> f32 {
+		match rescore_with.and_then(|table| table.probe(self.board, self.turn)) {
+			Some(value) => value.sign() as f32 * self.turn.sign(),
+			None => self.target(result_weight),
+		}
+	}
 }
 
 /// A finished self-play game.
@@ -95,15 +110,34 @@ pub fn play_self_play_game<S: MinimaxPlayer, T: MinimaxPlayer>(
 	seed: u64,
 	generation: u64,
 ) -> SelfPlayGame {
+	play_self_play_game_with(sheep, tigers, settings, seed, generation, None)
+}
+
+/// As [`play_self_play_game`], stopping at the first movement-phase position with the exact
+/// result if `adjudicate_with` gives a table. The record then ends unfinished (`result *`) at
+/// that position; the samples carry the table's result.
+pub fn play_self_play_game_with<S: MinimaxPlayer, T: MinimaxPlayer>(
+	sheep: &mut S,
+	tigers: &mut T,
+	settings: &SelfPlaySettings,
+	seed: u64,
+	generation: u64,
+	adjudicate_with: Option<&Tablebase>,
+) -> SelfPlayGame {
 	let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
 	let mut game = Game::default();
 	let mut samples = Vec::new();
 	let mut nodes = 0;
+	let mut adjudicated = None;
 	sheep.new_game();
 	tigers.new_game();
 	while !game.is_over() && game.history().len() < settings.max_plies as usize {
 		let ply = game.history().len() as u32;
 		let (board, turn) = (game.board(), game.turn());
+		if let Some(value) = adjudicate_with.and_then(|table| table.probe(board, turn)) {
+			adjudicated = Some(value.sign() as f32 * turn.sign());
+			break;
+		}
 		let legal = game.legal_moves();
 		if ply < settings.random_plies {
 			let mv = legal[rng.random_range(0..legal.len())];
@@ -136,7 +170,7 @@ pub fn play_self_play_game<S: MinimaxPlayer, T: MinimaxPlayer>(
 		});
 		game.play(mv).expect("searchers return legal moves");
 	}
-	let result = game.outcome().map_or(0.0, Outcome::value);
+	let result = adjudicated.unwrap_or_else(|| game.outcome().map_or(0.0, Outcome::value));
 	for sample in &mut samples {
 		sample.result = result;
 	}

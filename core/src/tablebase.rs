@@ -25,7 +25,8 @@ use std::path::Path;
 use thiserror::Error;
 
 use crate::board::{BOARD_MASK, DEAD_SHEEP_TO_WIN, GameBoard};
-use crate::moves::Turn;
+use crate::game::Game;
+use crate::moves::{Move, Turn};
 
 pub use census::{Census, LayerCensus, Wdl};
 pub use file::{TABLEBASE_FORMAT_VERSION, TablebaseFileError};
@@ -257,9 +258,63 @@ impl Tablebase {
 		Some(decode_value(self.values[index as usize]))
 	}
 
+	/// Whether `mv`, played on `board` by its side, keeps the position's result (a win stays a
+	/// win, a draw at least a draw); `None` outside the movement phase. The distance does not
+	/// count: a slower win is still a win.
+	pub fn keeps_value(&self, board: GameBoard, mv: Move) -> Option<bool> {
+		let turn = mv.side();
+		let before = self.probe(board, turn)?;
+		let after = board.after_move_unchecked(mv);
+		let now = self
+			.probe(after, turn.opponent())
+			.map_or(Value::Win(1), Value::before_move);
+		Some(now.sign() >= before.sign())
+	}
+
 	/// The entries, one byte each.
 	pub(crate) fn values(&self) -> &[u8] {
 		&self.values
+	}
+}
+
+/// How many of a player's movement-phase moves kept the position's exact result.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Accuracy {
+	/// Moves made in movement-phase positions.
+	pub moves: u32,
+	/// Those that kept the result (see [`Tablebase::keeps_value`]).
+	pub kept: u32,
+}
+
+impl Accuracy {
+	/// The moves `side` made in the movement phase of `game`, judged by `table`.
+	pub fn of_game(table: &Tablebase, game: &Game, side: Turn) -> Accuracy {
+		let mut accuracy = Accuracy::default();
+		let mut before = game.start().board;
+		for (mv, after) in game.history() {
+			if mv.side() == side
+				&& let Some(kept) = table.keeps_value(before, *mv)
+			{
+				accuracy.moves += 1;
+				accuracy.kept += u32::from(kept);
+			}
+			before = *after;
+		}
+		accuracy
+	}
+
+	/// Both counts added.
+	#[must_use]
+	pub fn plus(self, other: Accuracy) -> Accuracy {
+		Accuracy {
+			moves: self.moves + other.moves,
+			kept: self.kept + other.kept,
+		}
+	}
+
+	/// The share kept, 0 to 1; `None` without moves.
+	pub fn share(&self) -> Option<f64> {
+		(self.moves > 0).then(|| f64::from(self.kept) / f64::from(self.moves))
 	}
 }
 

@@ -1,6 +1,8 @@
 //! `Trainer`: a net with its optimiser, the replay window and the seeded randomness that draws
 //! mini-batches, so the coordinator, the experiments and the tests train the same way.
 
+use std::sync::Arc;
+
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -8,6 +10,7 @@ use crate::network::Network;
 use crate::network::train::{Adam, AdamSettings};
 use crate::replay::{ReplayWindow, TargetSettings};
 use crate::selfplay::Sample;
+use crate::tablebase::Tablebase;
 
 /// How training runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -48,6 +51,8 @@ pub struct Trainer {
 	pub window: ReplayWindow,
 	/// The settings.
 	pub settings: TrainingSettings,
+	/// The solved movement phase, to rescore targets with (see [`TargetSettings::rescore`]).
+	pub tablebase: Option<Arc<Tablebase>>,
 	rng: Xoshiro256PlusPlus,
 }
 
@@ -78,6 +83,7 @@ impl Trainer {
 			adam,
 			window,
 			settings,
+			tablebase: None,
 			rng: Xoshiro256PlusPlus::seed_from_u64(seed),
 		}
 	}
@@ -95,6 +101,7 @@ impl Trainer {
 		let batch = self.window.draw_batch(
 			self.settings.batch_size,
 			&self.settings.targets,
+			self.tablebase.as_deref(),
 			&mut self.rng,
 		)?;
 		Some(self.net.train_step(&mut self.adam, &batch))

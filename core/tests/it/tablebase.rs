@@ -3,13 +3,21 @@
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use sha2::{Digest, Sha256};
+use tigers_core::gate::{GateSettings, run_gate};
 use tigers_core::network::Shape;
+use tigers_core::replay::{ReplayWindow, TargetSettings};
 use tigers_core::search::SearchSettings;
+use tigers_core::selfplay::{Sample, SelfPlaySettings, play_self_play_game_with};
+use tigers_core::stats::GatePolicy;
+use tigers_core::tablebase::Accuracy;
 use tigers_core::tablebase::file::HEADER_BYTES;
 use tigers_core::tablebase::{
 	POSITIONS, POSITIONS_UP_TO_SYMMETRY, TablebaseFileError, Value, VerifyError,
 };
+use tigers_core::versus::{openings, play_game};
 use tigers_core::{
 	ClaudePlayer, MinimaxPlayer, Network, NeuralPlayer, Position, Symmetry, Tablebase, Turn,
 };
@@ -259,4 +267,124 @@ fn players_with_the_table_keep_the_exact_value() {
 		kinds.iter().all(|n| *n > 20),
 		"losses, draws, wins: {kinds:?}"
 	);
+}
+
+#[test]
+fn adjudicated_self_play_stops_at_the_movement_phase_with_the_exact_result() {
+	let table = table();
+	let settings = SelfPlaySettings::default();
+	let mut adjudicated = 0;
+	for seed in 0..6 {
+		let mut sheep = ClaudePlayer::fixed_depth(2);
+		let mut tigers = ClaudePlayer::fixed_depth(2);
+		let game =
+			play_self_play_game_with(&mut sheep, &mut tigers, &settings, seed, 3, Some(table));
+		let (replayed, refused) = game.record.replay();
+		assert!(refused.is_none());
+		let (board, turn) = (replayed.board(), replayed.turn());
+		match table.probe(board, turn) {
+			Some(value) => {
+				// It stopped at its first movement-phase position, unfinished.
+				adjudicated += 1;
+				assert_eq!(game.record.result, None);
+				assert_eq!(board.sheep_in_hand(), 0);
+				// The board before the last move still had a sheep to place.
+				let (_, before_last) = replayed.history().iter().rev().nth(1).expect("moves");
+				assert!(before_last.sheep_in_hand() > 0);
+				let exact = value.sign() as f32 * turn.sign();
+				assert!(game.samples.iter().all(|s| s.result == exact));
+				assert!(game.samples.iter().all(|s| s.board.sheep_in_hand() > 0));
+			}
+			// Over before the movement phase (five captured during placement).
+			None => assert!(replayed.is_over(), "{}", game.record.to_text()),
+		}
+	}
+	assert!(adjudicated > 0);
+}
+
+#[test]
+fn rescoring_puts_the_exact_result_in_place_of_movement_phase_targets() {
+	let table = table();
+	let (won, value) = (0..table.len())
+		.step_by(17)
+		.map(|i| table.entry(i))
+		.find(|(p, v)| p.turn == Turn::Sheep && matches!(v, Value::Win(_)))
+		.expect("a position the sheep win");
+	assert!(value.sign() > 0);
+	let sample = Sample {
+		board: won.board,
+		turn: won.turn,
+		score: 0.3,
+		result: 1.0,
+		ply: 80,
+		generation: 0,
+	};
+	// The sheep win: -1 from the tigers' side, whatever the game and the search said.
+	assert_eq!(sample.target_with(0.5, Some(table)), -1.0);
+	assert_eq!(sample.target_with(0.5, None), 0.65);
+	let placing = Sample {
+		board: Position::default().board,
+		turn: Turn::Sheep,
+		..sample
+	};
+	assert_eq!(placing.target_with(0.5, Some(table)), 0.65);
+
+	let mut window = ReplayWindow::new(4, 10);
+	window.push(sample);
+	let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+	let rescore = TargetSettings {
+		rescore: true,
+		..TargetSettings::default()
+	};
+	let batch = window
+		.draw_batch(2, &rescore, Some(table), &mut rng)
+		.unwrap();
+	assert!(batch.iter().all(|e| e.target == -1.0));
+	let plain = TargetSettings {
+		rescore: false,
+		..rescore
+	};
+	let batch = window.draw_batch(2, &plain, Some(table), &mut rng).unwrap();
+	assert!(batch.iter().all(|e| e.target == 0.65));
+}
+
+#[test]
+fn gate_accuracy_counts_movement_phase_moves_of_each_player() {
+	let table = table();
+	let settings = GateSettings {
+		search: SearchSettings::fixed_depth(2),
+		policy: GatePolicy {
+			min_pairs: 2,
+			max_pairs: 2,
+			..GateSettings::default().policy
+		},
+		max_plies: 200,
+		..GateSettings::default()
+	};
+	let net = Arc::new(Network::new(Shape::default(), 3));
+	let tally = run_gate(&net, &settings, Some(table));
+	let (candidate, reference) = (tally.candidate_accuracy, tally.reference_accuracy);
+	assert!(candidate.kept <= candidate.moves && reference.kept <= reference.moves);
+	assert!(candidate.moves + reference.moves > 0, "{tally:?}");
+	// The same match judged again counts the same; without a judge, nothing.
+	assert_eq!(run_gate(&net, &settings, Some(table)), tally);
+	assert_eq!(
+		run_gate(&net, &settings, None).candidate_accuracy,
+		Accuracy::default()
+	);
+}
+
+#[test]
+fn a_player_with_the_table_keeps_every_result() {
+	// ClaudePlayer with the table against one without: every movement-phase move of the first
+	// keeps its result, so its accuracy is 1.
+	let table = table();
+	let mut with = ClaudePlayer::fixed_depth(2);
+	with.set_tablebase(Some(table.clone()));
+	let mut without = ClaudePlayer::fixed_depth(2);
+	for opening in openings(5, 3, 4) {
+		let game = play_game(&mut with, &mut without, &opening, 300);
+		let accuracy = Accuracy::of_game(table, &game, Turn::Sheep);
+		assert_eq!(accuracy.kept, accuracy.moves, "{accuracy:?}");
+	}
 }
