@@ -109,8 +109,9 @@ pub fn build(path: &Path, threads: usize, force: bool) -> Result<String, Tableba
 	table.write(path)?;
 	let census = table.census();
 	let mut out = format!(
-		"solved in {:.1} s on {threads} threads; wrote {} ({} bytes)\n",
+		"solved in {:.1} s on {threads} thread{}; wrote {} ({} bytes)\n",
 		solved.as_secs_f64(),
+		if threads == 1 { "" } else { "s" },
 		path.display(),
 		std::fs::metadata(path).map_or(0, |m| m.len())
 	);
