@@ -16,7 +16,7 @@ use crate::moves::{Move, Turn};
 use crate::tablebase::{Tablebase, Value};
 
 pub use killers::Killers;
-pub use table::{CacheEntry, TableKey, TranspositionTable};
+pub use table::{CacheEntry, Reuse, TableKey, TranspositionTable};
 
 /// A search score, positive favouring tigers (inside the search: favouring the side to move).
 pub type ScoreType = f32;

@@ -179,6 +179,54 @@ mod tests {
 		assert_eq!(result.as_tigers.draws, result.as_sheep.draws);
 	}
 
+	/// A player that forgets everything before every move.
+	struct Forgetful<P: MinimaxPlayer>(P, fn(&mut P));
+
+	impl<P: MinimaxPlayer> MinimaxPlayer for Forgetful<P> {
+		type Eval = P::Eval;
+
+		fn settings(&self) -> crate::search::SearchSettings {
+			self.0.settings()
+		}
+
+		fn parts(&mut self) -> crate::search::SearchParts<'_, P::Eval> {
+			(self.1)(&mut self.0);
+			self.0.parts()
+		}
+	}
+
+	#[test]
+	fn fixed_depth_games_do_not_depend_on_what_earlier_moves_searched() {
+		// Players that keep their tables through a game (as the gate's do) and players that
+		// clear them before every move must play the same games, or a match would measure the
+		// tables as much as the players. Before fixed-depth searches started from empty tables,
+		// these openings gave different games: scores stored at earlier moves were trusted after
+		// the game had repeated positions they had not counted on.
+		let games = |forget: bool| {
+			let mut moves = Vec::new();
+			for opening in openings(11, 8, 4) {
+				let (three, four) = (ClaudePlayer::fixed_depth(3), ClaudePlayer::fixed_depth(4));
+				let (sheep_first, tigers_first) = if forget {
+					let mut a = Forgetful(three, ClaudePlayer::clear);
+					let mut b = Forgetful(four, ClaudePlayer::clear);
+					(
+						play_game(&mut a, &mut b, &opening, 300),
+						play_game(&mut b, &mut a, &opening, 300),
+					)
+				} else {
+					let (mut a, mut b) = (three, four);
+					(
+						play_game(&mut a, &mut b, &opening, 300),
+						play_game(&mut b, &mut a, &opening, 300),
+					)
+				};
+				moves.push((sheep_first.moves(), tigers_first.moves()));
+			}
+			moves
+		};
+		assert_eq!(games(false), games(true));
+	}
+
 	#[test]
 	fn side_results_add_up() {
 		let mut side = SideResult::default();

@@ -4,6 +4,10 @@
 //! in the top bit. It is exact: the 25-bit masks and the in-hand count fit in 64 bits with room
 //! to spare, so two different positions never share a key and entries need no extra check.
 //! Best moves are stored as seen on the canonical board and mapped back on the way out.
+//!
+//! Entries are stamped with the search that wrote them. A score holds only for the game history
+//! it was searched under (a position that would now come round a third time is a draw, whatever
+//! was stored), so each search says what it may take from earlier ones ([`Reuse`]).
 
 use crate::board::GameBoard;
 use crate::moves::{Move, Turn};
@@ -30,7 +34,22 @@ struct Slot {
 	lower: f32,
 	upper: f32,
 	best: u16,
+	/// The search that wrote the entry.
+	generation: u16,
 	depth: u8,
+}
+
+const _: () = assert!(size_of::<Slot>() == 24);
+
+/// What a new search may use of the entries earlier searches left.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reuse {
+	/// Nothing: the search starts from an empty table, so its result depends on nothing before.
+	Nothing,
+	/// Their best moves, to order moves; not their scores.
+	MovesOnly,
+	/// Everything: their scores still hold.
+	Everything,
 }
 
 const NO_MOVE: u16 = u16::MAX;
@@ -59,6 +78,12 @@ impl TableKey {
 pub struct TranspositionTable {
 	slots: Vec<Slot>,
 	shift: u32,
+	/// The search now writing entries.
+	generation: u16,
+	/// Entries from older searches are not seen at all.
+	visible_from: u16,
+	/// Entries from older searches give their move but not their scores.
+	scores_from: u16,
 }
 
 impl TranspositionTable {
@@ -68,6 +93,25 @@ impl TranspositionTable {
 		TranspositionTable {
 			slots: vec![Slot::default(); 1 << bits],
 			shift: 64 - bits,
+			generation: 1,
+			visible_from: 1,
+			scores_from: 1,
+		}
+	}
+
+	/// Starts a new search that may use `reuse` of what earlier searches stored. Forgetting costs
+	/// no time: older entries are only marked, by their generation.
+	pub fn begin_search(&mut self, reuse: Reuse) {
+		if reuse == Reuse::Everything {
+			return;
+		}
+		if self.generation == u16::MAX {
+			self.clear();
+		}
+		self.generation += 1;
+		self.scores_from = self.generation;
+		if reuse == Reuse::Nothing {
+			self.visible_from = self.generation;
 		}
 	}
 
@@ -79,6 +123,7 @@ impl TranspositionTable {
 	/// Forgets everything.
 	pub fn clear(&mut self) {
 		self.slots.fill(Slot::default());
+		(self.generation, self.visible_from, self.scores_from) = (1, 1, 1);
 	}
 
 	#[inline]
@@ -87,16 +132,30 @@ impl TranspositionTable {
 		(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
 	}
 
-	/// What the table holds for this position, if anything.
+	/// What the table holds for this position, if anything this search may use: an entry from
+	/// an earlier search whose scores may not be reused comes with no bounds at depth 0.
 	#[inline]
 	pub fn lookup(&self, key: TableKey) -> Option<CacheEntry> {
 		let slot = &self.slots[self.index(key.key)];
-		(slot.key == key.key).then(|| CacheEntry {
-			lower: slot.lower,
-			upper: slot.upper,
-			depth: slot.depth,
-			best: (slot.best != NO_MOVE)
-				.then(|| key.symmetry.inverse().apply_move(Move::unpack(slot.best))),
+		if slot.key != key.key || slot.generation < self.visible_from {
+			return None;
+		}
+		let best = (slot.best != NO_MOVE)
+			.then(|| key.symmetry.inverse().apply_move(Move::unpack(slot.best)));
+		Some(if slot.generation < self.scores_from {
+			CacheEntry {
+				lower: f32::NEG_INFINITY,
+				upper: f32::INFINITY,
+				depth: 0,
+				best,
+			}
+		} else {
+			CacheEntry {
+				lower: slot.lower,
+				upper: slot.upper,
+				depth: slot.depth,
+				best,
+			}
 		})
 	}
 
@@ -108,6 +167,7 @@ impl TranspositionTable {
 			key: key.key,
 			lower: entry.lower,
 			upper: entry.upper,
+			generation: self.generation,
 			depth: entry.depth,
 			best: entry
 				.best
@@ -146,6 +206,27 @@ mod tests {
 			table.lookup(TableKey::new(position.board, Turn::Sheep)),
 			None
 		);
+		table.begin_search(Reuse::Everything);
+		assert_eq!(
+			table.lookup(TableKey::new(position.board, Turn::Tiger)),
+			Some(entry)
+		);
+		table.begin_search(Reuse::MovesOnly);
+		let moves_only = table
+			.lookup(TableKey::new(position.board, Turn::Tiger))
+			.expect("the move is kept");
+		assert_eq!(moves_only.best, Some(jump));
+		assert_eq!(moves_only.depth, 0);
+		assert_eq!(
+			(moves_only.lower, moves_only.upper),
+			(f32::NEG_INFINITY, f32::INFINITY)
+		);
+		table.begin_search(Reuse::Nothing);
+		assert_eq!(
+			table.lookup(TableKey::new(position.board, Turn::Tiger)),
+			None
+		);
+		table.insert(TableKey::new(position.board, Turn::Tiger), entry);
 		table.clear();
 		assert_eq!(
 			table.lookup(TableKey::new(position.board, Turn::Tiger)),
