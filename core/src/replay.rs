@@ -27,12 +27,12 @@ pub struct TargetSettings {
 }
 
 impl Default for TargetSettings {
-	/// Half result, half search score; canonical boards (see [`Augmentation`]); rescoring with
-	/// the tablebase when there is one.
+	/// Half result, half search score; a random symmetric image per example (see
+	/// [`Augmentation`]); rescoring with the tablebase when there is one.
 	fn default() -> TargetSettings {
 		TargetSettings {
 			result_weight: 0.5,
-			augmentation: Augmentation::Canonical,
+			augmentation: Augmentation::RandomSymmetry,
 			rescore: true,
 		}
 	}
@@ -198,6 +198,15 @@ mod tests {
 			ply,
 			generation: 0,
 		}
+	}
+
+	#[test]
+	fn the_defaults_are_the_documented_ones() {
+		// docs/training.md: half result, half score, random symmetric images, rescoring.
+		let targets = TargetSettings::default();
+		assert_eq!(targets.result_weight, 0.5);
+		assert_eq!(targets.augmentation, Augmentation::RandomSymmetry);
+		assert!(targets.rescore);
 	}
 
 	#[test]
