@@ -376,10 +376,21 @@ fn time_settings(ms: u64) -> SearchSettings {
 }
 
 /// Reads commands from `input` until `quit` or the end of input, answering on `output`, which
-/// is flushed after every answer.
-pub fn run(input: impl BufRead, mut output: impl Write, mut engine: Engine) -> io::Result<()> {
-	for line in input.lines() {
-		let answer = engine.execute(&line?);
+/// is flushed after every answer. A line that is not UTF-8 text is answered with an error, like
+/// any other bad command.
+pub fn run(mut input: impl BufRead, mut output: impl Write, mut engine: Engine) -> io::Result<()> {
+	let mut bytes = Vec::new();
+	loop {
+		bytes.clear();
+		if input.read_until(b'\n', &mut bytes)? == 0 {
+			break;
+		}
+		let answer = match std::str::from_utf8(&bytes) {
+			Ok(line) => engine.execute(line.trim_end_matches(['\n', '\r'])),
+			Err(_) => Answer::lines(vec![
+				"error the line is not UTF-8 text; commands are plain ASCII words".to_string(),
+			]),
+		};
 		for text in &answer.lines {
 			writeln!(output, "{text}")?;
 		}

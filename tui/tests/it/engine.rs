@@ -17,6 +17,11 @@ fn run_engine(script: &str) -> (Vec<String>, ExitStatus) {
 
 /// Runs `tui engine` with extra arguments on `script`.
 fn run_engine_with(args: &[&str], script: &str) -> (Vec<String>, ExitStatus) {
+	run_engine_bytes(args, script.as_bytes())
+}
+
+/// Runs `tui engine` with extra arguments on raw input bytes.
+fn run_engine_bytes(args: &[&str], script: &[u8]) -> (Vec<String>, ExitStatus) {
 	let mut child = Command::new(env!("CARGO_BIN_EXE_tui"))
 		.arg("engine")
 		.args(args)
@@ -29,7 +34,7 @@ fn run_engine_with(args: &[&str], script: &str) -> (Vec<String>, ExitStatus) {
 		.stdin
 		.take()
 		.expect("a piped stdin")
-		.write_all(script.as_bytes())
+		.write_all(script)
 		.expect("writing the script");
 	let output = child.wait_with_output().expect("running tui engine");
 	let stdout = String::from_utf8(output.stdout).expect("UTF-8 output");
@@ -184,6 +189,20 @@ fn player_net_switches_the_evaluation_to_a_net() {
 	);
 	assert_eq!(lines[5], "info player Claude");
 	assert_eq!(lines[6], "eval 24");
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_an_error_and_the_engine_goes_on() {
+	let (lines, status) = run_engine_bytes(&["--no-tablebase"], b"isready\n\xff\nisready\r\n");
+	assert!(status.success(), "{status}");
+	assert_eq!(
+		lines,
+		[
+			"readyok",
+			"error the line is not UTF-8 text; commands are plain ASCII words",
+			"readyok"
+		]
+	);
 }
 
 #[test]
