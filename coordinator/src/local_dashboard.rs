@@ -3,7 +3,8 @@
 //!
 //! The screen runs on a thread of its own and the feed on the server's runtime, so drawing
 //! never holds up serving or training. Quitting the screen stops the coordinator (it is the
-//! process's foreground); if the screen fails, the coordinator carries on without it.
+//! process's foreground), so `q` asks first; if the screen fails, the coordinator carries on
+//! without it.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -53,7 +54,7 @@ impl LocalDashboard {
 		let screen = std::thread::Builder::new()
 			.name("dashboard".into())
 			.spawn(move || {
-				let mut dashboard = Dashboard::new(title);
+				let mut dashboard = Dashboard::new(title).confirming_quit("stop the coordinator");
 				match show(&mut dashboard, &events, None) {
 					Ok(Closed::Quit) => {
 						info!("dashboard closed: stopping");

@@ -3,7 +3,9 @@
 //!
 //! | input | effect |
 //! |---|---|
-//! | `q`, Esc, Ctrl+C | quit, at any time (a running search is abandoned) |
+//! | `q` | quit, at any time (a running search is abandoned); with moves not yet saved, it asks first: `y` saves and quits, `n` quits, Esc plays on |
+//! | Ctrl+C | quit at once |
+//! | Esc | to the player to move: clears a typed move or a picked-up piece |
 //! | click on the board, other keys | to the player to move, if it is a person |
 //! | click on a move in the list | back (or forward) to the position before that move |
 //! | ← / → | one move back / forward, pausing computer players |
@@ -55,6 +57,10 @@ pub struct App {
 	screen: Rect,
 	/// The solved movement phase, for exact values on screen.
 	tablebase: Option<Arc<Tablebase>>,
+	/// The moves as last saved (or loaded), to tell whether quitting would lose any.
+	saved_moves: Vec<Move>,
+	/// Whether `q` is waiting for the answer to "save first?".
+	asking_to_save: bool,
 }
 
 fn seat_index(turn: Turn) -> usize {
@@ -68,7 +74,6 @@ impl App {
 	/// A game continuing `game`, with these players.
 	pub fn new(game: Game, sheep: Box<dyn Player>, tigers: Box<dyn Player>) -> App {
 		App {
-			game,
 			undone: Vec::new(),
 			seats: [Seat::new(sheep), Seat::new(tigers)],
 			paused: false,
@@ -77,6 +82,9 @@ impl App {
 			quit: false,
 			screen: Rect::default(),
 			tablebase: None,
+			saved_moves: game.moves(),
+			asking_to_save: false,
+			game,
 		}
 	}
 
@@ -285,15 +293,57 @@ impl App {
 		}
 	}
 
-	/// Writes the game to the record file, saying so in the status line.
-	pub fn save(&mut self) {
+	/// Writes the game to the record file, saying so in the status line; returns whether it
+	/// was written.
+	pub fn save(&mut self) -> bool {
 		let names = [self.seats[0].name(), self.seats[1].name()];
 		match record_io::save(&self.save_path, &self.game, names[0], names[1]) {
 			Ok(()) => {
 				let text = format!("saved to {}", self.save_path.display());
 				self.notify(&text);
+				self.saved_moves = self.game.moves();
+				true
 			}
-			Err(error) => self.complain(error.to_string()),
+			Err(error) => {
+				self.complain(error.to_string());
+				false
+			}
+		}
+	}
+
+	/// Whether the game has moves that quitting now would lose.
+	pub fn has_unsaved_moves(&self) -> bool {
+		self.game.moves() != self.saved_moves
+	}
+
+	/// Whether `q` is waiting for "save first?" to be answered.
+	pub fn is_asking_to_save(&self) -> bool {
+		self.asking_to_save
+	}
+
+	/// `q`: quits, or first asks whether to save moves that would be lost.
+	fn ask_to_quit(&mut self) {
+		if self.has_unsaved_moves() {
+			self.asking_to_save = true;
+			self.notify("save the game first? y yes · n no · Esc back");
+		} else {
+			self.quit = true;
+		}
+	}
+
+	/// The answer to "save first?".
+	fn answer_save_question(&mut self, code: KeyCode) {
+		match code {
+			KeyCode::Char('y') => {
+				self.asking_to_save = false;
+				self.quit = self.save();
+			}
+			KeyCode::Char('n') => self.quit = true,
+			KeyCode::Esc => {
+				self.asking_to_save = false;
+				self.status = None;
+			}
+			_ => {}
 		}
 	}
 
@@ -313,10 +363,17 @@ impl App {
 			return;
 		}
 		let control = key.modifiers.contains(KeyModifiers::CONTROL);
+		if control && key.code == KeyCode::Char('c') {
+			self.quit = true;
+			return;
+		}
+		if self.asking_to_save {
+			self.answer_save_question(key.code);
+			return;
+		}
 		let played = self.game.history().len();
 		match key.code {
-			KeyCode::Char('c') if control => self.quit = true,
-			KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
+			KeyCode::Char('q') => self.ask_to_quit(),
 			KeyCode::Left if played > 0 => {
 				self.paused = true;
 				self.go_to(played - 1);
@@ -326,7 +383,9 @@ impl App {
 				self.go_to(played + 1);
 			}
 			KeyCode::Char('u') => self.take_back(),
-			KeyCode::Char('w') => self.save(),
+			KeyCode::Char('w') => {
+				self.save();
+			}
 			KeyCode::Char('p') => self.paused = !self.paused,
 			_ => self.give_input(Input::Key(key)),
 		}

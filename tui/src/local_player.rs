@@ -20,7 +20,9 @@ const LONGEST_MOVE: usize = 6;
 /// click on one's own piece picks it up and highlights where it can go, a click on one of those
 /// points moves it there, and any other click drops it. By keyboard: a move in our notation
 /// (`sc3`, `ta5b4`, `ta5xc3`; the side's letter may be left out) and Enter. A refused move
-/// leaves the rules' reason in red on the panel.
+/// leaves the rules' reason in red on the panel and an empty line to type the next one; a key
+/// that is never part of a move says so. Esc clears the line, the picked-up piece and the
+/// message.
 #[derive(Clone, Debug)]
 pub struct LocalPlayer {
 	name: String,
@@ -109,7 +111,20 @@ impl LocalPlayer {
 			return None;
 		}
 		match key.code {
-			KeyCode::Char(c) if is_notation_char(c) && self.typed.len() < LONGEST_MOVE => {
+			KeyCode::Char(c) if !is_notation_char(c) => {
+				self.message = Some(format!(
+					"{c:?} is never part of a move; moves look like sc3, sc3c2, ta5b4, ta5xc3"
+				));
+				None
+			}
+			KeyCode::Char(_) if self.typed.len() >= LONGEST_MOVE => {
+				self.message = Some(format!(
+					"a move is at most {LONGEST_MOVE} characters (ta5xc3); Enter plays, Esc clears"
+				));
+				None
+			}
+			KeyCode::Char(c) => {
+				self.message = None;
 				self.typed.push(c.to_ascii_lowercase());
 				None
 			}
@@ -117,31 +132,37 @@ impl LocalPlayer {
 				self.typed.pop();
 				None
 			}
+			KeyCode::Esc => {
+				self.reset();
+				None
+			}
 			KeyCode::Enter if !self.typed.is_empty() => self.submit(board, turn),
 			_ => None,
 		}
 	}
 
-	/// Plays the typed move if it is legal; otherwise keeps it for editing, with the reason.
+	/// Plays the typed move if it is legal; otherwise says why, naming what was typed, and
+	/// clears the line for the next try.
 	fn submit(&mut self, board: GameBoard, turn: Turn) -> Option<Move> {
-		let text = if self.typed.starts_with(['s', 't']) {
-			self.typed.clone()
+		let typed = std::mem::take(&mut self.typed);
+		let text = if typed.starts_with(['s', 't']) {
+			typed.clone()
 		} else {
-			format!("{}{}", turn.letter(), self.typed)
+			format!("{}{}", turn.letter(), typed)
 		};
-		match text.parse::<Move>() {
-			Ok(mv) => {
-				let played = self.checked(mv, board, turn);
-				if played.is_some() {
-					self.typed.clear();
-				}
-				played
-			}
+		let played = match text.parse::<Move>() {
+			Ok(mv) => self.checked(mv, board, turn),
 			Err(error) => {
 				self.message = Some(error.to_string());
 				None
 			}
+		};
+		if played.is_none()
+			&& let Some(message) = self.message.take()
+		{
+			self.message = Some(format!("{typed}: {message}"));
 		}
+		played
 	}
 
 	/// `mv` if the rules allow it, else `None` with their reason as the message.
@@ -325,9 +346,14 @@ mod tests {
 		for c in "c3".chars() {
 			assert_eq!(you.handle_input(key(c), start, Turn::Sheep), None);
 		}
-		// Keys that are no part of any move are ignored.
+		// Keys that are no part of any move are not typed, and say so.
 		you.handle_input(key('z'), start, Turn::Sheep);
 		assert_eq!(you.typed(), "c3");
+		assert!(
+			you.message()
+				.unwrap()
+				.starts_with("'z' is never part of a move")
+		);
 		assert_eq!(
 			you.handle_input(enter(), start, Turn::Sheep),
 			Some("sc3".parse().unwrap())
@@ -337,7 +363,40 @@ mod tests {
 			you.handle_input(key(c), start, Turn::Sheep);
 		}
 		assert_eq!(you.handle_input(enter(), start, Turn::Sheep), None);
-		assert_eq!(you.message(), Some("a5 is not empty"));
-		assert_eq!(you.typed(), "sa5", "a refused move stays for editing");
+		assert_eq!(you.message(), Some("sa5: a5 is not empty"));
+		assert_eq!(you.typed(), "", "a refused move leaves the line empty");
+		// The next move is typed on a clean line.
+		for c in "sb4".chars() {
+			you.handle_input(key(c), start, Turn::Sheep);
+		}
+		assert_eq!(
+			you.handle_input(enter(), start, Turn::Sheep),
+			Some("sb4".parse().unwrap())
+		);
+	}
+
+	#[test]
+	fn esc_clears_the_line_and_the_picked_up_piece() {
+		let mut you = LocalPlayer::new("You");
+		let p: Position = "T...T/...../..S../...../T...T t 19".parse().unwrap();
+		you.handle_input(Input::Click(pos("a5")), p.board, p.turn);
+		for c in "ta5".chars() {
+			you.handle_input(key(c), p.board, p.turn);
+		}
+		let esc = Input::Key(KeyEvent::from(KeyCode::Esc));
+		assert_eq!(you.handle_input(esc, p.board, p.turn), None);
+		assert_eq!(you.typed(), "");
+		assert_eq!(you.highlights(), Highlights::default());
+		for c in "ta5b4x".chars() {
+			you.handle_input(key(c), p.board, p.turn);
+		}
+		assert_eq!(you.typed(), "ta5b4x");
+		you.handle_input(key('c'), p.board, p.turn);
+		assert_eq!(you.typed(), "ta5b4x");
+		assert!(
+			you.message()
+				.unwrap()
+				.starts_with("a move is at most 6 characters")
+		);
 	}
 }

@@ -87,6 +87,10 @@ pub struct Dashboard {
 	gate_scroll: usize,
 	fleet_scroll: usize,
 	quit: bool,
+	/// What quitting would do, if it must be confirmed ("stop the coordinator").
+	quit_stops: Option<String>,
+	/// Whether `q` is waiting for that confirmation.
+	confirming_quit: bool,
 }
 
 impl Dashboard {
@@ -108,7 +112,25 @@ impl Dashboard {
 			gate_scroll: 0,
 			fleet_scroll: 0,
 			quit: false,
+			quit_stops: None,
+			confirming_quit: false,
 		}
+	}
+
+	/// Makes `q` ask before quitting, because quitting also does `what` (e.g. "stop the
+	/// coordinator"): a second `q` or `y` confirms, Esc or anything else goes back.
+	#[must_use]
+	pub fn confirming_quit(mut self, what: impl Into<String>) -> Dashboard {
+		self.quit_stops = Some(what.into());
+		self
+	}
+
+	/// The question `q` is waiting to have answered, if it is.
+	pub fn quit_question(&self) -> Option<String> {
+		self.confirming_quit
+			.then(|| self.quit_stops.as_ref())
+			.flatten()
+			.map(|what| format!("Quit and {what}? q or y: yes · Esc: no"))
 	}
 
 	/// The same, for snapshots played back from a recording rather than live.
@@ -184,8 +206,14 @@ impl Dashboard {
 			}
 			return;
 		}
+		if self.confirming_quit {
+			self.confirming_quit = false;
+			self.quit = matches!(key.code, KeyCode::Char('q' | 'y'));
+			return;
+		}
 		match key.code {
-			KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
+			KeyCode::Char('q') if self.quit_stops.is_some() => self.confirming_quit = true,
+			KeyCode::Char('q') => self.quit = true,
 			KeyCode::Char(c @ '1'..='4') => {
 				self.pane = Pane::ALL[usize::from(c as u8 - b'1')];
 			}
@@ -360,8 +388,31 @@ mod tests {
 		dashboard.handle_key(key(KeyCode::BackTab));
 		assert_eq!(dashboard.pane(), Pane::Game);
 		assert!(!dashboard.should_quit());
+		// Esc never quits (people press it to clear or go back).
+		dashboard.handle_key(key(KeyCode::Esc));
+		assert!(!dashboard.should_quit());
 		dashboard.handle_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
 		assert!(dashboard.should_quit());
+		let mut viewer = Dashboard::new("there");
+		viewer.handle_key(key(KeyCode::Char('q')));
+		assert!(viewer.should_quit(), "a remote viewer quits at once");
+	}
+
+	#[test]
+	fn quitting_the_coordinators_screen_asks_first() {
+		let mut own = Dashboard::new("this coordinator").confirming_quit("stop the coordinator");
+		own.handle_key(key(KeyCode::Char('q')));
+		assert!(!own.should_quit());
+		assert_eq!(
+			own.quit_question().as_deref(),
+			Some("Quit and stop the coordinator? q or y: yes · Esc: no")
+		);
+		own.handle_key(key(KeyCode::Esc));
+		assert!(!own.should_quit());
+		assert_eq!(own.quit_question(), None);
+		own.handle_key(key(KeyCode::Char('q')));
+		own.handle_key(key(KeyCode::Char('y')));
+		assert!(own.should_quit());
 	}
 
 	#[test]

@@ -62,7 +62,12 @@ impl Widget for &Dashboard {
 				Pane::Game => game_pane::render(self, body, buf),
 			},
 		}
-		keys_line(self.pane()).render(keys, buf);
+		match self.quit_question() {
+			Some(question) => {
+				Line::styled(question, Style::new().fg(Color::Yellow).bold()).render(keys, buf)
+			}
+			None => keys_line(self.pane()).render(keys, buf),
+		}
 	}
 }
 
@@ -154,7 +159,7 @@ fn keys_line(pane: Pane) -> Line<'static> {
 		Pane::Game => " · ←→ step · PgUp PgDn 10 · Home End · l latest",
 	};
 	Line::styled(
-		format!("1-4 Tab panes · p pause · q quit{pane_keys}"),
+		format!("1-4 Tab panes · p pause display · q quit{pane_keys}"),
 		Style::new().fg(Color::DarkGray),
 	)
 }

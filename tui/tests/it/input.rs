@@ -10,7 +10,8 @@ use tigers_tui::layout::inner;
 use tigers_tui::{App, Player};
 
 use crate::support::{
-	claude, click_at, click_point, draw, game_after, game_from, human, press, settle, type_text,
+	claude, click_at, click_point, draw, game_after, game_from, human, press, settle, temp_dir,
+	type_text,
 };
 
 fn moves(app: &App) -> Vec<String> {
@@ -179,10 +180,9 @@ fn quit_works_during_a_search() {
 }
 
 #[test]
-fn every_quit_key_quits() {
+fn q_and_ctrl_c_quit_and_esc_never_does() {
 	let keys = [
 		KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE),
-		KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
 		KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
 	];
 	for key in keys {
@@ -191,10 +191,49 @@ fn every_quit_key_quits() {
 		app.handle_event(&Event::Key(key));
 		assert!(app.should_quit(), "{key:?}");
 	}
-	// A plain c is part of a move, not a quit.
+	// A plain c is part of a move, and Esc only clears what is being typed.
 	let mut app = App::new(game_after(&[]), human(), human());
-	press(&mut app, KeyCode::Char('c'));
+	type_text(&mut app, "c");
+	press(&mut app, KeyCode::Esc);
 	assert!(!app.should_quit());
+	type_text(&mut app, "c3");
+	press(&mut app, KeyCode::Enter);
+	assert_eq!(moves(&app), ["sc3"], "Esc left an empty line");
+}
+
+#[test]
+fn quitting_an_unsaved_game_offers_to_save_it() {
+	let dir = temp_dir("quitting_an_unsaved_game_offers_to_save_it");
+	let path = dir.join("game.txt");
+	let mut app = App::new(game_after(&[]), human(), human()).with_save_path(&path);
+	type_text(&mut app, "c3");
+	press(&mut app, KeyCode::Enter);
+	press(&mut app, KeyCode::Char('q'));
+	assert!(!app.should_quit());
+	assert!(app.is_asking_to_save());
+	assert!(screen_text(&mut app).contains("save the game first?"));
+	// Esc goes back to the game; the next move still plays.
+	press(&mut app, KeyCode::Esc);
+	assert!(!app.is_asking_to_save() && !app.should_quit());
+	type_text(&mut app, "ta5b4");
+	press(&mut app, KeyCode::Enter);
+	assert_eq!(moves(&app), ["sc3", "ta5b4"]);
+	// y saves, then quits.
+	press(&mut app, KeyCode::Char('q'));
+	press(&mut app, KeyCode::Char('y'));
+	assert!(app.should_quit());
+	let text = std::fs::read_to_string(&path).expect("the record was written");
+	assert!(text.contains("moves sc3 ta5b4"), "{text}");
+	// n quits without saving; a saved game quits at once.
+	let mut app = App::new(game_after(&["sc3"]), human(), human());
+	press(&mut app, KeyCode::Char('q'));
+	assert!(app.should_quit(), "a game with nothing new quits at once");
+	let mut app = App::new(game_after(&[]), human(), human());
+	type_text(&mut app, "c3");
+	press(&mut app, KeyCode::Enter);
+	press(&mut app, KeyCode::Char('q'));
+	press(&mut app, KeyCode::Char('n'));
+	assert!(app.should_quit());
 }
 
 #[test]
