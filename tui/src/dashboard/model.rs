@@ -127,9 +127,9 @@ impl Dashboard {
 
 	/// The question `q` is waiting to have answered, if it is.
 	pub fn quit_question(&self) -> Option<String> {
-		self.confirming_quit
-			.then(|| self.quit_stops.as_ref())
-			.flatten()
+		self.quit_stops
+			.as_ref()
+			.filter(|_| self.confirming_quit)
 			.map(|what| format!("Quit and {what}? q or y: yes · Esc: no"))
 	}
 
