@@ -62,12 +62,11 @@ impl Widget for &Dashboard {
 				Pane::Game => game_pane::render(self, body, buf),
 			},
 		}
-		match self.quit_question() {
-			Some(question) => {
-				Line::styled(question, Style::new().fg(Color::Yellow).bold()).render(keys, buf)
-			}
-			None => keys_line(self.pane()).render(keys, buf),
-		}
+		let line = match self.quit_question() {
+			Some(question) => Line::styled(question, Style::new().fg(Color::Yellow).bold()),
+			None => keys_line(self.pane()),
+		};
+		line.render(keys, buf);
 	}
 }
 
