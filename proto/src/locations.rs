@@ -1,25 +1,35 @@
-//! Where the binaries keep files they share on one machine, by default: the platform's cache
-//! directory (`$XDG_CACHE_HOME/tigers-and-sheep`, else `~/.cache/tigers-and-sheep` on Linux;
-//! `~/Library/Caches/tigers-and-sheep` on macOS), so that `tui`, `coordinator` and `worker`
-//! solve or download the tablebase once per machine and never inside a checkout.
+//! Where the binaries keep files by default, in the platform's directories and never inside a
+//! checkout or the working directory:
+//!
+//! - the **cache** (`$XDG_CACHE_HOME/tigers-and-sheep`, else `~/.cache/tigers-and-sheep` on
+//!   Linux; `~/Library/Caches/tigers-and-sheep` on macOS) holds the tablebase, which `tui`,
+//!   `coordinator` and `worker` share, solve or download once per machine, and could remake;
+//! - the **data** directory (`$XDG_DATA_HOME/tigers-and-sheep`, else
+//!   `~/.local/share/tigers-and-sheep`; `~/Library/Application Support/tigers-and-sheep`) holds
+//!   what a person made: the games `tui` saves.
 
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 use tigers_core::tablebase::{RULES_VERSION, TABLEBASE_FORMAT_VERSION};
 
-/// No default location can be found.
+/// No default location can be found: the system tells no home directory.
 #[derive(Debug, Error)]
-#[error(
-	"this system has no home or cache directory for the default tablebase location; give a path with --tablebase"
-)]
-pub struct NoCacheDir;
+#[error("this system has no home directory for default file locations; give a path explicitly")]
+pub struct NoHomeDir;
+
+fn project_dirs() -> Result<directories::ProjectDirs, NoHomeDir> {
+	directories::ProjectDirs::from("", "", "tigers-and-sheep").ok_or(NoHomeDir)
+}
 
 /// The platform's cache directory for this project.
-pub fn cache_dir() -> Result<PathBuf, NoCacheDir> {
-	directories::ProjectDirs::from("", "", "tigers-and-sheep")
-		.map(|dirs| dirs.cache_dir().to_path_buf())
-		.ok_or(NoCacheDir)
+pub fn cache_dir() -> Result<PathBuf, NoHomeDir> {
+	Ok(project_dirs()?.cache_dir().to_path_buf())
+}
+
+/// Where `tui` saves games unless told otherwise.
+pub fn games_dir() -> Result<PathBuf, NoHomeDir> {
+	Ok(project_dirs()?.data_dir().join("games"))
 }
 
 /// The tablebase file's name: its format and rules versions are part of it, so that a program
@@ -29,7 +39,7 @@ pub fn tablebase_file_name() -> String {
 }
 
 /// Where the tablebase is: `explicit` if given, else the default in the cache directory.
-pub fn tablebase_path(explicit: Option<&Path>) -> Result<PathBuf, NoCacheDir> {
+pub fn tablebase_path(explicit: Option<&Path>) -> Result<PathBuf, NoHomeDir> {
 	match explicit {
 		Some(path) => Ok(path.to_path_buf()),
 		None => Ok(cache_dir()?.join("tablebase").join(tablebase_file_name())),

@@ -61,6 +61,8 @@ pub struct App {
 	saved_moves: Vec<Move>,
 	/// Whether `q` is waiting for the answer to "save first?".
 	asking_to_save: bool,
+	/// Where the game was last written, if it was.
+	last_saved: Option<PathBuf>,
 }
 
 fn seat_index(turn: Turn) -> usize {
@@ -84,6 +86,7 @@ impl App {
 			tablebase: None,
 			saved_moves: game.moves(),
 			asking_to_save: false,
+			last_saved: None,
 			game,
 		}
 	}
@@ -302,6 +305,7 @@ impl App {
 				let text = format!("saved to {}", self.save_path.display());
 				self.notify(&text);
 				self.saved_moves = self.game.moves();
+				self.last_saved = Some(self.save_path.clone());
 				true
 			}
 			Err(error) => {
@@ -309,6 +313,16 @@ impl App {
 				false
 			}
 		}
+	}
+
+	/// Where `w` writes the game.
+	pub fn save_path(&self) -> &Path {
+		&self.save_path
+	}
+
+	/// Where the game was last written, if it was.
+	pub fn last_saved(&self) -> Option<&Path> {
+		self.last_saved.as_deref()
 	}
 
 	/// Whether the game has moves that quitting now would lose.

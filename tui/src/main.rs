@@ -1,7 +1,7 @@
 //! The `tui` binary: parses the command line, then plays a game on the terminal, runs the
 //! engine protocol on stdin and stdout, or shows a coordinator's training dashboard.
 
-use std::io;
+use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -120,16 +120,18 @@ struct PlayArgs {
 	/// A game record to continue (or step through with the arrow keys).
 	#[arg(long, value_name = "FILE")]
 	load: Option<PathBuf>,
-	/// Where `w` writes the game's record.
-	#[arg(long, value_name = "FILE", default_value = tigers_tui::app::DEFAULT_SAVE_PATH)]
-	save: PathBuf,
+	/// Where `w` writes the game's record [default: a new file per game,
+	/// game-DATE-TIME.txt, in the platform's data directory, e.g.
+	/// ~/.local/share/tigers-and-sheep/games/].
+	#[arg(long, value_name = "FILE")]
+	save: Option<PathBuf>,
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
 	match text.parse::<f64>() {
 		Ok(secs) if secs > 0.0 && secs <= 3600.0 => Ok(secs),
 		_ => Err(format!(
-			"{text:?} is not a number of seconds from 0 to 3600"
+			"{text:?} is not a thinking time: give seconds above 0 and at most 3600, such as 0.5"
 		)),
 	}
 }
@@ -183,6 +185,12 @@ fn main() -> anyhow::Result<()> {
 		tablebase: found.table,
 	};
 	let mut setup = tigers_tui::setup::build(&config)?;
+	if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+		anyhow::bail!(
+			"tui plays on a terminal, and this is not one; scripts and other programs can drive \
+			 the search with `tui engine` instead (see docs/engine-protocol.md)"
+		);
+	}
 	tigers_tui::terminal::play(&mut setup.app).context("the terminal failed")?;
 	let game = setup.app.game();
 	match game.outcome() {
@@ -194,6 +202,9 @@ fn main() -> anyhow::Result<()> {
 	}
 	if let Some(note) = found.note {
 		eprintln!("played without exact values: {note}");
+	}
+	if let Some(path) = setup.app.last_saved() {
+		println!("the game is saved in {}", path.display());
 	}
 	Ok(())
 }

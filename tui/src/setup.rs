@@ -18,6 +18,7 @@ use crate::net_source::{
 };
 use crate::player::Player;
 use crate::record_io::{self, RecordIoError};
+use tigers_proto::locations;
 
 /// Who plays a side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,8 +68,8 @@ pub struct PlayConfig {
 	pub client: ClientSettings,
 	/// A record to continue.
 	pub load: Option<PathBuf>,
-	/// Where `w` writes the record.
-	pub save: PathBuf,
+	/// Where `w` writes the record; `None` is a new file in the platform's data directory.
+	pub save: Option<PathBuf>,
 	/// The solved movement phase, for the computer players and the exact values on screen.
 	pub tablebase: Option<Arc<Tablebase>>,
 }
@@ -85,7 +86,7 @@ impl Default for PlayConfig {
 			coordinator: DEFAULT_COORDINATOR.to_string(),
 			client: ClientSettings::default(),
 			load: None,
-			save: PathBuf::from(DEFAULT_SAVE_PATH),
+			save: None,
 			tablebase: None,
 		}
 	}
@@ -130,8 +131,8 @@ pub fn build(config: &PlayConfig) -> Result<Setup, SetupError> {
 		}
 	};
 	let make = |kind| make_player(kind, net.as_ref(), config.time_limit, &config.tablebase);
-	let mut app =
-		App::new(game, make(config.sheep), make(config.tigers)).with_save_path(&config.save);
+	let save = config.save.clone().unwrap_or_else(default_save_path);
+	let mut app = App::new(game, make(config.sheep), make(config.tigers)).with_save_path(&save);
 	if let Some(table) = &config.tablebase {
 		app = app.with_tablebase(table.clone());
 	}
@@ -144,6 +145,16 @@ pub fn build(config: &PlayConfig) -> Result<Setup, SetupError> {
 		app,
 		no_net_because,
 	})
+}
+
+/// A new file for this game in the platform's data directory; in the working directory if the
+/// system has no home directory.
+fn default_save_path() -> PathBuf {
+	let name = record_io::default_file_name(std::time::SystemTime::now());
+	match locations::games_dir() {
+		Ok(dir) => dir.join(name),
+		Err(_) => PathBuf::from(DEFAULT_SAVE_PATH),
+	}
 }
 
 /// A player of `kind`; a `net` player without a net is Claude. Computer players search with

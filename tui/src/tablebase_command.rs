@@ -14,14 +14,14 @@ use tigers_core::Tablebase;
 use tigers_core::tablebase::{
 	Census, SolveError, SolveProgress, TablebaseFileError, VerifyError, VerifyProgress,
 };
-use tigers_proto::locations::{self, NoCacheDir};
+use tigers_proto::locations::{self, NoHomeDir};
 
 /// Why a tablebase command failed.
 #[derive(Debug, Error)]
 pub enum TablebaseCommandError {
 	/// There is no default location and none was given.
 	#[error(transparent)]
-	Location(#[from] NoCacheDir),
+	Location(#[from] NoHomeDir),
 	/// The file is missing, unreadable or not a good table.
 	#[error(transparent)]
 	File(#[from] TablebaseFileError),

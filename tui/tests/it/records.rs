@@ -79,3 +79,39 @@ fn the_binary_refuses_a_corrupt_record_before_touching_the_terminal() {
 	assert!(stderr.contains("line 3"), "{stderr}");
 	assert!(stderr.contains("c3 is not empty"), "{stderr}");
 }
+
+#[test]
+fn without_a_terminal_the_binary_points_to_the_engine() {
+	let output = Command::new(env!("CARGO_BIN_EXE_tui"))
+		.args(["--tiger", "claude", "--no-tablebase"])
+		.stdin(std::process::Stdio::null())
+		.output()
+		.unwrap();
+	assert_eq!(output.status.code(), Some(1));
+	let stderr = String::from_utf8_lossy(&output.stderr);
+	assert!(
+		stderr.contains("not one") && stderr.contains("tui engine"),
+		"{stderr}"
+	);
+}
+
+#[test]
+fn games_are_saved_in_the_data_directory_by_default() {
+	let config = tigers_tui::setup::PlayConfig {
+		sheep: tigers_tui::setup::PlayerKind::Human,
+		tigers: tigers_tui::setup::PlayerKind::Claude,
+		..tigers_tui::setup::PlayConfig::default()
+	};
+	let setup = tigers_tui::setup::build(&config).expect("a game with no net to find");
+	let path = setup.app.save_path();
+	let name = path.file_name().unwrap().to_string_lossy();
+	assert!(
+		name.starts_with("game-") && name.ends_with(".txt"),
+		"{name}"
+	);
+	assert!(
+		path.ends_with(format!("tigers-and-sheep/games/{name}")),
+		"{path:?}"
+	);
+	assert!(path.is_absolute(), "{path:?}");
+}
