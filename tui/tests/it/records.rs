@@ -97,12 +97,12 @@ fn without_a_terminal_the_binary_points_to_the_engine() {
 
 #[test]
 fn games_are_saved_in_the_data_directory_by_default() {
-	let config = tigers_tui::setup::PlayConfig {
-		sheep: tigers_tui::setup::PlayerKind::Human,
-		tigers: tigers_tui::setup::PlayerKind::Claude,
-		..tigers_tui::setup::PlayConfig::default()
+	let config = PlayConfig {
+		sheep: PlayerKind::Human,
+		tigers: PlayerKind::Claude,
+		..PlayConfig::default()
 	};
-	let setup = tigers_tui::setup::build(&config).expect("a game with no net to find");
+	let setup = setup::build(&config).expect("a game with no net to find");
 	let path = setup.app.save_path();
 	let name = path.file_name().unwrap().to_string_lossy();
 	assert!(
