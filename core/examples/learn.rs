@@ -3,13 +3,14 @@
 //! the core rule. Prints one line per round.
 //!
 //! `cargo run --release -p tigers-core --example learn -- [--rounds N] [--games N]
-//! [--depth D] [--threads N] [--seed S] [--canonical 1]`
+//! [--depth D] [--threads N] [--seed S] [--canonical]` (`--help` explains each).
 //!
 //! Threads are plain `std::thread`s here; the library itself has none.
 
 use std::sync::Arc;
 use std::time::Instant;
 
+use clap::Parser;
 use tigers_core::gate::{GateSettings, GateTally, gate_openings, play_gate_pair};
 use tigers_core::network::Shape;
 use tigers_core::replay::Augmentation;
@@ -19,47 +20,29 @@ use tigers_core::stats::{GateRecord, PromotionRule, promote};
 use tigers_core::trainer::{Trainer, TrainingSettings};
 use tigers_core::{Network, NeuralPlayer};
 
+/// An in-process training run: self-play, training and gating against ClaudePlayer each
+/// round, one line per round.
+#[derive(Parser)]
+#[command(name = "learn")]
 struct Options {
+	/// Rounds of self-play, training and gating.
+	#[arg(long, default_value_t = 20)]
 	rounds: u32,
+	/// Self-play games per round.
+	#[arg(long, default_value_t = 200)]
 	games: u64,
+	/// Search depth of self-play and of the gate.
+	#[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
 	depth: u32,
+	/// Threads for self-play and gating.
+	#[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=256))]
 	threads: u64,
+	/// The seed of the first net, the self-play games and the training draws.
+	#[arg(long, default_value_t = 1)]
 	seed: u64,
+	/// Train on canonical boards instead of a random symmetric image per example.
+	#[arg(long)]
 	canonical: bool,
-}
-
-fn parse() -> Options {
-	let mut options = Options {
-		rounds: 20,
-		games: 200,
-		depth: 3,
-		threads: 2,
-		seed: 1,
-		canonical: false,
-	};
-	let args: Vec<String> = std::env::args().skip(1).collect();
-	for pair in args.chunks(2) {
-		let value = pair
-			.get(1)
-			.and_then(|v| v.parse::<u64>().ok())
-			.unwrap_or_else(|| {
-				eprintln!("{} needs a number", pair[0]);
-				std::process::exit(2);
-			});
-		match pair[0].as_str() {
-			"--rounds" => options.rounds = value as u32,
-			"--games" => options.games = value,
-			"--depth" => options.depth = value as u32,
-			"--threads" => options.threads = value.max(1),
-			"--seed" => options.seed = value,
-			"--canonical" => options.canonical = value != 0,
-			other => {
-				eprintln!("unknown option {other}");
-				std::process::exit(2);
-			}
-		}
-	}
-	options
 }
 
 fn self_play(net: &Arc<Network>, options: &Options, first_seed: u64) -> Vec<Sample> {
@@ -133,7 +116,7 @@ fn describe(tally: &GateTally) -> String {
 }
 
 fn main() {
-	let options = parse();
+	let options = Options::parse();
 	let start = Instant::now();
 	let gate_settings = GateSettings {
 		search: SearchSettings::fixed_depth(options.depth),

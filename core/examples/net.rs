@@ -5,29 +5,30 @@
 //! per named position: `POSITION<TAB>VALUE` (the value of the position as written, not of its
 //! canonical image).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
+use clap::Parser;
 use tigers_core::network::Shape;
 use tigers_core::position::NAMED_POSITIONS;
 use tigers_core::{Network, Position};
 
+/// Writes a seeded net file and prints its sha256 and its values of the named positions.
+#[derive(Parser)]
+#[command(name = "net")]
+struct Options {
+	/// Where to write the safetensors file.
+	path: PathBuf,
+	/// The seed of the net's weights.
+	#[arg(default_value_t = 1)]
+	seed: u64,
+}
+
 fn main() -> ExitCode {
-	let args: Vec<String> = std::env::args().skip(1).collect();
-	let Some(path) = args.first() else {
-		eprintln!("usage: net PATH [SEED]");
-		return ExitCode::from(2);
-	};
-	let seed = match args.get(1).map(|s| s.parse::<u64>()) {
-		None => 1,
-		Some(Ok(seed)) => seed,
-		Some(Err(_)) => {
-			eprintln!("SEED must be a whole number");
-			return ExitCode::from(2);
-		}
-	};
+	let Options { path, seed } = Options::parse();
 	let mut net = Network::new(Shape::default(), seed);
 	net.generation = 7;
-	if let Err(error) = net.save(path.as_ref()) {
+	if let Err(error) = net.save(&path) {
 		eprintln!("{error}");
 		return ExitCode::FAILURE;
 	}

@@ -7,63 +7,34 @@
 //! Standard output holds only the `perft(d) = N` lines, so runs can be compared with `diff`;
 //! the time of each depth goes to standard error. `--slow` counts with the reference generator
 //! and cross-checks the fast one at every node (it panics at the first disagreement).
-//! A bad depth or position text is reported on standard error with exit code 2.
+//! A bad depth or position text is reported on standard error with exit code 2; `--help` lists
+//! the options.
 
 use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::Parser;
 use tigers_core::Position;
 use tigers_core::perft::{perft, perft_checked};
 
-const USAGE: &str = "usage: perft DEPTH [--position TEXT] [--slow]";
-
-/// What the command line asks for.
+/// Prints perft counts (move paths of each length) for depths 1 to DEPTH.
+#[derive(Parser)]
+#[command(name = "perft")]
 struct Options {
+	/// The deepest depth to count (1 and up).
+	#[arg(value_parser = clap::value_parser!(u32).range(1..))]
 	depth: u32,
-	position: Position,
+	/// The position to count from [default: the start].
+	#[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+	position: Option<Position>,
+	/// Count with the slow reference generator, checking the fast one at every node.
+	#[arg(long)]
 	slow: bool,
 }
 
-fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
-	let (mut depth, mut position, mut slow) = (None, Position::default(), false);
-	while let Some(arg) = args.next() {
-		match arg.as_str() {
-			"--slow" => slow = true,
-			"--position" => {
-				let text = args.next().ok_or("--position needs a position text")?;
-				position = text
-					.parse()
-					.map_err(|e| format!("bad position {text:?}: {e}"))?;
-			}
-			_ if depth.is_none() && !arg.starts_with("--") => {
-				let d: u32 = arg
-					.parse()
-					.map_err(|_| format!("DEPTH is a whole number from 1, not {arg:?}"))?;
-				if d == 0 {
-					return Err("DEPTH must be at least 1".to_string());
-				}
-				depth = Some(d);
-			}
-			_ => return Err(format!("unexpected argument {arg:?}")),
-		}
-	}
-	let depth = depth.ok_or("missing DEPTH")?;
-	Ok(Options {
-		depth,
-		position,
-		slow,
-	})
-}
-
 fn main() -> ExitCode {
-	let options = match parse_args(std::env::args().skip(1)) {
-		Ok(options) => options,
-		Err(message) => {
-			eprintln!("perft: {message}\n{USAGE}");
-			return ExitCode::from(2);
-		}
-	};
-	let Position { board, turn } = options.position;
+	let options = Options::parse();
+	let Position { board, turn } = options.position.unwrap_or_default();
 	for depth in 1..=options.depth {
 		let started = Instant::now();
 		let count = if options.slow {
