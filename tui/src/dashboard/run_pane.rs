@@ -167,34 +167,39 @@ fn sparklines(p: &v1::Progress, area: Rect, buf: &mut Buffer) {
 }
 
 fn loss_chart(p: &v1::Progress, area: Rect, buf: &mut Buffer) {
-	let points: Vec<(f64, f64)> = p
+	let raw: Vec<(f64, f64)> = p
 		.loss_history
 		.iter()
 		.filter(|l| l.loss.is_finite())
 		.map(|l| (l.training_steps as f64, l.loss))
 		.collect();
-	let block = Block::bordered().title("training loss by step");
-	if points.len() < 2 {
+	let block = Block::bordered().title(Line::from(vec![
+		Span::raw("training loss by step: "),
+		Span::styled("smoothed", Style::new().fg(Color::Yellow)),
+		Span::raw(", "),
+		Span::styled("each point", Style::new().fg(Color::DarkGray)),
+	]));
+	if raw.len() < 2 {
 		let inner = block.inner(area);
 		block.render(area, buf);
 		Paragraph::new("no losses recorded yet").render(inner, buf);
 		return;
 	}
-	let (x0, x1) = (points[0].0, points[points.len() - 1].0);
-	let (lo, hi) = points
-		.iter()
-		.fold((f64::MAX, f64::MIN), |(lo, hi), (_, y)| {
-			(lo.min(*y), hi.max(*y))
-		});
-	let pad = ((hi - lo) * 0.05).max(1e-3);
-	let (y0, y1) = (lo - pad, hi + pad);
+	let smoothed = smooth(&raw, (raw.len() / 20).max(2));
+	let (x0, x1) = (raw[0].0, raw[raw.len() - 1].0);
+	let (y0, y1) = loss_bounds(&raw, &smoothed);
 	let dim = Style::new().fg(Color::DarkGray);
 	Chart::new(vec![
 		Dataset::default()
 			.marker(Marker::Braille)
+			.graph_type(GraphType::Scatter)
+			.style(dim)
+			.data(&raw),
+		Dataset::default()
+			.marker(Marker::Braille)
 			.graph_type(GraphType::Line)
 			.style(Style::new().fg(Color::Yellow))
-			.data(&points),
+			.data(&smoothed),
 	])
 	.block(block)
 	.x_axis(
@@ -211,4 +216,62 @@ fn loss_chart(p: &v1::Progress, area: Rect, buf: &mut Buffer) {
 	)
 	.style(Style::new().add_modifier(Modifier::empty()))
 	.render(area, buf);
+}
+
+/// The mean of each point's neighbours within `half_width` on either side (fewer at the ends):
+/// the trend under the step-to-step noise of mini-batch losses.
+pub fn smooth(points: &[(f64, f64)], half_width: usize) -> Vec<(f64, f64)> {
+	(0..points.len())
+		.map(|i| {
+			let window =
+				&points[i.saturating_sub(half_width)..(i + half_width + 1).min(points.len())];
+			let mean = window.iter().map(|(_, y)| y).sum::<f64>() / window.len() as f64;
+			(points[i].0, mean)
+		})
+		.collect()
+}
+
+/// The loss axis: the whole smoothed line and all but the most extreme twentieth of the raw
+/// points at each end, so that a few outliers do not flatten the trend.
+fn loss_bounds(raw: &[(f64, f64)], smoothed: &[(f64, f64)]) -> (f64, f64) {
+	let mut values: Vec<f64> = raw.iter().map(|(_, y)| *y).collect();
+	values.sort_by(f64::total_cmp);
+	let trim = values.len() / 20;
+	let (mut lo, mut hi) = (values[trim], values[values.len() - 1 - trim]);
+	for (_, y) in smoothed {
+		lo = lo.min(*y);
+		hi = hi.max(*y);
+	}
+	let pad = ((hi - lo) * 0.05).max(1e-3);
+	(lo - pad, hi + pad)
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn smoothing_averages_neighbours_and_keeps_the_steps() {
+		let noisy: Vec<(f64, f64)> = (0..10)
+			.map(|i| (f64::from(i) * 100.0, if i % 2 == 0 { 0.2 } else { 0.0 }))
+			.collect();
+		let smooth = smooth(&noisy, 2);
+		assert_eq!(smooth.len(), 10);
+		assert!(smooth.iter().zip(&noisy).all(|(s, n)| s.0 == n.0));
+		// Inside, five neighbours: 0.2 * 3/5 or 0.2 * 2/5; the noise of 0.2 shrinks to 0.04.
+		for (_, y) in &smooth[2..8] {
+			assert!((y - 0.12).abs() < 1e-9 || (y - 0.08).abs() < 1e-9, "{y}");
+		}
+		// At the ends, fewer neighbours.
+		assert!((smooth[0].1 - 0.4 / 3.0).abs() < 1e-9);
+	}
+
+	#[test]
+	fn a_few_outliers_do_not_set_the_axis() {
+		let mut raw: Vec<(f64, f64)> = (0..100).map(|i| (f64::from(i), 0.05)).collect();
+		raw[50].1 = 0.9;
+		let smoothed = smooth(&raw, 5);
+		let (lo, hi) = loss_bounds(&raw, &smoothed);
+		assert!(lo < 0.05 && hi < 0.2, "{lo} {hi}");
+	}
 }
