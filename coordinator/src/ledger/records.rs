@@ -1,6 +1,6 @@
 //! The ledger's small tables: workers, generations, gates, losses and throughput, as rows.
 
-use rusqlite::{Row, params};
+use rusqlite::{OptionalExtension, Row, params};
 
 use super::Ledger;
 use crate::storage_error::StorageError;
@@ -28,6 +28,15 @@ pub struct WorkerRow {
 	pub sessions: u64,
 	/// Times it was flagged (e.g. for bad batches); 0 if never.
 	pub flagged: u64,
+}
+
+/// The secret an identity is bound to, as the ledger keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredSecret {
+	/// The lowercase hex sha256 of the secret.
+	pub sha256: String,
+	/// Whether a session has presented it since it was handed out.
+	pub confirmed: bool,
 }
 
 /// A promoted generation.
@@ -144,6 +153,63 @@ impl Ledger {
 			)
 			.map(drop)
 			.map_err(StorageError::sqlite("recording a worker's session"))
+	}
+
+	/// The secret `worker_id` is bound to; `None` for an unknown worker or one never given a
+	/// secret (every worker of a ledger older than schema version 3).
+	pub fn secret(&self, worker_id: &str) -> Result<Option<StoredSecret>, StorageError> {
+		self.connection
+			.query_row(
+				"SELECT secret_sha256, secret_confirmed FROM workers WHERE worker_id = ?1",
+				[worker_id],
+				|row| {
+					let sha256: Option<String> = row.get(0)?;
+					let confirmed: bool = row.get(1)?;
+					Ok(sha256.map(|sha256| StoredSecret { sha256, confirmed }))
+				},
+			)
+			.optional()
+			.map(Option::flatten)
+			.map_err(StorageError::sqlite("reading a worker's secret"))
+	}
+
+	/// Binds `worker_id`, which must be known, to the secret whose sha256 is `sha256`, not yet
+	/// confirmed by a session, replacing any earlier binding.
+	pub fn bind_secret(&mut self, worker_id: &str, sha256: &str) -> Result<(), StorageError> {
+		self.update_worker(
+			"UPDATE workers SET secret_sha256 = ?2, secret_confirmed = 0 WHERE worker_id = ?1",
+			params![worker_id, sha256],
+			worker_id,
+			"binding a worker's secret",
+		)
+	}
+
+	/// Records that a session of `worker_id`, which must be known, presented its secret.
+	pub fn confirm_secret(&mut self, worker_id: &str) -> Result<(), StorageError> {
+		self.update_worker(
+			"UPDATE workers SET secret_confirmed = 1 WHERE worker_id = ?1",
+			params![worker_id],
+			worker_id,
+			"confirming a worker's secret",
+		)
+	}
+
+	/// Runs an update of one worker's row; an unknown worker is an error.
+	fn update_worker(
+		&mut self,
+		sql: &str,
+		params: &[&dyn rusqlite::ToSql],
+		worker_id: &str,
+		doing: &'static str,
+	) -> Result<(), StorageError> {
+		let changed = self
+			.connection
+			.execute(sql, params)
+			.map_err(StorageError::sqlite(doing))?;
+		if changed == 0 {
+			return Err(StorageError::UnknownWorker(worker_id.to_string()));
+		}
+		Ok(())
 	}
 
 	/// Counts a flag against `worker_id`, which must be known.
