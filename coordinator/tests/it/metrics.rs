@@ -59,8 +59,8 @@ async fn a_scrape_shows_samples_refusals_duplicates_and_ingest_times() {
 	let window = config.run.training.window;
 	let running = start(config).await;
 	let mut client = client(running.address, None).await;
-	client.join(join_request("m1")).await.unwrap();
-	let (sender, mut inbound, _) = session(&mut client, "m1").await;
+	let secret = join(&mut client, "m1").await;
+	let (sender, mut inbound, _) = session(&mut client, "m1", &secret).await;
 
 	// One good batch, the same again, then a malformed one that ends the session.
 	let batch = real_batch(1, 0, 11);
