@@ -285,4 +285,27 @@ mod tests {
 		let error = StateDir::open(dir.path(), "w").unwrap_err().to_string();
 		assert!(error.contains("not a worker id"), "{error}");
 	}
+
+	proptest::proptest! {
+		#![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+		/// Whatever the identity files hold, opening the state directory never panics: it is a
+		/// worker id and secret, or an error naming the file.
+		#[test]
+		fn arbitrary_identity_files_never_panic(
+			id in proptest::prelude::any::<String>(),
+			secret in proptest::prelude::any::<String>(),
+		) {
+			let dir = TempDir::new("state-fuzz");
+			fs::write(dir.path().join(WORKER_ID_FILE), &id).unwrap();
+			fs::write(dir.path().join(WORKER_SECRET_FILE), &secret).unwrap();
+			if let Ok(state) = StateDir::open(dir.path(), "w") {
+				proptest::prop_assert!(is_valid_worker_id(state.worker_id()));
+				if let Ok(secret) = state.secret() {
+					let value = secret.get();
+					proptest::prop_assert!(value.is_empty() || is_valid_secret(&value));
+				}
+			}
+		}
+	}
 }
