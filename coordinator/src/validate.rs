@@ -339,4 +339,42 @@ mod tests {
 			error.message
 		);
 	}
+
+	mod decoding {
+		use proptest::prelude::*;
+
+		use super::*;
+
+		proptest! {
+			#![proptest_config(ProptestConfig::with_cases(256))]
+
+			/// Any batch, however made up, is valid or refused with a reason; never a panic.
+			#[test]
+			fn any_batch_is_judged_without_panicking(
+				sequence in prop_oneof![0u64..4, any::<u64>()],
+				fields in prop::collection::vec((any::<u32>(), any::<u32>(), 0u32..30, any::<bool>(), any::<f32>(), prop_oneof![Just(0.0f32), any::<f32>()], any::<u32>(), 0u64..8), 0..8),
+				records in prop::collection::vec(prop_oneof![any::<String>(), Just(batch(5).game_records[0].clone())], 0..3),
+				edit in (any::<prop::sample::Index>(), any::<char>()),
+			) {
+				let samples = fields
+					.into_iter()
+					.map(|(tigers, sheep, sheep_in_hand, tigers_to_move, score, result, ply, generation)| {
+						v1::Sample { tigers, sheep, sheep_in_hand, tigers_to_move, score, result, ply, generation }
+					})
+					.collect();
+				let mut game_records = records;
+				if let Some(record) = game_records.first_mut()
+					&& !record.is_empty()
+				{
+					let at = record.char_indices().nth(edit.0.index(record.chars().count())).map_or(0, |(i, _)| i);
+					record.insert(at, edit.1);
+				}
+				let batch = v1::SampleBatch { sequence, samples, game_records };
+				match validate_batch(batch, EXPECT) {
+					Ok(valid) => prop_assert!(valid.sequence >= 1 && valid.sequence <= MAX_SEQUENCE),
+					Err(rejection) => prop_assert!(!rejection.message.is_empty()),
+				}
+			}
+		}
+	}
 }
