@@ -67,7 +67,11 @@ pub fn describe() {
 		"The replay window's capacity."
 	);
 	describe_gauge!(CONNECTED, Unit::Count, "Workers with an open session.");
-	describe_gauge!(KNOWN, Unit::Count, "Workers that have ever joined the run.");
+	describe_gauge!(
+		KNOWN,
+		Unit::Count,
+		"Workers joined in this process's life or seen within the forgetting horizon before it."
+	);
 	describe_gauge!(
 		CPU_HOURS,
 		"Worker CPU-hours (threads times hours connected) over the run."
