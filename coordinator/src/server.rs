@@ -226,14 +226,14 @@ pub async fn run(
 			.build()
 			.map_err(|e| CoordinatorError::Config(format!("cannot start the gating pool: {e}")))?,
 	);
-	let _publisher = config
+	let publisher = config
 		.metrics_listen
 		.is_some()
 		.then(|| AbortOnDrop(tokio::spawn(metrics::publish_every(shared.clone()))));
 	let (training_inbox, training_thread) = training::start(shared.clone(), start, pool);
 	let research = Research::start(shared.clone());
 	let limits = config.limits;
-	let _progress = AbortOnDrop(tokio::spawn(progress::publish_every(
+	let progress = AbortOnDrop(tokio::spawn(progress::publish_every(
 		shared.clone(),
 		limits.forget_workers_after,
 	)));
@@ -315,6 +315,22 @@ pub async fn run(
 		.await;
 	let _ = training_inbox.send(TrainingInput::Stop);
 	let _ = tokio::task::spawn_blocking(move || training_thread.join()).await;
+	drop((publisher, progress));
+	release(shared).await;
 	info!("stopped");
 	served.map_err(CoordinatorError::from)
+}
+
+/// Waits, briefly, for the tasks that still hold the run (sessions and progress streams ending,
+/// the spot checks, aborted publishers) to let go of it, so that the run directory's lock is
+/// released when `run` returns and a coordinator started next can open the run.
+async fn release(shared: Arc<Shared>) {
+	let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+	while Arc::strong_count(&shared) > 1 {
+		if std::time::Instant::now() >= deadline {
+			warn!("the run is still held by a task; its lock is released when that task ends");
+			return;
+		}
+		tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+	}
 }

@@ -353,3 +353,30 @@ async fn a_second_coordinator_on_a_run_directory_in_use_is_refused() {
 	let running = start(test_config(dir, None)).await;
 	running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopped_coordinator_has_let_go_of_its_run_directory() {
+	let dir = temp_dir("released");
+	let running = start(test_config(dir.clone(), None)).await;
+	let mut client = client(running.address, None).await;
+	// Sessions and progress streams open at the stop hold the run until they notice it.
+	let mut sessions = Vec::new();
+	let mut streams = Vec::new();
+	for n in 0..4 {
+		let id = format!("w{n}");
+		let secret = join(&mut client, &id).await;
+		sessions.push(session(&mut client, &id, &secret).await);
+		let mut stream = client
+			.watch_progress(v1::WatchRequest { interval_ms: 100 })
+			.await
+			.unwrap()
+			.into_inner();
+		stream.message().await.unwrap();
+		streams.push(stream);
+	}
+	running.stop().await;
+	// The next coordinator opens the run at once.
+	let reopened = tigers_coordinator::rundir::RunDir::open(&dir);
+	assert!(reopened.is_ok(), "{:?}", reopened.err());
+	drop((sessions, streams));
+}
