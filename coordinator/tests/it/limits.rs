@@ -355,6 +355,41 @@ async fn a_second_coordinator_on_a_run_directory_in_use_is_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_gone_for_longer_than_the_horizon_are_not_loaded_again() {
+	let dir = temp_dir("forget");
+	let running = start(test_config(dir.clone(), None)).await;
+	let mut client = client(running.address, None).await;
+	join(&mut client, "recent").await;
+	join(&mut client, "long-gone").await;
+	running.stop().await;
+	// As if "long-gone" was last seen two weeks ago.
+	let ledger = rusqlite::Connection::open(dir.join("ledger.sqlite")).unwrap();
+	let two_weeks_ago = std::time::SystemTime::now()
+		.duration_since(std::time::UNIX_EPOCH)
+		.unwrap()
+		.as_secs_f64()
+		- 14.0 * 24.0 * 3600.0;
+	ledger
+		.execute(
+			"UPDATE workers SET last_seen = ?1 WHERE worker_id = 'long-gone'",
+			[two_weeks_ago],
+		)
+		.unwrap();
+	drop(ledger);
+	let running = start(test_config(dir, None)).await;
+	let mut client = crate::common::client(running.address, None).await;
+	let progress = status(&mut client).await;
+	let ids: Vec<&str> = progress
+		.workers
+		.iter()
+		.map(|w| w.worker_id.as_str())
+		.collect();
+	assert_eq!(ids, ["recent"]);
+	assert_eq!(progress.workers_known, 1);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_coordinator_has_let_go_of_its_run_directory() {
 	let dir = temp_dir("released");
 	let running = start(test_config(dir.clone(), None)).await;

@@ -168,3 +168,26 @@ fn the_binary_exits_with_an_error_naming_a_busy_metrics_address() {
 		"{stderr}"
 	);
 }
+
+#[test]
+fn the_binary_refuses_open_metrics_for_a_run_without_a_token() {
+	let output = Command::new(env!("CARGO_BIN_EXE_coordinator"))
+		.args([
+			"--listen",
+			"127.0.0.1:0",
+			"--metrics-listen",
+			"0.0.0.0:0",
+			"--headless",
+		])
+		.arg("--run-dir")
+		.arg(temp_dir("metrics-open"))
+		.env_remove("TIGERS_TOKEN")
+		.output()
+		.expect("the coordinator runs");
+	let stderr = String::from_utf8_lossy(&output.stderr);
+	assert_eq!(output.status.code(), Some(2), "{stderr}");
+	assert!(
+		stderr.contains("refusing to serve metrics on 0.0.0.0:0"),
+		"{stderr}"
+	);
+}
