@@ -72,6 +72,9 @@ fn check_text(field: &str, value: &str, min: usize, max: usize) -> Result<(), St
 /// What a join found and changed in the ledger.
 struct Joined {
 	last_acked: u64,
+	/// The worker's samples and flags over the run, for a worker the snapshots had forgotten.
+	samples: u64,
+	flagged: u64,
 	/// A secret to hand to the worker, when the join bound a new one.
 	issued: Option<String>,
 	secret_sha256: String,
@@ -106,8 +109,11 @@ fn join_in_ledger(shared: &Shared, join: &v1::JoinRequest) -> Result<Joined, Coo
 			(Some(secret), sha256, false)
 		}
 	};
+	let row = ledger.worker(&join.worker_id)?;
 	Ok(Joined {
 		last_acked: ledger.last_sequence(&join.worker_id)?,
+		samples: row.as_ref().map_or(0, |row| row.samples),
+		flagged: row.as_ref().map_or(0, |row| row.flagged),
 		issued,
 		secret_sha256,
 		secret_confirmed,
@@ -156,8 +162,10 @@ impl Coordinator for CoordinatorService {
 			let entry = live
 				.workers
 				.entry(join.worker_id.clone())
-				.or_insert_with(|| {
-					WorkerInfo::new(join.name.clone(), join.host.clone(), join.threads, now)
+				.or_insert_with(|| WorkerInfo {
+					samples: joined.samples,
+					flagged: u32::try_from(joined.flagged).unwrap_or(u32::MAX),
+					..WorkerInfo::new(join.name.clone(), join.host.clone(), join.threads, now)
 				});
 			entry.name = join.name.clone();
 			entry.host = join.host.clone();

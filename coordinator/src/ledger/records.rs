@@ -230,25 +230,22 @@ impl Ledger {
 	/// Every worker, by id.
 	pub fn workers(&self) -> Result<Vec<WorkerRow>, StorageError> {
 		self.rows(
-			"SELECT worker_id, name, host, threads, build_version, first_seen, last_seen,
-				samples, sessions, flagged
-			FROM workers ORDER BY worker_id",
+			&format!("SELECT {WORKER_COLUMNS} FROM workers ORDER BY worker_id"),
 			"reading workers",
-			|row| {
-				Ok(WorkerRow {
-					worker_id: row.get(0)?,
-					name: row.get(1)?,
-					host: row.get(2)?,
-					threads: row.get(3)?,
-					build_version: row.get(4)?,
-					first_seen: real(row, 5)?,
-					last_seen: real(row, 6)?,
-					samples: row.get(7)?,
-					sessions: row.get(8)?,
-					flagged: row.get(9)?,
-				})
-			},
+			worker_row,
 		)
+	}
+
+	/// One worker, if the ledger knows it.
+	pub fn worker(&self, worker_id: &str) -> Result<Option<WorkerRow>, StorageError> {
+		self.connection
+			.query_row(
+				&format!("SELECT {WORKER_COLUMNS} FROM workers WHERE worker_id = ?1"),
+				[worker_id],
+				worker_row,
+			)
+			.optional()
+			.map_err(StorageError::sqlite("reading a worker"))
 	}
 
 	/// Records a promotion. Recording a generation again replaces its row, as saving its net
@@ -446,6 +443,25 @@ impl Ledger {
 	}
 }
 
+/// The columns [`worker_row`] reads, in its order.
+const WORKER_COLUMNS: &str = "worker_id, name, host, threads, build_version, first_seen, \
+	last_seen, samples, sessions, flagged";
+
+fn worker_row(row: &Row<'_>) -> rusqlite::Result<WorkerRow> {
+	Ok(WorkerRow {
+		worker_id: row.get(0)?,
+		name: row.get(1)?,
+		host: row.get(2)?,
+		threads: row.get(3)?,
+		build_version: row.get(4)?,
+		first_seen: real(row, 5)?,
+		last_seen: real(row, 6)?,
+		samples: row.get(7)?,
+		sessions: row.get(8)?,
+		flagged: row.get(9)?,
+	})
+}
+
 /// A `REAL` column, with `NULL` read as NaN: SQLite stores NaN as `NULL`.
 fn real(row: &Row<'_>, index: usize) -> rusqlite::Result<f64> {
 	Ok(row.get::<_, Option<f64>>(index)?.unwrap_or(f64::NAN))
@@ -499,6 +515,8 @@ mod tests {
 		ledger.record_flag("w").unwrap();
 		let workers = ledger.workers().unwrap();
 		assert_eq!(workers.len(), 1);
+		assert_eq!(ledger.worker("w").unwrap().as_ref(), Some(&workers[0]));
+		assert_eq!(ledger.worker("nobody").unwrap(), None);
 		let w = &workers[0];
 		assert_eq!(
 			(w.host.as_str(), w.threads, w.build_version.as_str()),

@@ -360,7 +360,13 @@ async fn workers_gone_for_longer_than_the_horizon_are_not_loaded_again() {
 	let running = start(test_config(dir.clone(), None)).await;
 	let mut client = client(running.address, None).await;
 	join(&mut client, "recent").await;
-	join(&mut client, "long-gone").await;
+	let secret = join(&mut client, "long-gone").await;
+	let (sender, mut inbound, _) = session(&mut client, "long-gone", &secret).await;
+	let batch = real_batch(1, 0, 91);
+	let count = batch.samples.len() as u64;
+	sender.send(batch_message(batch)).await.unwrap();
+	assert!(next_ack(&mut inbound).await.unwrap().accepted);
+	drop((sender, inbound));
 	running.stop().await;
 	// As if "long-gone" was last seen two weeks ago.
 	let ledger = rusqlite::Connection::open(dir.join("ledger.sqlite")).unwrap();
@@ -386,6 +392,11 @@ async fn workers_gone_for_longer_than_the_horizon_are_not_loaded_again() {
 		.collect();
 	assert_eq!(ids, ["recent"]);
 	assert_eq!(progress.workers_known, 1);
+	// Back again, it is listed with its samples over the run.
+	client.join(join_with("long-gone", &secret)).await.unwrap();
+	let progress = status(&mut client).await;
+	let back = progress.workers.iter().find(|w| w.worker_id == "long-gone");
+	assert_eq!(back.expect("listed again").samples, count);
 	running.stop().await;
 }
 
