@@ -3,6 +3,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::PathBuf;
+use std::time::Duration;
 
 use tigers_core::gate::GateSettings;
 use tigers_core::network::Shape;
@@ -30,6 +31,9 @@ pub struct RunSettings {
 	pub steps_per_candidate: u64,
 	/// Training steps between checkpoints of the training state.
 	pub steps_per_checkpoint: u64,
+	/// The longest time between checkpoints while training goes on, whatever the steps: the
+	/// most training a crash can cost.
+	pub checkpoint_every: Duration,
 	/// The gate match against ClaudePlayer.
 	pub gate: GateSettings,
 	/// What a candidate must show to be promoted.
@@ -52,6 +56,7 @@ impl Default for RunSettings {
 			training: TrainingSettings::default(),
 			steps_per_candidate: 500,
 			steps_per_checkpoint: 500,
+			checkpoint_every: DEFAULT_CHECKPOINT_EVERY,
 			gate: GateSettings {
 				search: SearchSettings::fixed_depth(3),
 				policy: GatePolicy {
@@ -64,6 +69,40 @@ impl Default for RunSettings {
 			promotion: PromotionRule::default(),
 			max_staleness: 5,
 			research_fraction: 0.01,
+		}
+	}
+}
+
+/// How often training is checkpointed at the least, by default. A checkpoint of the default
+/// window (200,000 samples, about 7 MB) takes well under a second to write and sync, so every
+/// 30 s costs little; a coordinator killed more often than this still keeps its training.
+pub const DEFAULT_CHECKPOINT_EVERY: Duration = Duration::from_secs(30);
+
+/// How the server watches its connections and sessions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServiceLimits {
+	/// How often the server pings an HTTP/2 connection.
+	pub keepalive_interval: Duration,
+	/// How long a ping may go unanswered before the connection is closed, ending its calls.
+	pub keepalive_timeout: Duration,
+	/// How long a session may go without a message from its worker (which sends a heartbeat
+	/// every few seconds) before it is ended.
+	pub session_idle_timeout: Duration,
+	/// Workers without a session and not heard from for this long are forgotten by the progress
+	/// snapshots (the ledger keeps them, and a worker that joins again is listed again).
+	pub forget_workers_after: Duration,
+}
+
+impl Default for ServiceLimits {
+	/// A host that vanishes is found by the keepalive within 35 s (a ping every 15 s, 20 s to
+	/// answer) and a silent session ends after 45 s, both under a minute; workers heartbeat
+	/// every 5 s by default. Workers are forgotten after a week.
+	fn default() -> ServiceLimits {
+		ServiceLimits {
+			keepalive_interval: Duration::from_secs(15),
+			keepalive_timeout: Duration::from_secs(20),
+			session_idle_timeout: Duration::from_secs(45),
+			forget_workers_after: Duration::from_secs(7 * 24 * 3600),
 		}
 	}
 }
@@ -87,6 +126,8 @@ pub struct CoordinatorConfig {
 	pub local_worker_threads: usize,
 	/// Where to serve Prometheus metrics, if anywhere.
 	pub metrics_listen: Option<SocketAddr>,
+	/// Keepalive, session and worker-list limits.
+	pub limits: ServiceLimits,
 	/// Training, self-play and gating settings.
 	pub run: RunSettings,
 }
@@ -103,6 +144,7 @@ impl CoordinatorConfig {
 			local_workers: 0,
 			local_worker_threads: 1,
 			metrics_listen: None,
+			limits: ServiceLimits::default(),
 			run: RunSettings::default(),
 		}
 	}
@@ -120,16 +162,29 @@ impl CoordinatorConfig {
 		format!("{scheme}://{}", SocketAddr::new(host, bound.port()))
 	}
 
-	/// Refuses to expose an unauthenticated run beyond this machine, unless told `--insecure`.
+	/// Refuses to expose an unauthenticated run beyond this machine, unless told `--insecure`:
+	/// the gRPC address, and the metrics address by the same rule (the metrics endpoint itself
+	/// takes no token; it serves only counts and rates, read-only).
 	pub fn check_exposure(&self) -> Result<(), String> {
-		if self.listen.ip().is_loopback() || self.token.is_some() || self.insecure {
+		if self.token.is_some() || self.insecure {
 			return Ok(());
 		}
-		Err(format!(
-			"refusing to listen on {} without a token: anyone who can reach it could feed the run \
-			 samples. Pass --token (or set TIGERS_TOKEN), listen on 127.0.0.1, or pass --insecure",
-			self.listen
-		))
+		if !self.listen.ip().is_loopback() {
+			return Err(format!(
+				"refusing to listen on {} without a token: anyone who can reach it could feed the \
+				 run samples. Pass --token (or set TIGERS_TOKEN), listen on 127.0.0.1, or pass \
+				 --insecure",
+				self.listen
+			));
+		}
+		match self.metrics_listen {
+			Some(metrics) if !metrics.ip().is_loopback() => Err(format!(
+				"refusing to serve metrics on {metrics} for a run without a token: a run shown \
+				 beyond this machine must have one. Pass --token (or set TIGERS_TOKEN), serve \
+				 metrics on 127.0.0.1, or pass --insecure"
+			)),
+			_ => Ok(()),
+		}
 	}
 }
 
@@ -163,5 +218,37 @@ mod tests {
 		assert!(config.check_exposure().is_ok());
 		let local = CoordinatorConfig::new("127.0.0.1:50051".parse().unwrap(), "runs/x".into());
 		assert!(local.check_exposure().is_ok());
+	}
+
+	#[test]
+	fn open_metrics_addresses_need_a_token_too() {
+		let mut config =
+			CoordinatorConfig::new("127.0.0.1:50051".parse().unwrap(), "runs/x".into());
+		config.metrics_listen = Some("127.0.0.1:9100".parse().unwrap());
+		assert!(config.check_exposure().is_ok());
+		config.metrics_listen = Some("0.0.0.0:9100".parse().unwrap());
+		let error = config.check_exposure().unwrap_err();
+		assert!(error.contains("metrics on 0.0.0.0:9100"), "{error}");
+		config.token = Some("t".into());
+		assert!(config.check_exposure().is_ok());
+		config.token = None;
+		config.insecure = true;
+		assert!(config.check_exposure().is_ok());
+	}
+
+	#[test]
+	fn the_defaults_bound_a_crash_and_a_vanished_worker() {
+		assert_eq!(
+			RunSettings::default().checkpoint_every,
+			Duration::from_secs(30)
+		);
+		let limits = ServiceLimits::default();
+		assert_eq!(limits.keepalive_interval, Duration::from_secs(15));
+		assert_eq!(limits.keepalive_timeout, Duration::from_secs(20));
+		assert_eq!(limits.session_idle_timeout, Duration::from_secs(45));
+		// A vanished worker is found within a minute either way.
+		assert!(limits.keepalive_interval + limits.keepalive_timeout < Duration::from_secs(60));
+		assert!(limits.session_idle_timeout < Duration::from_secs(60));
+		assert_eq!(limits.forget_workers_after, Duration::from_secs(604_800));
 	}
 }

@@ -4,7 +4,9 @@ use thiserror::Error;
 use tonic::Status;
 
 use crate::StorageError;
+use crate::identity::IdentityError;
 use crate::metrics::MetricsError;
+use crate::text::bounded;
 
 /// What can go wrong in the coordinator.
 #[derive(Debug, Error)]
@@ -21,6 +23,9 @@ pub enum CoordinatorError {
 	/// The metrics endpoint could not be started.
 	#[error(transparent)]
 	Metrics(#[from] MetricsError),
+	/// A worker's identity was refused.
+	#[error(transparent)]
+	Identity(#[from] IdentityError),
 	/// A file named in the configuration could not be read.
 	#[error("{path}: {source}")]
 	Io {
@@ -33,13 +38,21 @@ pub enum CoordinatorError {
 
 impl From<CoordinatorError> for Status {
 	fn from(error: CoordinatorError) -> Status {
+		let message = bounded(error.to_string());
 		match error {
 			// Storage failing is the coordinator's trouble, not the caller's: try again later.
-			CoordinatorError::Storage(e) => Status::unavailable(e.to_string()),
-			CoordinatorError::Config(e) => Status::failed_precondition(e),
-			CoordinatorError::Transport(e) => Status::internal(e.to_string()),
-			CoordinatorError::Metrics(e) => Status::internal(e.to_string()),
-			e @ CoordinatorError::Io { .. } => Status::internal(e.to_string()),
+			CoordinatorError::Storage(_) => Status::unavailable(message),
+			CoordinatorError::Config(_) => Status::failed_precondition(message),
+			CoordinatorError::Identity(IdentityError::Malformed) => {
+				Status::invalid_argument(message)
+			}
+			CoordinatorError::Identity(IdentityError::WrongSecret(_)) => {
+				Status::permission_denied(message)
+			}
+			CoordinatorError::Identity(IdentityError::Random) => Status::unavailable(message),
+			CoordinatorError::Transport(_)
+			| CoordinatorError::Metrics(_)
+			| CoordinatorError::Io { .. } => Status::internal(message),
 		}
 	}
 }

@@ -9,7 +9,7 @@
 //! file) by `ledger::schema`. Times are unix seconds as `REAL`; generations, steps and counts
 //! are `INTEGER`; a `NULL` `REAL` reads back as NaN (SQLite stores NaN as `NULL`).
 //!
-//! Schema, version 2:
+//! Schema, version 3:
 //!
 //! - `batches`: one row per sample batch received, kept for ever (for deduplication and the
 //!   counts) while its samples are pruned once a checkpoint holds them.
@@ -22,7 +22,10 @@
 //! - `workers`: `worker_id TEXT PRIMARY KEY`, `name TEXT`, `host TEXT`, `threads INTEGER`,
 //!   `build_version TEXT`, `first_seen REAL`, `last_seen REAL` (the last session or batch),
 //!   `samples INTEGER` (all the worker's samples), `sessions INTEGER`, `flagged INTEGER` (times
-//!   flagged, 0 if never).
+//!   flagged, 0 if never), `secret_sha256 TEXT` (hex sha256 of the identity's secret, `NULL`
+//!   until it is given one), `secret_confirmed INTEGER` (1 once a session presented it),
+//!   `last_sequence INTEGER` (the highest sequence dealt with, stored or refused; the next batch
+//!   must be one above it).
 //! - `generations`: one row per promoted net. `generation INTEGER PRIMARY KEY`, `sha256 TEXT`
 //!   (of the net file), `training_steps INTEGER`, `promoted_at REAL`,
 //!   `samples_at_promotion INTEGER` (samples received in the run until then).
@@ -48,7 +51,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tigers_core::selfplay::Sample;
 
-pub use self::records::{GateRow, GenerationRow, ThroughputRow, WorkerRow};
+pub use self::records::{GateRow, GenerationRow, StoredSecret, ThroughputRow, WorkerRow};
 pub use self::schema::LATEST_VERSION;
 use crate::samples_codec::{check_samples, decode_samples, encode_samples};
 use crate::storage_error::StorageError;
@@ -75,6 +78,12 @@ pub enum BatchInsert {
 	},
 	/// The worker had already sent a batch with this sequence number; nothing changed.
 	Duplicate,
+	/// The sequence is not the next one expected (a gap, one refused earlier, or one beyond the
+	/// store's range); nothing changed.
+	OutOfOrder {
+		/// The sequence the worker's next batch must have.
+		expected: u64,
+	},
 }
 
 /// Counts over all batches ever received, pruned or not.
@@ -126,11 +135,13 @@ impl Ledger {
 	}
 
 	/// Stores a batch from `worker_id` and adds its samples to the worker's count, in one
-	/// transaction that is on disk when this returns. A batch whose `(worker_id, sequence)` is
-	/// already stored (a worker resending after a lost acknowledgement) changes nothing.
-	/// `last_game` is the last of `game_records`. A worker not yet in `workers` is added.
-	/// Samples that could not be read back are refused ([`StorageError::InvalidSample`]) and
-	/// nothing is stored: an acknowledged batch must stay readable.
+	/// transaction that is on disk when this returns, if `sequence` is the next one expected
+	/// (one above the worker's `last_sequence`). A batch whose `(worker_id, sequence)` is already
+	/// stored (a worker resending after a lost acknowledgement) changes nothing, and so does any
+	/// other sequence ([`BatchInsert::OutOfOrder`]). `last_game` is the last of `game_records`.
+	/// A worker not yet in `workers` is added. Samples that could not be read back are refused
+	/// ([`StorageError::InvalidSample`]) and nothing is stored: an acknowledged batch must stay
+	/// readable.
 	pub fn insert_batch(
 		&mut self,
 		worker_id: &str,
@@ -155,6 +166,25 @@ impl Ledger {
 			)
 			.and_then(|mut statement| statement.execute(params![worker_id, now]))
 			.map_err(StorageError::sqlite(DOING))?;
+		let last: i64 = transaction
+			.prepare_cached("SELECT last_sequence FROM workers WHERE worker_id = ?1")
+			.and_then(|mut statement| statement.query_row([worker_id], |row| row.get(0)))
+			.map_err(StorageError::sqlite(DOING))?;
+		// `last` is at most i64::MAX, so one above it always fits a u64.
+		let expected = last as u64 + 1;
+		if sequence != expected || i64::try_from(sequence).is_err() {
+			let stored = sequence < expected
+				&& transaction
+					.prepare_cached("SELECT 1 FROM batches WHERE worker_id = ?1 AND sequence = ?2")
+					.and_then(|mut statement| statement.exists(params![worker_id, sequence as i64]))
+					.map_err(StorageError::sqlite(DOING))?;
+			// Dropping the transaction rolls it back; the worker row exists already anyway.
+			return Ok(if stored {
+				BatchInsert::Duplicate
+			} else {
+				BatchInsert::OutOfOrder { expected }
+			});
+		}
 		let inserted = transaction
 			.prepare_cached(
 				"INSERT INTO batches (worker_id, sequence, received_at, sample_count, game_count,
@@ -183,25 +213,47 @@ impl Ledger {
 		let id = transaction.last_insert_rowid();
 		transaction
 			.prepare_cached(
-				"UPDATE workers SET samples = samples + ?2, last_seen = max(last_seen, ?3)
+				"UPDATE workers SET samples = samples + ?2, last_seen = max(last_seen, ?3),
+					last_sequence = ?4
 				WHERE worker_id = ?1",
 			)
-			.and_then(|mut statement| statement.execute(params![worker_id, samples.len(), now]))
+			.and_then(|mut statement| {
+				statement.execute(params![worker_id, samples.len(), now, sequence])
+			})
 			.map_err(StorageError::sqlite(DOING))?;
 		transaction.commit().map_err(StorageError::sqlite(DOING))?;
 		Ok(BatchInsert::Inserted { id })
 	}
 
-	/// The highest sequence number stored for `worker_id`, 0 if none: where the worker resumes.
+	/// The highest sequence number dealt with for `worker_id` (stored, or refused as
+	/// malformed), 0 if none: where the worker resumes.
 	pub fn last_sequence(&self, worker_id: &str) -> Result<u64, StorageError> {
 		self.connection
 			.query_row(
-				"SELECT max(sequence) FROM batches WHERE worker_id = ?1",
+				"SELECT last_sequence FROM workers WHERE worker_id = ?1",
 				[worker_id],
-				|row| row.get::<_, Option<u64>>(0),
+				|row| row.get::<_, u64>(0),
 			)
+			.optional()
 			.map(Option::unwrap_or_default)
 			.map_err(StorageError::sqlite("reading a worker's last sequence"))
+	}
+
+	/// Records that batch `sequence` of `worker_id` was refused as malformed, durably: if it was
+	/// the next one expected, its number is used up, so the worker (which drops the batch) goes
+	/// on with the next. Whether it was the next one expected.
+	pub fn record_refusal(&mut self, worker_id: &str, sequence: u64) -> Result<bool, StorageError> {
+		let Ok(sequence) = i64::try_from(sequence) else {
+			return Ok(false);
+		};
+		self.connection
+			.execute(
+				"UPDATE workers SET last_sequence = ?2
+				WHERE worker_id = ?1 AND last_sequence = ?2 - 1",
+				params![worker_id, sequence],
+			)
+			.map(|changed| changed == 1)
+			.map_err(StorageError::sqlite("recording a refused batch"))
 	}
 
 	/// The samples of every batch after `id`, in id order: what a checkpoint whose newest
@@ -363,7 +415,7 @@ mod tests {
 	fn inserted(insert: BatchInsert) -> i64 {
 		match insert {
 			BatchInsert::Inserted { id } => id,
-			BatchInsert::Duplicate => panic!("expected a new batch"),
+			other => panic!("expected a new batch, got {other:?}"),
 		}
 	}
 
@@ -436,6 +488,86 @@ mod tests {
 			[("w1".to_string(), 7), ("w2".to_string(), 1)]
 		);
 		assert_eq!(ledger.last_game().unwrap().as_deref(), Some("h1"));
+	}
+
+	#[test]
+	fn only_the_next_sequence_is_stored() {
+		let dir = TestDir::new("ledger-order");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		let out_of_order = |expected| BatchInsert::OutOfOrder { expected };
+		// A first batch must be 1; a gap changes nothing.
+		assert_eq!(
+			ledger.insert_batch("w", 2, &samples(1, 0), &[]).unwrap(),
+			out_of_order(1)
+		);
+		inserted(ledger.insert_batch("w", 1, &samples(1, 0), &[]).unwrap());
+		for gap in [3, 1_000_000, i64::MAX as u64, u64::MAX] {
+			assert_eq!(
+				ledger.insert_batch("w", gap, &samples(1, 0), &[]).unwrap(),
+				out_of_order(2),
+				"{gap}"
+			);
+		}
+		// A refused batch uses its number up, durably; one refused out of order does not.
+		assert!(!ledger.record_refusal("w", 5).unwrap());
+		assert!(ledger.record_refusal("w", 2).unwrap());
+		assert_eq!(ledger.last_sequence("w").unwrap(), 2);
+		// Going back to the refused number is out of order, to a stored one a duplicate.
+		assert_eq!(
+			ledger.insert_batch("w", 2, &samples(1, 0), &[]).unwrap(),
+			out_of_order(3)
+		);
+		assert_eq!(
+			ledger.insert_batch("w", 1, &samples(1, 0), &[]).unwrap(),
+			BatchInsert::Duplicate
+		);
+		inserted(ledger.insert_batch("w", 3, &samples(2, 0), &[]).unwrap());
+		assert_eq!(ledger.totals().unwrap().batches, 2);
+		assert_eq!(ledger.totals().unwrap().samples, 3);
+		assert_eq!(ledger.last_sequence("w").unwrap(), 3);
+
+		// A worker at the end of the range can store nothing more, and nothing breaks.
+		ledger
+			.connection
+			.execute(
+				"UPDATE workers SET last_sequence = ?1 WHERE worker_id = 'w'",
+				[i64::MAX],
+			)
+			.unwrap();
+		assert_eq!(
+			ledger
+				.insert_batch("w", 1 << 63, &samples(1, 0), &[])
+				.unwrap(),
+			out_of_order(1 << 63)
+		);
+		assert!(!ledger.record_refusal("w", 1 << 63).unwrap());
+	}
+
+	#[test]
+	fn secrets_are_bound_replaced_and_confirmed() {
+		let dir = TestDir::new("ledger-secrets");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		assert_eq!(ledger.secret("w").unwrap(), None);
+		assert!(matches!(
+			ledger.bind_secret("w", "aa"),
+			Err(StorageError::UnknownWorker(_))
+		));
+		ledger
+			.record_worker_seen("w", "n", "h", 1, "0.1.0", 1.0)
+			.unwrap();
+		assert_eq!(ledger.secret("w").unwrap(), None);
+		ledger.bind_secret("w", "aa").unwrap();
+		let stored = |sha256: &str, confirmed| {
+			Some(StoredSecret {
+				sha256: sha256.to_string(),
+				confirmed,
+			})
+		};
+		assert_eq!(ledger.secret("w").unwrap(), stored("aa", false));
+		ledger.confirm_secret("w").unwrap();
+		assert_eq!(ledger.secret("w").unwrap(), stored("aa", true));
+		ledger.bind_secret("w", "bb").unwrap();
+		assert_eq!(ledger.secret("w").unwrap(), stored("bb", false));
 	}
 
 	#[test]
@@ -547,6 +679,13 @@ mod tests {
 		let dir = TestDir::new("ledger-reopen");
 		let path = dir.path().join("ledger.sqlite");
 		let mut ledger = Ledger::open(&path).unwrap();
+		for sequence in 1..7 {
+			inserted(
+				ledger
+					.insert_batch("w", sequence, &samples(1, 0), &[])
+					.unwrap(),
+			);
+		}
 		let id = inserted(
 			ledger
 				.insert_batch("w", 7, &varied_samples(), &games(&["last"]))
@@ -567,7 +706,7 @@ mod tests {
 		assert_eq!(ledger.totals().unwrap(), before.0);
 		assert_eq!(ledger.workers().unwrap(), before.1);
 		assert_eq!(ledger.batches_after(0).unwrap(), before.2);
-		assert_eq!(ledger.batches_after(0).unwrap()[0].0, id);
+		assert_eq!(ledger.batches_after(0).unwrap().last().unwrap().0, id);
 		assert_eq!(ledger.last_sequence("w").unwrap(), 7);
 		assert_eq!(ledger.last_game().unwrap().as_deref(), Some("last"));
 		assert_eq!(

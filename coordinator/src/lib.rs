@@ -4,11 +4,15 @@
 //!
 //! - [`config`]: settings and the checks made before listening;
 //! - [`server`]: opening a run and serving it (`run`);
-//! - [`service`]: the gRPC handlers and worker sessions;
+//! - [`service`]: the gRPC handlers; `session`: one worker's session;
+//! - [`identity`]: worker identities bound to secrets;
 //! - [`auth`]: bearer tokens;
 //! - [`validate`]: checks of received sample batches, and why one is refused;
 //! - [`state`]: the live state shared by handlers and the training thread;
-//! - [`series`] and [`recent`]: the bounded histories and recent tallies behind the dashboards;
+//! - [`progress`]: progress snapshots built once per period and shared by every dashboard;
+//! - [`series`], [`gates`] and [`recent`]: the bounded histories and recent tallies behind the
+//!   dashboards;
+//! - [`text`]: peers' text cut short for messages;
 //! - [`training`]: the training thread, gating and promotion;
 //! - [`research`]: spot checks of workers' searches;
 //! - [`rundir`] and [`ledger`]: the run directory (nets, the atomic training checkpoint) and its
@@ -23,9 +27,12 @@
 pub mod auth;
 pub mod config;
 pub mod error;
+pub mod gates;
+pub mod identity;
 pub mod ledger;
 pub mod local_dashboard;
 pub mod metrics;
+pub mod progress;
 pub mod recent;
 pub mod research;
 pub mod rundir;
@@ -33,9 +40,11 @@ pub mod samples_codec;
 pub mod series;
 pub mod server;
 pub mod service;
+mod session;
 pub mod state;
 pub mod status;
 pub mod storage_error;
+pub mod text;
 pub mod training;
 pub mod validate;
 

@@ -4,9 +4,10 @@ use std::io::{self, IsTerminal};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use tigers_coordinator::config::CoordinatorConfig;
+use tigers_coordinator::config::{CoordinatorConfig, DEFAULT_CHECKPOINT_EVERY};
 use tigers_coordinator::error::CoordinatorError;
 use tigers_coordinator::local_dashboard::LocalDashboard;
 use tigers_coordinator::status::{fetch_status, progress_json};
@@ -62,7 +63,8 @@ struct ServeArgs {
 	/// Self-play threads per local worker.
 	#[arg(long, default_value_t = 1)]
 	local_worker_threads: usize,
-	/// Serve Prometheus metrics over plain HTTP at this address (path /metrics); no token.
+	/// Serve Prometheus metrics over plain HTTP at this address (path /metrics). The endpoint
+	/// takes no token; a non-loopback address needs the run to have one (or --insecure).
 	#[arg(long, value_name = "ADDR")]
 	metrics_listen: Option<SocketAddr>,
 	/// No dashboard: logs on stderr instead. The default when stdin or stdout is not a
@@ -93,9 +95,17 @@ struct ServeArgs {
 	/// Adam's learning rate.
 	#[arg(long, default_value_t = 1e-3)]
 	learning_rate: f32,
-	/// Training steps between candidates.
+	/// Training steps between candidates (and between checkpoints).
 	#[arg(long, default_value_t = 500)]
 	steps_per_candidate: u64,
+	/// Longest time between checkpoints while training, in seconds: the most training a crash
+	/// can cost.
+	#[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_CHECKPOINT_EVERY.as_secs())]
+	checkpoint_seconds: u64,
+	/// Forget workers gone for this many hours: the dashboards and status stop listing them
+	/// (the ledger keeps them).
+	#[arg(long, value_name = "HOURS", default_value_t = 168)]
+	forget_workers_hours: u64,
 	/// Most pairs of games in a gate match.
 	#[arg(long, default_value_t = 100)]
 	gate_max_pairs: u32,
@@ -136,6 +146,9 @@ impl ServeArgs {
 		run.training.adam.learning_rate = self.learning_rate;
 		run.steps_per_candidate = self.steps_per_candidate.max(1);
 		run.steps_per_checkpoint = run.steps_per_candidate;
+		run.checkpoint_every = Duration::from_secs(self.checkpoint_seconds.max(1));
+		config.limits.forget_workers_after =
+			Duration::from_secs(self.forget_workers_hours.saturating_mul(3600));
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
 		run.seed = self.seed;

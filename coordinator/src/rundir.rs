@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! <run>/
+//!   lock                            held (flock) while a coordinator has the run open
 //!   ledger.sqlite                   the ledger (see `ledger`), with its -wal and -shm files
 //!   nets/gen-000007.safetensors     one net per promoted generation, named by generation
 //!   checkpoint/                     the training state: net, Adam, replay window, counters
@@ -15,6 +16,7 @@
 
 mod checkpoint;
 
+use std::fs::{File, TryLockError};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -31,6 +33,8 @@ use crate::storage_error::StorageError;
 const NETS: &str = "nets";
 /// The ledger's file name.
 const LEDGER: &str = "ledger.sqlite";
+/// The lock file's name.
+const LOCK: &str = "lock";
 
 /// A run directory, opened and recovered.
 #[derive(Debug)]
@@ -38,19 +42,25 @@ pub struct RunDir {
 	root: PathBuf,
 	name: String,
 	/// Serialises checkpoint saves and loads within this process: a save moves directories
-	/// around, and a load in the middle of it could find none. (Two processes on one run
-	/// directory are not supported at all.)
+	/// around, and a load in the middle of it could find none.
 	checkpoint_lock: Mutex<()>,
+	/// Holding the file holds the run directory's lock, so no second coordinator (in this
+	/// process or another) opens the run; the OS releases it when the file is closed, even if
+	/// the process dies.
+	_lock: File,
 }
 
 impl RunDir {
 	/// Opens the run directory at `path`, creating `nets/`, `checkpoint/` and the ledger if they
-	/// are missing, and finishing or undoing a checkpoint save that a crash interrupted.
+	/// are missing, and finishing or undoing a checkpoint save that a crash interrupted. The
+	/// directory stays locked until the `RunDir` is dropped: opening a run another coordinator
+	/// has open is [`StorageError::RunDirLocked`], and changes nothing.
 	pub fn open(path: &Path) -> Result<RunDir, StorageError> {
 		let nets = path.join(NETS);
 		std::fs::create_dir_all(&nets).map_err(StorageError::io(&nets, "creating"))?;
 		// Canonical, so that `name` is meaningful even for a path such as `.`.
 		let root = std::fs::canonicalize(path).map_err(StorageError::io(path, "resolving"))?;
+		let lock = lock(&root)?;
 		let name = root.file_name().map_or_else(
 			|| root.display().to_string(),
 			|n| n.to_string_lossy().into_owned(),
@@ -60,6 +70,7 @@ impl RunDir {
 			root,
 			name,
 			checkpoint_lock: Mutex::new(()),
+			_lock: lock,
 		};
 		// Creating and migrating the ledger now makes a damaged or too-new ledger fail here,
 		// before anything else is done with the run.
@@ -138,6 +149,22 @@ impl RunDir {
 	}
 }
 
+/// Takes the run directory's lock, or says who holds it.
+fn lock(root: &Path) -> Result<File, StorageError> {
+	let path = root.join(LOCK);
+	let file = File::options()
+		.create(true)
+		.truncate(false)
+		.write(true)
+		.open(&path)
+		.map_err(StorageError::io(&path, "opening the lock"))?;
+	match file.try_lock() {
+		Ok(()) => Ok(file),
+		Err(TryLockError::WouldBlock) => Err(StorageError::RunDirLocked(root.to_path_buf())),
+		Err(TryLockError::Error(source)) => Err(StorageError::io(&path, "locking")(source)),
+	}
+}
+
 fn net_file_name(generation: u64) -> String {
 	format!("gen-{generation:06}.safetensors")
 }
@@ -176,7 +203,7 @@ fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), StorageError> {
 /// Creates (or truncates) `path`, writes `bytes` and syncs them to the disk. The caller syncs
 /// the directory once it has written all its files.
 fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StorageError> {
-	let mut file = std::fs::File::create(path).map_err(StorageError::io(path, "creating"))?;
+	let mut file = File::create(path).map_err(StorageError::io(path, "creating"))?;
 	file.write_all(bytes)
 		.map_err(StorageError::io(path, "writing"))?;
 	file.sync_all().map_err(StorageError::io(path, "syncing"))
@@ -184,7 +211,7 @@ fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StorageError> {
 
 /// Syncs a directory, so that files created, renamed or removed in it stay so after a crash.
 fn sync_dir(dir: &Path) -> Result<(), StorageError> {
-	std::fs::File::open(dir)
+	File::open(dir)
 		.and_then(|d| d.sync_all())
 		.map_err(StorageError::io(dir, "syncing the directory"))
 }
@@ -222,6 +249,20 @@ mod tests {
 		// Opening again keeps what is there.
 		let run = RunDir::open(&root).unwrap();
 		assert_eq!(run.name(), "run-42");
+	}
+
+	#[test]
+	fn a_run_directory_has_one_coordinator_at_a_time() {
+		let dir = TestDir::new("rundir-lock");
+		let first = RunDir::open(dir.path()).unwrap();
+		let error = RunDir::open(dir.path()).unwrap_err();
+		assert!(matches!(error, StorageError::RunDirLocked(_)), "{error}");
+		assert!(
+			error.to_string().contains("in use by another coordinator"),
+			"{error}"
+		);
+		drop(first);
+		assert!(RunDir::open(dir.path()).is_ok());
 	}
 
 	#[test]

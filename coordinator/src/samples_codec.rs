@@ -354,4 +354,48 @@ mod tests {
 				.contains("magic")
 		);
 	}
+
+	mod decoding {
+		use proptest::prelude::*;
+
+		use super::*;
+
+		/// `bytes` with a byte replaced and the length cut, both anywhere.
+		fn damage(
+			mut bytes: Vec<u8>,
+			at: prop::sample::Index,
+			byte: u8,
+			keep: prop::sample::Index,
+		) -> Vec<u8> {
+			let index = at.index(bytes.len());
+			bytes[index] = byte;
+			bytes.truncate(keep.index(bytes.len() + 1));
+			bytes
+		}
+
+		proptest! {
+			#![proptest_config(ProptestConfig::with_cases(512))]
+
+			#[test]
+			fn blobs_and_windows_never_panic_and_what_reads_writes_back(
+				random in prop::collection::vec(any::<u8>(), 0..256),
+				(at, byte, keep) in (any::<prop::sample::Index>(), any::<u8>(), any::<prop::sample::Index>()),
+			) {
+				let samples = varied_samples();
+				let blob = damage(encode_samples(&samples), at, byte, keep);
+				for bytes in [&blob, &random] {
+					if let Ok(read) = decode_samples(bytes) {
+						prop_assert_eq!(&encode_samples(&read), bytes);
+					}
+				}
+				let window: Vec<(Sample, u32)> = samples.into_iter().zip([1, 2, 3]).collect();
+				let file = damage(encode_window(&window), at, byte, keep);
+				for bytes in [&file, &random] {
+					if let Ok(read) = decode_window(bytes) {
+						prop_assert_eq!(&encode_window(&read), bytes);
+					}
+				}
+			}
+		}
+	}
 }

@@ -24,6 +24,7 @@ use crate::config::CoordinatorConfig;
 use crate::error::CoordinatorError;
 use crate::ledger::{GenerationRow, Ledger};
 use crate::metrics;
+use crate::progress;
 use crate::research::Research;
 use crate::rundir::RunDir;
 use crate::service::CoordinatorService;
@@ -118,10 +119,12 @@ pub fn open_run(
 		training_steps: steps,
 		window_samples: samples_in_window as u64,
 		window_capacity: training.window as u64,
-		gates: gates.iter().map(gate_summary).collect(),
 		last_game: ledger.last_game()?.unwrap_or_default(),
 		..Live::default()
 	};
+	for gate in &gates {
+		live.gates.push(gate_summary(gate));
+	}
 	for (step, loss) in ledger.losses(0)? {
 		live.loss_history.push(v1::LossPoint {
 			training_steps: step,
@@ -132,23 +135,27 @@ pub fn open_run(
 		live.cpu_seconds = row.cpu_seconds;
 		live.throughput.push(training::throughput_point(&row));
 	}
-	live.cpu_counted_to = Some(std::time::Instant::now());
+	let now = std::time::Instant::now();
+	live.cpu_counted_to = Some(now);
+	// Workers not seen within the horizon stay in the ledger but out of the snapshots; one that
+	// joins again is listed again.
+	let horizon = config.limits.forget_workers_after.as_secs_f64();
+	let unix = unix_now();
 	for worker in ledger.workers()? {
-		live.workers.insert(
-			worker.worker_id.clone(),
-			WorkerInfo {
-				name: worker.name,
-				host: worker.host,
-				threads: worker.threads,
-				connected: false,
-				generation: 0,
-				samples: worker.samples,
-				samples_per_second: 0.0,
-				last_heard: std::time::Instant::now(),
-				sessions: 0,
-				flagged: u32::try_from(worker.flagged).unwrap_or(u32::MAX),
-			},
-		);
+		// A last_seen stored as NULL reads as NaN, and max(NaN, 0) is 0: kept, as if just seen.
+		let ago = (unix - worker.last_seen).max(0.0);
+		if ago > horizon {
+			continue;
+		}
+		let last_heard = now
+			.checked_sub(std::time::Duration::from_secs_f64(ago))
+			.unwrap_or(now);
+		let info = WorkerInfo {
+			samples: worker.samples,
+			flagged: u32::try_from(worker.flagged).unwrap_or(u32::MAX),
+			..WorkerInfo::new(worker.name, worker.host, worker.threads, last_heard)
+		};
+		live.workers.insert(worker.worker_id, info);
 	}
 	let assignment = Assignment {
 		generation,
@@ -219,19 +226,29 @@ pub async fn run(
 			.build()
 			.map_err(|e| CoordinatorError::Config(format!("cannot start the gating pool: {e}")))?,
 	);
-	let _publisher = config
+	let publisher = config
 		.metrics_listen
 		.is_some()
 		.then(|| AbortOnDrop(tokio::spawn(metrics::publish_every(shared.clone()))));
 	let (training_inbox, training_thread) = training::start(shared.clone(), start, pool);
 	let research = Research::start(shared.clone());
-	let service = CoordinatorService::new(shared.clone(), training_inbox.clone(), research);
+	let limits = config.limits;
+	let progress = AbortOnDrop(tokio::spawn(progress::publish_every(
+		shared.clone(),
+		limits.forget_workers_after,
+	)));
+	let service = CoordinatorService::new(shared.clone(), training_inbox.clone(), research, limits);
 	let server = CoordinatorServer::new(service)
 		.max_decoding_message_size(MAX_MESSAGE_BYTES)
 		.max_encoding_message_size(MAX_MESSAGE_BYTES);
 	let service = InterceptedService::new(server, TokenCheck::new(config.token.clone()));
 
-	let mut builder = Server::builder();
+	// Pings find a worker whose host vanished without closing its connections; the session's
+	// idle timeout finds one that is connected but silent.
+	let mut builder = Server::builder()
+		.http2_keepalive_interval(Some(limits.keepalive_interval))
+		.http2_keepalive_timeout(Some(limits.keepalive_timeout))
+		.tcp_keepalive(Some(limits.keepalive_interval));
 	if let Some((cert, key)) = &config.tls {
 		let read = |path: &std::path::PathBuf| {
 			std::fs::read(path).map_err(|source| CoordinatorError::Io {
@@ -298,6 +315,22 @@ pub async fn run(
 		.await;
 	let _ = training_inbox.send(TrainingInput::Stop);
 	let _ = tokio::task::spawn_blocking(move || training_thread.join()).await;
+	drop((publisher, progress));
+	release(shared).await;
 	info!("stopped");
 	served.map_err(CoordinatorError::from)
+}
+
+/// Waits, briefly, for the tasks that still hold the run (sessions and progress streams ending,
+/// the spot checks, aborted publishers) to let go of it, so that the run directory's lock is
+/// released when `run` returns and a coordinator started next can open the run.
+async fn release(shared: Arc<Shared>) {
+	let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+	while Arc::strong_count(&shared) > 1 {
+		if std::time::Instant::now() >= deadline {
+			warn!("the run is still held by a task; its lock is released when that task ends");
+			return;
+		}
+		tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+	}
 }

@@ -5,25 +5,25 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use metrics::histogram;
 use tigers_core::network::INPUT_VERSION;
-use tigers_proto::v1::coordinator_message::Body as ToWorker;
+use tigers_proto::v1;
 use tigers_proto::v1::coordinator_server::Coordinator;
 use tigers_proto::v1::worker_message::Body as FromWorker;
-use tigers_proto::{REJECTED_SEQUENCE_KEY, v1};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
-use tracing::{info, warn};
+use tracing::info;
 
+use crate::config::ServiceLimits;
 use crate::error::CoordinatorError;
-use crate::ledger::BatchInsert;
-use crate::metrics::INGEST_SECONDS;
+use crate::identity::{self, JoinSecret};
+use crate::progress;
 use crate::research::Research;
+use crate::session::{Session, inbound_error};
 use crate::state::{Shared, WorkerInfo};
+use crate::text::excerpt;
 use crate::training::TrainingInput;
-use crate::validate::{Expect, Rejection, validate_batch};
 
 /// The version a worker's build must have.
 pub const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -35,6 +35,7 @@ pub struct CoordinatorService {
 	shared: Arc<Shared>,
 	training: std::sync::mpsc::Sender<TrainingInput>,
 	research: Research,
+	limits: ServiceLimits,
 }
 
 impl CoordinatorService {
@@ -43,24 +44,80 @@ impl CoordinatorService {
 		shared: Arc<Shared>,
 		training: std::sync::mpsc::Sender<TrainingInput>,
 		research: Research,
+		limits: ServiceLimits,
 	) -> CoordinatorService {
 		CoordinatorService {
 			shared,
 			training,
 			research,
+			limits,
 		}
 	}
 }
 
+/// Refuses `value` unless it is `min` to `max` characters without control characters; the
+/// refusal quotes only the start of it.
 fn check_text(field: &str, value: &str, min: usize, max: usize) -> Result<(), Status> {
 	let ok = (min..=max).contains(&value.chars().count()) && !value.chars().any(char::is_control);
 	if ok {
 		Ok(())
 	} else {
 		Err(Status::invalid_argument(format!(
-			"{field} must be {min} to {max} printable characters, not {value:?}"
+			"{field} must be {min} to {max} printable characters, not {}",
+			excerpt(value)
 		)))
 	}
+}
+
+/// What a join found and changed in the ledger.
+struct Joined {
+	last_acked: u64,
+	/// The worker's samples and flags over the run, for a worker the snapshots had forgotten.
+	samples: u64,
+	flagged: u64,
+	/// A secret to hand to the worker, when the join bound a new one.
+	issued: Option<String>,
+	secret_sha256: String,
+	secret_confirmed: bool,
+}
+
+/// Checks the identity's secret, records the worker, binds a secret if it has none; in the
+/// ledger, on a blocking thread. Nothing is recorded for a join refused for its secret.
+fn join_in_ledger(shared: &Shared, join: &v1::JoinRequest) -> Result<Joined, CoordinatorError> {
+	let mut ledger = shared.ledger();
+	let stored = ledger.secret(&join.worker_id)?;
+	let decision = identity::judge_join(&join.worker_id, stored.as_ref(), &join.worker_secret)?;
+	ledger.record_worker_seen(
+		&join.worker_id,
+		&join.name,
+		&join.host,
+		join.threads,
+		&join.build_version,
+		crate::state::unix_now(),
+	)?;
+	let (issued, secret_sha256, secret_confirmed) = match (decision, stored) {
+		(JoinSecret::Verified, Some(stored)) => (None, stored.sha256, stored.confirmed),
+		(JoinSecret::Adopt, _) => {
+			let sha256 = identity::secret_sha256(&join.worker_secret);
+			ledger.bind_secret(&join.worker_id, &sha256)?;
+			(None, sha256, false)
+		}
+		_ => {
+			let secret = identity::new_secret()?;
+			let sha256 = identity::secret_sha256(&secret);
+			ledger.bind_secret(&join.worker_id, &sha256)?;
+			(Some(secret), sha256, false)
+		}
+	};
+	let row = ledger.worker(&join.worker_id)?;
+	Ok(Joined {
+		last_acked: ledger.last_sequence(&join.worker_id)?,
+		samples: row.as_ref().map_or(0, |row| row.samples),
+		flagged: row.as_ref().map_or(0, |row| row.flagged),
+		issued,
+		secret_sha256,
+		secret_confirmed,
+	})
 }
 
 #[tonic::async_trait]
@@ -82,8 +139,8 @@ impl Coordinator for CoordinatorService {
 		if join.build_version != BUILD_VERSION {
 			return Err(Status::failed_precondition(format!(
 				"this coordinator is version {BUILD_VERSION} and needs workers of the same version; \
-				 this worker is {:?}",
-				join.build_version
+				 this worker is {}",
+				excerpt(&join.build_version)
 			)));
 		}
 		if join.input_version != INPUT_VERSION {
@@ -95,47 +152,34 @@ impl Coordinator for CoordinatorService {
 		}
 		let shared = self.shared.clone();
 		let row = join.clone();
-		let last_acked = tokio::task::spawn_blocking(move || -> Result<u64, CoordinatorError> {
-			let mut ledger = shared.ledger();
-			ledger.record_worker_seen(
-				&row.worker_id,
-				&row.name,
-				&row.host,
-				row.threads,
-				&row.build_version,
-				crate::state::unix_now(),
-			)?;
-			Ok(ledger.last_sequence(&row.worker_id)?)
-		})
-		.await
-		.map_err(|e| Status::internal(format!("join task failed: {e}")))??;
+		let joined = tokio::task::spawn_blocking(move || join_in_ledger(&shared, &row))
+			.await
+			.map_err(|e| Status::internal(format!("join task failed: {e}")))??;
 		{
 			let mut live = self.shared.live();
 			live.count_cpu(Instant::now());
+			let now = Instant::now();
 			let entry = live
 				.workers
 				.entry(join.worker_id.clone())
 				.or_insert_with(|| WorkerInfo {
-					name: join.name.clone(),
-					host: join.host.clone(),
-					threads: join.threads,
-					connected: false,
-					generation: 0,
-					samples: 0,
-					samples_per_second: 0.0,
-					last_heard: Instant::now(),
-					sessions: 0,
-					flagged: 0,
+					samples: joined.samples,
+					flagged: u32::try_from(joined.flagged).unwrap_or(u32::MAX),
+					..WorkerInfo::new(join.name.clone(), join.host.clone(), join.threads, now)
 				});
 			entry.name = join.name.clone();
 			entry.host = join.host.clone();
 			entry.threads = join.threads;
-			entry.last_heard = Instant::now();
+			entry.last_heard = now;
+			entry.secret_sha256 = Some(joined.secret_sha256);
+			entry.secret_confirmed = joined.secret_confirmed;
 		}
-		info!(worker = %join.worker_id, name = %join.name, host = %join.host, threads = join.threads, last_acked, "worker joined");
+		let last_acked = joined.last_acked;
+		info!(worker = %join.worker_id, name = %join.name, host = %join.host, threads = join.threads, last_acked, issued_secret = joined.issued.is_some(), "worker joined");
 		Ok(Response::new(v1::JoinResponse {
 			last_acked_sequence: last_acked,
 			run_name: self.shared.run_name.clone(),
+			worker_secret: joined.issued.unwrap_or_default(),
 		}))
 	}
 
@@ -176,24 +220,40 @@ impl Coordinator for CoordinatorService {
 		request: Request<Streaming<v1::WorkerMessage>>,
 	) -> Result<Response<Self::SessionStream>, Status> {
 		let mut inbound = request.into_inner();
-		let worker_id = match inbound.message().await? {
-			Some(v1::WorkerMessage {
-				body: Some(FromWorker::Open(open)),
-			}) => open.worker_id,
-			_ => {
-				return Err(Status::invalid_argument(
-					"a session starts with a SessionOpen message",
-				));
-			}
+		let first = inbound.message().await.map_err(|e| inbound_error(&e))?;
+		let Some(v1::WorkerMessage {
+			body: Some(FromWorker::Open(open)),
+		}) = first
+		else {
+			return Err(Status::invalid_argument(
+				"a session starts with a SessionOpen message",
+			));
 		};
+		let worker_id = open.worker_id;
+		let confirm = self.check_session_secret(&worker_id, &open.worker_secret)?;
+		if confirm {
+			let shared = self.shared.clone();
+			let id = worker_id.clone();
+			tokio::task::spawn_blocking(move || shared.ledger().confirm_secret(&id))
+				.await
+				.map_err(|e| Status::internal(format!("session task failed: {e}")))?
+				.map_err(CoordinatorError::from)?;
+		}
+		let id = self.shared.next_session_id();
+		let taken_over = Arc::new(Notify::new());
 		{
 			let mut live = self.shared.live();
 			live.count_cpu(Instant::now());
 			let Some(worker) = live.workers.get_mut(&worker_id) else {
-				return Err(Status::failed_precondition(format!(
-					"worker {worker_id:?} has not joined; call Join first"
-				)));
+				return Err(not_joined(&worker_id));
 			};
+			// A newer session takes over: the worker is back after losing its connection,
+			// before the old session noticed.
+			if let Some(older) = worker.take_over.replace(taken_over.clone()) {
+				older.notify_one();
+			}
+			worker.secret_confirmed = true;
+			worker.session_id = id;
 			worker.connected = true;
 			worker.sessions += 1;
 			worker.last_heard = Instant::now();
@@ -201,10 +261,13 @@ impl Coordinator for CoordinatorService {
 		let (outgoing, receiver) = mpsc::channel(32);
 		let session = Session {
 			worker_id,
+			id,
 			shared: self.shared.clone(),
 			training: self.training.clone(),
 			research: self.research.clone(),
 			outgoing,
+			taken_over,
+			idle_timeout: self.limits.session_idle_timeout,
 		};
 		tokio::spawn(session.run(inbound));
 		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
@@ -222,22 +285,12 @@ impl Coordinator for CoordinatorService {
 				"interval_ms must be 100 to 60000, not {interval_ms}"
 			)));
 		}
-		let (sender, receiver) = mpsc::channel(4);
+		// One snapshot in flight per dashboard at most: the snapshots themselves are built once
+		// per publishing period and shared by every stream.
+		let (sender, receiver) = mpsc::channel(1);
 		let shared = self.shared.clone();
-		tokio::spawn(async move {
-			let mut ticks = tokio::time::interval(Duration::from_millis(u64::from(interval_ms)));
-			let mut closing = shared.closing();
-			loop {
-				tokio::select! {
-					_ = closing.changed() => break,
-					_ = ticks.tick() => {
-						if sender.send(Ok(shared.snapshot())).await.is_err() {
-							break; // the dashboard went away
-						}
-					}
-				}
-			}
-		});
+		let interval = Duration::from_millis(u64::from(interval_ms));
+		tokio::spawn(async move { progress::follow(&shared, interval, &sender).await });
 		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
 	}
 
@@ -249,191 +302,25 @@ impl Coordinator for CoordinatorService {
 	}
 }
 
-/// One worker's open session.
-struct Session {
-	worker_id: String,
-	shared: Arc<Shared>,
-	training: std::sync::mpsc::Sender<TrainingInput>,
-	research: Research,
-	outgoing: mpsc::Sender<Result<v1::CoordinatorMessage, Status>>,
-}
-
-impl Session {
-	async fn send(&self, body: ToWorker) -> bool {
-		self.outgoing
-			.send(Ok(v1::CoordinatorMessage { body: Some(body) }))
-			.await
-			.is_ok()
-	}
-
-	async fn run(self, mut inbound: Streaming<v1::WorkerMessage>) {
-		let mut promotions = self.shared.subscribe();
-		let mut closing = self.shared.closing();
-		let first = promotions.borrow_and_update().assignment.to_wire();
-		if !self.send(ToWorker::Assignment(first)).await {
-			return self.close();
-		}
-		loop {
-			tokio::select! {
-				_ = closing.changed() => {
-					// The worker will reconnect, with backoff, to this coordinator's successor.
-					let status = Status::unavailable("the coordinator is shutting down");
-					let _ = self.outgoing.send(Err(status)).await;
-					break;
-				}
-				changed = promotions.changed() => {
-					if changed.is_err() {
-						break;
-					}
-					let assignment = promotions.borrow_and_update().assignment.to_wire();
-					if !self.send(ToWorker::Assignment(assignment)).await {
-						break;
-					}
-				}
-				message = inbound.message() => {
-					match message {
-						Ok(Some(message)) => {
-							if let Err(status) = self.handle(message).await {
-								let _ = self.outgoing.send(Err(status)).await;
-								break;
-							}
-						}
-						Ok(None) => break,
-						Err(status) => {
-							warn!(worker = %self.worker_id, %status, "session ended with an error");
-							break;
-						}
-					}
-				}
-			}
-		}
-		self.close();
-	}
-
-	fn close(&self) {
-		let mut live = self.shared.live();
-		live.count_cpu(Instant::now());
-		if let Some(worker) = live.workers.get_mut(&self.worker_id) {
-			worker.connected = false;
-		}
-		drop(live);
-		info!(worker = %self.worker_id, "session closed");
-	}
-
-	async fn handle(&self, message: v1::WorkerMessage) -> Result<(), Status> {
-		if let Some(worker) = self.shared.live().workers.get_mut(&self.worker_id) {
-			worker.last_heard = Instant::now();
-		}
-		match message.body {
-			Some(FromWorker::Batch(batch)) => {
-				let ack = self.store(batch).await?;
-				self.send(ToWorker::Ack(ack)).await;
-				Ok(())
-			}
-			Some(FromWorker::Heartbeat(beat)) => {
-				if let Some(worker) = self.shared.live().workers.get_mut(&self.worker_id) {
-					worker.generation = beat.generation;
-					worker.samples_per_second = beat.samples_per_second;
-				}
-				Ok(())
-			}
-			Some(FromWorker::Open(_)) => {
-				Err(Status::invalid_argument("the session is already open"))
-			}
-			None => Err(Status::invalid_argument("an empty message")),
-		}
-	}
-
-	/// Validates a batch and stores it durably; only then is it acknowledged.
-	async fn store(&self, batch: v1::SampleBatch) -> Result<v1::Ack, Status> {
-		let received = Instant::now();
-		let sequence = batch.sequence;
-		let expect = Expect {
-			generation: self.shared.current().assignment.generation,
-			max_staleness: self.shared.settings.max_staleness,
+impl CoordinatorService {
+	/// Checks a session's secret against the one its worker's join bound; whether the session
+	/// is the first to present it (to be recorded in the ledger).
+	fn check_session_secret(&self, worker_id: &str, presented: &str) -> Result<bool, Status> {
+		let live = self.shared.live();
+		let Some(worker) = live.workers.get(worker_id) else {
+			return Err(not_joined(worker_id));
 		};
-		let shared = self.shared.clone();
-		let worker_id = self.worker_id.clone();
-		let outcome = tokio::task::spawn_blocking(move || {
-			let valid = validate_batch(batch, expect).map_err(StoreError::Invalid)?;
-			let inserted = shared
-				.ledger()
-				.insert_batch(
-					&worker_id,
-					valid.sequence,
-					&valid.samples,
-					&valid.game_records,
-				)
-				.map_err(|e| StoreError::Storage(e.to_string()))?;
-			Ok::<_, StoreError>((valid, inserted))
-		})
-		.await
-		.map_err(|e| Status::internal(format!("storing task failed: {e}")))?;
-		// Refusals are timed too: a flood of bad batches costs the same validation work.
-		histogram!(INGEST_SECONDS).record(received.elapsed().as_secs_f64());
-		let (valid, inserted) = match outcome {
-			Ok(done) => done,
-			Err(StoreError::Invalid(rejection)) => {
-				self.shared.live().count_rejection(rejection.reason);
-				let reason = rejection.message;
-				warn!(worker = %self.worker_id, kind = rejection.reason.name(), %reason, "batch refused");
-				let mut status = Status::invalid_argument(reason);
-				if let Ok(value) = sequence.to_string().parse() {
-					status.metadata_mut().insert(REJECTED_SEQUENCE_KEY, value);
-				}
-				return Err(status);
-			}
-			Err(StoreError::Storage(reason)) => {
-				return Err(Status::unavailable(format!(
-					"could not store batch {sequence}: {reason}"
-				)));
-			}
+		let Some(sha256) = &worker.secret_sha256 else {
+			return Err(not_joined(worker_id));
 		};
-		let BatchInsert::Inserted { id } = inserted else {
-			self.shared.live().batches_duplicate += 1;
-			return Ok(v1::Ack {
-				sequence,
-				accepted: false,
-			});
-		};
-		{
-			let now = Instant::now();
-			let mut live = self.shared.live();
-			live.samples_total += valid.samples.len() as u64;
-			live.games_total += valid.game_records.len() as u64;
-			live.last_samples = Some(now);
-			live.recent_samples
-				.push(now, valid.samples.len() as u64, valid.superseded as u64);
-			live.recent_games.push(&valid.outcomes);
-			if let Some(last) = valid.game_records.last() {
-				live.last_game.clone_from(last);
-			}
-			if let Some(worker) = live.workers.get_mut(&self.worker_id) {
-				worker.samples += valid.samples.len() as u64;
-			}
-		}
-		if valid.stale {
-			warn!(worker = %self.worker_id, sequence, "stale batch stored but not trained on");
-			return Ok(v1::Ack {
-				sequence,
-				accepted: true,
-			});
-		}
-		self.research.offer(&self.worker_id, &valid.samples);
-		// The training thread outlives every session; if it has stopped, the process is
-		// shutting down and the samples are safe in the ledger anyway.
-		let _ = self.training.send(TrainingInput::Batch {
-			id,
-			samples: valid.samples,
-		});
-		Ok(v1::Ack {
-			sequence,
-			accepted: true,
-		})
+		identity::judge_session(worker_id, sha256, presented).map_err(CoordinatorError::from)?;
+		Ok(!worker.secret_confirmed)
 	}
 }
 
-enum StoreError {
-	Invalid(Rejection),
-	Storage(String),
+fn not_joined(worker_id: &str) -> Status {
+	Status::failed_precondition(format!(
+		"worker {} has not joined; call Join first",
+		excerpt(worker_id)
+	))
 }

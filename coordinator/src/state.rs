@@ -4,18 +4,26 @@
 //! Ownership: one `Arc<Shared>` for the process. `live` is a mutex held only for short updates
 //! and snapshot copies, never across I/O or a search. The ledger has its own mutex and is only
 //! touched from blocking threads. The current assignment is a `watch` channel: the training
-//! thread sends a new one on promotion, and every session forwards it to its worker.
+//! thread sends a new one on promotion, and every session forwards it to its worker. The
+//! published progress snapshot is another `watch` channel, written only by the publisher task
+//! (`progress`) and read by every `WatchProgress` stream.
+//!
+//! A snapshot is bounded whatever the run's length or the number of workers that ever joined:
+//! the gates as `GateHistory` lists them, and at most [`LISTED_WORKERS`] workers (those with a
+//! session or heard from within [`LISTED_RECENTLY`]), with counts of them all.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tigers_core::Network;
 use tigers_proto::convert::Assignment;
 use tigers_proto::v1;
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 
 use crate::config::RunSettings;
+use crate::gates::GateHistory;
 use crate::ledger::Ledger;
 use crate::recent::{RecentGames, RecentSamples};
 use crate::rundir::RunDir;
@@ -24,6 +32,12 @@ use crate::validate::RejectReason;
 
 /// How many recent training losses the snapshot averages.
 const LOSS_WINDOW: usize = 100;
+
+/// The most workers a snapshot lists; the others are only counted.
+pub const LISTED_WORKERS: usize = 200;
+
+/// Workers without a session are listed if heard from this recently.
+pub const LISTED_RECENTLY: Duration = Duration::from_secs(3600);
 
 /// Seconds since the Unix epoch.
 pub fn unix_now() -> f64 {
@@ -44,6 +58,14 @@ pub struct Current {
 /// What the coordinator knows of one worker.
 #[derive(Clone, Debug)]
 pub struct WorkerInfo {
+	/// The sha256 of the secret the identity is bound to (from its join).
+	pub secret_sha256: Option<String>,
+	/// Whether a session has presented the secret since it was handed out.
+	pub secret_confirmed: bool,
+	/// The open session's number (meaningful while `connected`).
+	pub session_id: u64,
+	/// Wakes the open session when a newer one of the same worker takes over.
+	pub take_over: Option<Arc<Notify>>,
 	/// From its join.
 	pub name: String,
 	/// From its join.
@@ -66,6 +88,28 @@ pub struct WorkerInfo {
 	pub flagged: u32,
 }
 
+impl WorkerInfo {
+	/// A worker as its join describes it, without a session, last heard at `last_heard`.
+	pub fn new(name: String, host: String, threads: u32, last_heard: Instant) -> WorkerInfo {
+		WorkerInfo {
+			secret_sha256: None,
+			secret_confirmed: false,
+			session_id: 0,
+			take_over: None,
+			name,
+			host,
+			threads,
+			connected: false,
+			generation: 0,
+			samples: 0,
+			samples_per_second: 0.0,
+			last_heard,
+			sessions: 0,
+			flagged: 0,
+		}
+	}
+}
+
 /// Counters and lists behind the progress snapshots.
 #[derive(Debug, Default)]
 pub struct Live {
@@ -85,8 +129,8 @@ pub struct Live {
 	pub window_samples: u64,
 	/// The window's capacity.
 	pub window_capacity: u64,
-	/// Every gate so far.
-	pub gates: Vec<v1::GateSummary>,
+	/// The gates so far.
+	pub gates: GateHistory,
 	/// Workers by identity.
 	pub workers: BTreeMap<String, WorkerInfo>,
 	/// Batches refused as malformed, by reason.
@@ -160,6 +204,37 @@ impl Live {
 	pub fn count_rejection(&mut self, reason: RejectReason) {
 		*self.rejections.entry(reason).or_default() += 1;
 	}
+
+	/// Forgets the workers without a session that were last heard from more than `horizon`
+	/// before `now`; returns how many.
+	pub fn forget_workers(&mut self, now: Instant, horizon: Duration) -> usize {
+		let before = self.workers.len();
+		self.workers.retain(|_, worker| {
+			worker.connected || now.saturating_duration_since(worker.last_heard) <= horizon
+		});
+		before - self.workers.len()
+	}
+
+	/// The workers a snapshot lists, by identity: those with a session or heard from within
+	/// [`LISTED_RECENTLY`] of `now`, at most [`LISTED_WORKERS`], sessions and the most recently
+	/// heard first.
+	fn listed_workers(&self, now: Instant) -> Vec<(&String, &WorkerInfo)> {
+		let mut listed: Vec<(&String, &WorkerInfo)> = self
+			.workers
+			.iter()
+			.filter(|(_, w)| {
+				w.connected || now.saturating_duration_since(w.last_heard) <= LISTED_RECENTLY
+			})
+			.collect();
+		listed.sort_by(|(_, a), (_, b)| {
+			b.connected
+				.cmp(&a.connected)
+				.then(b.last_heard.cmp(&a.last_heard))
+		});
+		listed.truncate(LISTED_WORKERS);
+		listed.sort_by_key(|(id, _)| *id);
+		listed
+	}
 }
 
 /// The process-wide state.
@@ -176,6 +251,18 @@ pub struct Shared {
 	ledger: Mutex<Ledger>,
 	current: watch::Sender<Arc<Current>>,
 	closing: watch::Sender<bool>,
+	published: watch::Sender<Published>,
+	snapshots_built: AtomicU64,
+	next_session: AtomicU64,
+}
+
+/// The progress snapshot the publisher last built, shared by every progress stream.
+#[derive(Clone, Debug, Default)]
+pub struct Published {
+	/// The snapshot.
+	pub progress: Arc<v1::Progress>,
+	/// When it was built; `None` before the first.
+	pub built: Option<Instant>,
 }
 
 impl Shared {
@@ -197,7 +284,39 @@ impl Shared {
 			ledger: Mutex::new(ledger),
 			current: sender,
 			closing: watch::channel(false).0,
+			published: watch::channel(Published::default()).0,
+			snapshots_built: AtomicU64::new(0),
+			next_session: AtomicU64::new(1),
 		})
+	}
+
+	/// A number for a new session, never given before in this process.
+	pub fn next_session_id(&self) -> u64 {
+		self.next_session.fetch_add(1, Ordering::Relaxed)
+	}
+
+	/// Snapshots built by [`Shared::snapshot`] in this process's life.
+	pub fn snapshots_built(&self) -> u64 {
+		self.snapshots_built.load(Ordering::Relaxed)
+	}
+
+	/// Follows the published snapshots.
+	pub fn published(&self) -> watch::Receiver<Published> {
+		self.published.subscribe()
+	}
+
+	/// Whether any progress stream follows the published snapshots.
+	pub fn is_watched(&self) -> bool {
+		self.published.receiver_count() > 0
+	}
+
+	/// Builds a snapshot and publishes it to every progress stream.
+	pub fn publish(&self) {
+		let progress = Arc::new(self.snapshot());
+		self.published.send_replace(Published {
+			progress,
+			built: Some(Instant::now()),
+		});
 	}
 
 	/// The live counters, locked briefly.
@@ -246,17 +365,19 @@ impl Shared {
 		self.current.send_replace(Arc::new(current));
 	}
 
-	/// The run as a progress message.
+	/// The run as a progress message, bounded in size (see the module's documentation).
 	pub fn snapshot(&self) -> v1::Progress {
+		self.snapshots_built.fetch_add(1, Ordering::Relaxed);
 		let now = Instant::now();
 		let mut live = self.live();
 		let cpu_hours = live.cpu_hours(now);
 		let (recent_samples, recent_superseded) = live.recent_samples.totals(now);
 		let since_samples = live.last_samples.unwrap_or(self.started);
 		let loss = live.recent_loss().unwrap_or(f64::NAN);
+		let workers_connected = live.workers.values().filter(|w| w.connected).count() as u64;
 		let workers = live
-			.workers
-			.iter()
+			.listed_workers(now)
+			.into_iter()
 			.map(|(id, w)| v1::WorkerSummary {
 				worker_id: id.clone(),
 				name: w.name.clone(),
@@ -266,7 +387,7 @@ impl Shared {
 				generation: w.generation,
 				samples: w.samples,
 				samples_per_second: w.samples_per_second,
-				seconds_since_heard: w.last_heard.elapsed().as_secs_f64(),
+				seconds_since_heard: now.saturating_duration_since(w.last_heard).as_secs_f64(),
 				reconnects: w.sessions.saturating_sub(1),
 				flagged: w.flagged,
 			})
@@ -282,8 +403,11 @@ impl Shared {
 			loss,
 			window_samples: live.window_samples,
 			window_capacity: live.window_capacity,
-			gates: live.gates.clone(),
+			gates: live.gates.listed(),
+			gates_total: live.gates.total(),
 			workers,
+			workers_known: live.workers.len() as u64,
+			workers_connected,
 			batches_rejected: live.batches_rejected(),
 			last_game: live.last_game.clone(),
 			loss_history: live.loss_history.points().to_vec(),
@@ -314,17 +438,44 @@ mod tests {
 
 	fn worker(threads: u32, connected: bool) -> WorkerInfo {
 		WorkerInfo {
-			name: String::new(),
-			host: String::new(),
-			threads,
 			connected,
-			generation: 0,
-			samples: 0,
-			samples_per_second: 0.0,
-			last_heard: Instant::now(),
 			sessions: 1,
-			flagged: 0,
+			..WorkerInfo::new(String::new(), String::new(), threads, Instant::now())
 		}
+	}
+
+	#[test]
+	fn old_workers_are_forgotten_and_listing_is_bounded() {
+		let start = Instant::now();
+		let mut live = Live::default();
+		let at = |seconds| start + Duration::from_secs(seconds);
+		let mut add = |id: String, connected, heard| {
+			let mut w = worker(1, connected);
+			w.last_heard = heard;
+			live.workers.insert(id, w);
+		};
+		add("gone-long".into(), false, start);
+		add("connected-long".into(), true, start);
+		for n in 0..1000 {
+			add(format!("flood-{n:04}"), false, at(10_000 + n));
+		}
+		let now = at(12_000);
+		let listed = live.listed_workers(now);
+		assert_eq!(listed.len(), LISTED_WORKERS);
+		// A session always shows; then the most recently heard; in identity order.
+		assert!(listed.iter().any(|(id, _)| *id == "connected-long"));
+		assert!(listed.iter().any(|(id, _)| *id == "flood-0999"));
+		assert!(!listed.iter().any(|(id, _)| *id == "gone-long"));
+		assert!(listed.windows(2).all(|w| w[0].0 < w[1].0));
+		assert_eq!(live.forget_workers(now, Duration::from_secs(5_000)), 1);
+		assert!(live.workers.contains_key("connected-long"));
+		assert!(!live.workers.contains_key("gone-long"));
+		assert_eq!(live.forget_workers(now, Duration::from_secs(5_000)), 0);
+		assert_eq!(
+			live.forget_workers(at(20_000), Duration::from_secs(60)),
+			1000
+		);
+		assert_eq!(live.workers.len(), 1);
 	}
 
 	#[test]

@@ -7,8 +7,9 @@ use tonic::Request;
 use tonic::metadata::MetadataValue;
 use tonic::transport::Endpoint;
 
-/// The run as JSON: generation, samples (total and per worker), games, training steps, the gate
-/// results per generation, the workers with the generation each plays, and uptime.
+/// The run as JSON: generation, samples (total and per listed worker), games, training steps,
+/// the gate results per generation as the snapshot lists them and how many in all, the listed
+/// workers with the generation each plays and counts of all, and uptime.
 pub fn progress_json(progress: &v1::Progress) -> Value {
 	let side = |s: &Option<v1::SideResult>| {
 		let s = s.unwrap_or_default();
@@ -25,6 +26,9 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 		"training_steps": progress.training_steps,
 		"loss": finite(progress.loss),
 		"window": { "samples": progress.window_samples, "capacity": progress.window_capacity },
+		"gates_total": progress.gates_total,
+		"workers_known": progress.workers_known,
+		"workers_connected": progress.workers_connected,
 		"batches_rejected": progress.batches_rejected,
 		"rejections": progress
 			.rejections
@@ -107,4 +111,25 @@ pub async fn fetch_status(url: &str, token: Option<&str>) -> Result<v1::Progress
 		.await
 		.map_err(|s| format!("{}: {}", s.code(), s.message()))?;
 	Ok(response.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn the_json_counts_what_the_snapshot_does_not_list() {
+		let progress = v1::Progress {
+			gates: vec![v1::GateSummary::default(); 2],
+			gates_total: 900,
+			workers_known: 31_000,
+			workers_connected: 12,
+			..v1::Progress::default()
+		};
+		let json = progress_json(&progress);
+		assert_eq!(json["gates"].as_array().unwrap().len(), 2);
+		assert_eq!(json["gates_total"], 900);
+		assert_eq!(json["workers_known"], 31_000);
+		assert_eq!(json["workers_connected"], 12);
+	}
 }

@@ -75,6 +75,13 @@ pub enum StorageError {
 		/// The newest version this program can migrate to.
 		known: i64,
 	},
+	/// Another coordinator holds the run directory's lock.
+	#[error(
+		"run directory {} is in use by another coordinator (it holds the directory's lock file); \
+		 stop that one first, or give this one another --run-dir",
+		.0.display()
+	)]
+	RunDirLocked(PathBuf),
 	/// A worker was named that the ledger has never seen.
 	#[error("no worker {0:?} in the ledger")]
 	UnknownWorker(String),

@@ -74,3 +74,35 @@ pub fn varied_samples() -> Vec<Sample> {
 		},
 	]
 }
+
+/// The state of a fresh run in `dir`, as a coordinator opens it, for tests of what reads it.
+pub fn shared_for_tests(dir: &Path) -> std::sync::Arc<crate::state::Shared> {
+	use tigers_core::Network;
+	use tigers_core::network::Shape;
+	use tigers_proto::convert::Assignment;
+
+	use crate::config::RunSettings;
+	use crate::state::{Current, Live, Shared};
+
+	let run_dir = crate::rundir::RunDir::open(dir).expect("a run directory");
+	let ledger = run_dir.open_ledger().expect("a ledger");
+	let settings = RunSettings::default();
+	let net = Network::new(
+		Shape {
+			hidden1: 8,
+			hidden2: 4,
+		},
+		1,
+	);
+	let current = Current {
+		assignment: Assignment {
+			generation: 0,
+			sha256: net.sha256(),
+			depth: settings.depth,
+			selfplay: settings.selfplay,
+			games_per_batch: settings.games_per_batch,
+		},
+		net: std::sync::Arc::new(net),
+	};
+	Shared::new(run_dir, ledger, settings, current, Live::default())
+}

@@ -110,7 +110,10 @@ struct Training {
 	to_measure: Option<Network>,
 	gates_played: u64,
 	last_candidate: u64,
+	/// The steps, the newest batch in the window, and the time of the last checkpoint.
 	last_checkpoint: u64,
+	last_checkpoint_batch: i64,
+	last_checkpoint_at: Instant,
 	last_throughput: Instant,
 	losses_since_row: Vec<f32>,
 }
@@ -121,6 +124,8 @@ impl Training {
 			shared,
 			last_candidate: start.steps,
 			last_checkpoint: start.steps,
+			last_checkpoint_batch: start.last_batch_id,
+			last_checkpoint_at: Instant::now(),
 			trainer: start.trainer,
 			steps: start.steps,
 			last_batch_id: start.last_batch_id,
@@ -170,7 +175,7 @@ impl Training {
 				}
 			}
 			// 4. Checkpoint and record throughput now and then.
-			if self.steps >= self.last_checkpoint + self.shared.settings.steps_per_checkpoint {
+			if self.is_checkpoint_due() {
 				self.checkpoint();
 			}
 			if self.last_throughput.elapsed() >= THROUGHPUT_EVERY {
@@ -385,8 +390,23 @@ impl Training {
 		Ok(())
 	}
 
+	/// Whether to checkpoint now: after `steps_per_checkpoint` steps, or after `checkpoint_every`
+	/// if anything changed since the last one (steps taken, or samples added to the window), so
+	/// that a coordinator killed often still keeps its training.
+	fn is_checkpoint_due(&self) -> bool {
+		let settings = &self.shared.settings;
+		if self.steps >= self.last_checkpoint + settings.steps_per_checkpoint {
+			return true;
+		}
+		let changed =
+			self.steps > self.last_checkpoint || self.last_batch_id > self.last_checkpoint_batch;
+		changed && self.last_checkpoint_at.elapsed() >= settings.checkpoint_every
+	}
+
 	fn checkpoint(&mut self) {
 		self.last_checkpoint = self.steps;
+		self.last_checkpoint_batch = self.last_batch_id;
+		self.last_checkpoint_at = Instant::now();
 		let checkpoint = Checkpoint {
 			net: self.trainer.net.clone(),
 			adam: self.trainer.adam.clone(),

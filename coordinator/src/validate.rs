@@ -16,6 +16,14 @@ use tigers_proto::v1;
 pub const MAX_BATCH_SAMPLES: usize = 100_000;
 /// Most game records in one batch.
 pub const MAX_BATCH_GAMES: usize = 1_000;
+/// Most bytes of one game record. A game stops at 10,000 plies at most (the largest
+/// `max_plies`), and a move takes at most 7 bytes (`ta5xc3` and a space): 70,000 bytes of moves,
+/// plus the header and metadata lines.
+pub const MAX_GAME_RECORD_BYTES: usize = 100_000;
+/// Most characters of a player's name in a game record, as for worker names.
+pub const MAX_PLAYER_NAME_CHARS: usize = 128;
+/// The largest sequence number: the ledger stores sequences as SQLite's 64-bit signed integers.
+pub const MAX_SEQUENCE: u64 = i64::MAX as u64;
 
 /// What a batch must agree with.
 #[derive(Clone, Copy, Debug)]
@@ -46,7 +54,7 @@ pub struct ValidBatch {
 /// Why a batch was refused, as a short name for counting (metrics, the dashboard).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RejectReason {
-	/// Its sequence number is 0.
+	/// Its sequence number is 0, beyond [`MAX_SEQUENCE`], or not the next one expected.
 	Sequence,
 	/// Too few or too many samples or game records.
 	Size,
@@ -54,7 +62,7 @@ pub enum RejectReason {
 	Sample,
 	/// A sample from a generation not promoted yet.
 	Generation,
-	/// A game record that does not read.
+	/// A game record that does not read, is too long, or names a player at too great length.
 	GameRecord,
 }
 
@@ -90,7 +98,8 @@ pub struct Rejection {
 }
 
 impl Rejection {
-	fn new(reason: RejectReason, message: String) -> Rejection {
+	/// A refusal for `reason`, saying `message`.
+	pub fn new(reason: RejectReason, message: String) -> Rejection {
 		Rejection { reason, message }
 	}
 }
@@ -102,6 +111,12 @@ pub fn validate_batch(batch: v1::SampleBatch, expect: Expect) -> Result<ValidBat
 		return Err(Rejection::new(
 			RejectReason::Sequence,
 			format!("{prefix}: sequence numbers start at 1"),
+		));
+	}
+	if batch.sequence > MAX_SEQUENCE {
+		return Err(Rejection::new(
+			RejectReason::Sequence,
+			format!("{prefix}: sequence numbers go up to {MAX_SEQUENCE}"),
 		));
 	}
 	if batch.samples.is_empty() || batch.samples.len() > MAX_BATCH_SAMPLES {
@@ -144,12 +159,30 @@ pub fn validate_batch(batch: v1::SampleBatch, expect: Expect) -> Result<ValidBat
 	}
 	let mut outcomes = Vec::with_capacity(batch.game_records.len());
 	for (index, text) in batch.game_records.iter().enumerate() {
-		let record = GameRecord::from_text(text).map_err(|e| {
+		let refuse = |why: String| {
 			Rejection::new(
 				RejectReason::GameRecord,
-				format!("{prefix}: game record {index}: {e}"),
+				format!("{prefix}: game record {index}: {why}"),
 			)
-		})?;
+		};
+		if text.len() > MAX_GAME_RECORD_BYTES {
+			return Err(refuse(format!(
+				"{} bytes; a game record takes at most {MAX_GAME_RECORD_BYTES}",
+				text.len()
+			)));
+		}
+		let record = GameRecord::from_text(text).map_err(|e| refuse(e.to_string()))?;
+		let names = [&record.sheep_player, &record.tigers_player];
+		if let Some(name) = names
+			.into_iter()
+			.flatten()
+			.find(|name| name.as_str().chars().count() > MAX_PLAYER_NAME_CHARS)
+		{
+			return Err(refuse(format!(
+				"the player name {} is longer than {MAX_PLAYER_NAME_CHARS} characters",
+				crate::text::excerpt(name.as_str())
+			)));
+		}
 		outcomes.push(record.result);
 	}
 	Ok(ValidBatch {
@@ -251,6 +284,42 @@ mod tests {
 				"game record 0",
 			),
 			(batch(6), Generation, "claims generation 6"),
+			(
+				v1::SampleBatch {
+					sequence: 1 << 63,
+					..batch(5)
+				},
+				Sequence,
+				"go up to 9223372036854775807",
+			),
+			(
+				v1::SampleBatch {
+					sequence: u64::MAX,
+					..batch(5)
+				},
+				Sequence,
+				"go up to",
+			),
+			(
+				v1::SampleBatch {
+					game_records: vec![format!("{}\n", "x".repeat(MAX_GAME_RECORD_BYTES))],
+					..batch(5)
+				},
+				GameRecord,
+				"at most 100000",
+			),
+			(
+				v1::SampleBatch {
+					game_records: vec![batch(5).game_records[0].replacen(
+						"record 1\n",
+						&format!("record 1\nsheep {}\n", "n".repeat(129)),
+						1,
+					)],
+					..batch(5)
+				},
+				GameRecord,
+				"longer than 128",
+			),
 		];
 		for (bad, reason, expected) in cases {
 			let error = validate_batch(bad, EXPECT).unwrap_err();
@@ -269,5 +338,43 @@ mod tests {
 			"{}",
 			error.message
 		);
+	}
+
+	mod decoding {
+		use proptest::prelude::*;
+
+		use super::*;
+
+		proptest! {
+			#![proptest_config(ProptestConfig::with_cases(256))]
+
+			/// Any batch, however made up, is valid or refused with a reason; never a panic.
+			#[test]
+			fn any_batch_is_judged_without_panicking(
+				sequence in prop_oneof![0u64..4, any::<u64>()],
+				fields in prop::collection::vec((any::<u32>(), any::<u32>(), 0u32..30, any::<bool>(), any::<f32>(), prop_oneof![Just(0.0f32), any::<f32>()], any::<u32>(), 0u64..8), 0..8),
+				records in prop::collection::vec(prop_oneof![any::<String>(), Just(batch(5).game_records[0].clone())], 0..3),
+				edit in (any::<prop::sample::Index>(), any::<char>()),
+			) {
+				let samples = fields
+					.into_iter()
+					.map(|(tigers, sheep, sheep_in_hand, tigers_to_move, score, result, ply, generation)| {
+						v1::Sample { tigers, sheep, sheep_in_hand, tigers_to_move, score, result, ply, generation }
+					})
+					.collect();
+				let mut game_records = records;
+				if let Some(record) = game_records.first_mut()
+					&& !record.is_empty()
+				{
+					let at = record.char_indices().nth(edit.0.index(record.chars().count())).map_or(0, |(i, _)| i);
+					record.insert(at, edit.1);
+				}
+				let batch = v1::SampleBatch { sequence, samples, game_records };
+				match validate_batch(batch, EXPECT) {
+					Ok(valid) => prop_assert!(valid.sequence >= 1 && valid.sequence <= MAX_SEQUENCE),
+					Err(rejection) => prop_assert!(!rejection.message.is_empty()),
+				}
+			}
+		}
 	}
 }

@@ -216,6 +216,8 @@ impl Assignment {
 
 #[cfg(test)]
 mod tests {
+	use proptest::prelude::*;
+
 	use super::*;
 
 	fn sample() -> Sample {
@@ -372,6 +374,71 @@ mod tests {
 		];
 		for wire in bad {
 			assert!(Assignment::from_wire(&wire).is_err(), "{wire:?}");
+		}
+	}
+
+	fn wire_sample() -> impl Strategy<Value = v1::Sample> {
+		// Masks mostly within the board, and values mostly near their ranges, so that some
+		// samples convert and the checks past the first are reached too.
+		let mask = prop_oneof![0u32..(1 << 25), any::<u32>()];
+		let float = prop_oneof![
+			-1.5f32..1.5,
+			Just(f32::NAN),
+			Just(f32::INFINITY),
+			any::<f32>()
+		];
+		(
+			(mask.clone(), mask, 0u32..25, any::<bool>()),
+			(float.clone(), float, 0u32..11_000, any::<u64>()),
+		)
+			.prop_map(
+				|(
+					(tigers, sheep, sheep_in_hand, tigers_to_move),
+					(score, result, ply, generation),
+				)| {
+					v1::Sample {
+						tigers,
+						sheep,
+						sheep_in_hand,
+						tigers_to_move,
+						score,
+						result,
+						ply,
+						generation,
+					}
+				},
+			)
+	}
+
+	proptest! {
+		#![proptest_config(ProptestConfig::with_cases(512))]
+
+		#[test]
+		fn wire_samples_never_panic_and_what_converts_goes_back(wire in wire_sample()) {
+			if let Ok(sample) = sample_from_wire(3, &wire) {
+				prop_assert_eq!(sample_to_wire(&sample), wire);
+			}
+		}
+
+		#[test]
+		fn wire_assignments_never_panic_and_what_converts_goes_back(
+			(generation, depth, random_plies, softmax_plies) in (any::<u64>(), 0u32..70, 0u32..110, 0u32..110),
+			(temperature, max_plies, games_per_batch) in (-1.0f32..12.0, 0u32..11_000, 0u32..1100),
+			sha256 in prop_oneof!["[0-9a-f]{64}", "[0-9a-fA-F]{60,66}", any::<String>()],
+		) {
+			let wire = v1::Assignment {
+				generation,
+				sha256,
+				depth,
+				random_plies,
+				softmax_plies,
+				temperature,
+				max_plies,
+				games_per_batch,
+			};
+			if let Ok(assignment) = Assignment::from_wire(&wire) {
+				prop_assert_eq!(assignment.to_wire(), wire);
+			}
 		}
 	}
 }

@@ -48,6 +48,60 @@ pub fn decode_progress_entries(
 	Ok(entries)
 }
 
+#[cfg(test)]
+mod tests {
+	use proptest::prelude::*;
+
+	use super::*;
+
+	fn batch() -> v1::SampleBatch {
+		v1::SampleBatch {
+			sequence: 42,
+			samples: vec![v1::Sample::default(); 3],
+			game_records: vec!["tigers-and-sheep record 1\n".into()],
+		}
+	}
+
+	proptest! {
+		#![proptest_config(ProptestConfig::with_cases(512))]
+
+		#[test]
+		fn spooled_batches_never_panic(
+			random in prop::collection::vec(any::<u8>(), 0..256),
+			(at, byte) in (any::<prop::sample::Index>(), any::<u8>()),
+		) {
+			let mut damaged = encode_batch(&batch());
+			let index = at.index(damaged.len());
+			damaged[index] = byte;
+			let _ = decode_batch(&random);
+			if let Ok(decoded) = decode_batch(&damaged) {
+				prop_assert_eq!(decode_batch(&encode_batch(&decoded)).ok(), Some(decoded));
+			}
+		}
+
+		#[test]
+		fn recordings_never_panic(
+			random in prop::collection::vec(any::<u8>(), 0..256),
+			cut in any::<prop::sample::Index>(),
+		) {
+			let progress = v1::Progress {
+				run_name: "run".into(),
+				gates: vec![v1::GateSummary::default(); 2],
+				..v1::Progress::default()
+			};
+			let mut recording = encode_progress_entry(&progress);
+			recording.extend(encode_progress_entry(&progress));
+			let _ = decode_progress_entries(&random);
+			let cut = cut.index(recording.len());
+			match decode_progress_entries(&recording[..cut]) {
+				// A cut between the two entries reads the first only.
+				Ok(entries) => prop_assert!(entries.len() <= 1),
+				Err((index, _)) => prop_assert!(index <= 1),
+			}
+		}
+	}
+}
+
 /// The generated code for `tigers/v1/cluster.proto`.
 #[allow(missing_docs, clippy::all, clippy::pedantic, unused_qualifications)]
 pub mod v1 {

@@ -443,4 +443,76 @@ mod tests {
 		);
 		assert_eq!(ask(&mut engine, "legal"), vec!["legal"]);
 	}
+
+	mod lines {
+		use proptest::prelude::*;
+
+		use super::*;
+
+		/// A line a script might send: a command word (or any word) and arguments drawn from
+		/// what the commands take, or any text at all.
+		fn line() -> impl Strategy<Value = String> {
+			let word = prop_oneof![
+				Just("position"),
+				Just("legal"),
+				Just("go"),
+				Just("player"),
+				Just("eval"),
+				Just("show"),
+				Just("new"),
+				Just("isready"),
+				Just("startpos"),
+				Just("moves"),
+				Just("depth"),
+				Just("claude"),
+				Just("sc3"),
+				Just("ta5b4"),
+				Just("ta5xc3"),
+				Just("T...T/...../...../...../T...T"),
+				Just("s"),
+				Just("t"),
+				Just("20"),
+				Just("1"),
+				Just("2"),
+				Just("0"),
+				Just("99999999999999999999"),
+			];
+			prop_oneof![
+				prop::collection::vec(word, 0..8).prop_map(|words| words.join(" ")),
+				any::<String>(),
+				"[a-z0-9 ./T-]{0,40}",
+			]
+		}
+
+		/// Whether a line may run a search for long: `go` by time, or without a limit (two
+		/// seconds); and `player net`, which reads files or dials out.
+		fn is_slow(line: &str) -> bool {
+			let words: Vec<&str> = line.split_whitespace().collect();
+			match words.as_slice() {
+				["go"] | ["go", "time", ..] | ["player", "net", ..] => true,
+				["go", "depth", n] => n.parse::<u32>().is_ok_and(|d| d > 3),
+				_ => false,
+			}
+		}
+
+		proptest! {
+			#![proptest_config(ProptestConfig::with_cases(256))]
+
+			/// Any sequence of lines gets whole answers, never a panic; a refusal is one
+			/// `error` line and leaves the position as it was.
+			#[test]
+			fn any_lines_are_answered_without_panicking(lines in prop::collection::vec(line(), 1..12)) {
+				let mut engine = Engine::new(ClientSettings::default());
+				for line in lines.iter().filter(|l| !is_slow(l)) {
+					let before = engine.game.position();
+					let answer = engine.execute(line);
+					prop_assert!(answer.lines.iter().all(|l| !l.contains('\n')));
+					if answer.lines.first().is_some_and(|l| l.starts_with("error ")) {
+						prop_assert_eq!(answer.lines.len(), 1);
+						prop_assert_eq!(engine.game.position(), before);
+					}
+				}
+			}
+		}
+	}
 }

@@ -69,6 +69,13 @@ pub enum WorkerError {
 	/// The coordinator did not accept the token (UNAUTHENTICATED). Retrying cannot help.
 	#[error("the coordinator did not accept the token (check --token or TIGERS_TOKEN): {0}")]
 	Unauthenticated(String),
+	/// The coordinator bound this worker's identity to a secret it does not present
+	/// (PERMISSION_DENIED). Retrying cannot help.
+	#[error(
+		"the coordinator refused this worker's identity: {0}. Give this worker a new \
+		 --state-dir, or have the run's operator release the identity"
+	)]
+	IdentityRefused(String),
 	/// The metrics endpoint could not be started.
 	#[error(transparent)]
 	Metrics(#[from] MetricsError),

@@ -13,7 +13,7 @@
 //!
 //! - [`config`]: the settings, [`WorkerConfig`], and their defaults;
 //! - [`error`]: what can stop a worker, [`WorkerError`];
-//! - `state`: the state directory: lock and stable worker id;
+//! - `state`: the state directory: lock, stable worker id and its secret;
 //! - [`spool`]: [`Spool`](spool::Spool), the on-disk queue of unacknowledged batches;
 //! - `selfplay`: the rayon pool and the assignment it plays;
 //! - `batcher`: finished games into batches into the spool;
@@ -26,8 +26,8 @@
 //! - [`process`]: logging and stop signals for this crate's and the coordinator's binaries.
 //!
 //! The state directory ([`WorkerConfig::state_dir`]) holds `worker_id` (the identity, made once),
-//! `lock`, and `spool/` with one `<sequence>.batch` file per unacknowledged batch and
-//! `next_sequence`.
+//! `worker_secret` (the secret the coordinator bound it to), `lock`, and `spool/` with one
+//! `<sequence>.batch` file per unacknowledged batch and `next_sequence`.
 
 pub mod backoff;
 mod batcher;
@@ -71,7 +71,7 @@ use crate::metrics::figures::Sources;
 use crate::selfplay::{Control, SelfPlayPool};
 use crate::session::{Shared, run_sessions};
 use crate::spool::Spool;
-use crate::state::StateDir;
+use crate::state::{Secret, StateDir};
 use crate::stats::Stats;
 
 /// Runs a worker until `shutdown` completes or the coordinator refuses it for good.
@@ -105,10 +105,11 @@ pub async fn run(
 		config.name.clone(),
 		config.spool_capacity,
 	);
-	let (state, spool) = tokio::task::spawn_blocking(move || {
+	let (state, secret, spool) = tokio::task::spawn_blocking(move || {
 		let state = StateDir::open(&state_path, &name)?;
+		let secret = state.secret()?;
 		let spool = Spool::open(&state.spool_dir(), capacity)?;
-		Ok::<_, WorkerError>((state, Arc::new(spool)))
+		Ok::<_, WorkerError>((state, Arc::new(secret), Arc::new(spool)))
 	})
 	.await
 	.map_err(|e| WorkerError::Internal(e.to_string()))??;
@@ -123,7 +124,7 @@ pub async fn run(
 		"worker starting"
 	);
 	let join = join_request(&config, state.worker_id());
-	let mut worker = Worker::start(&config, connector, join, spool, &span)?;
+	let mut worker = Worker::start(&config, connector, (join, secret), spool, &span)?;
 	let _publisher = config.metrics_listen.map(|_| {
 		let sources = Sources {
 			stats: worker.shared.stats.clone(),
@@ -159,6 +160,8 @@ fn join_request(config: &WorkerConfig, worker_id: &str) -> JoinRequest {
 		threads: u32::try_from(config.threads).unwrap_or(u32::MAX),
 		build_version: env!("CARGO_PKG_VERSION").to_string(),
 		input_version: INPUT_VERSION,
+		// Filled in by each session from the state directory.
+		worker_secret: String::new(),
 	}
 }
 
@@ -176,7 +179,7 @@ impl Worker {
 	fn start(
 		config: &WorkerConfig,
 		connector: Connector,
-		join: JoinRequest,
+		(join, secret): (JoinRequest, Arc<Secret>),
 		spool: Arc<Spool>,
 		span: &tracing::Span,
 	) -> Result<Worker, WorkerError> {
@@ -200,6 +203,7 @@ impl Worker {
 		let shared = Shared {
 			connector,
 			join,
+			secret,
 			spool,
 			control,
 			stats,

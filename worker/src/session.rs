@@ -1,15 +1,22 @@
 //! The session loop: connect, `Join`, open the `Session` stream, send spooled batches and
 //! heartbeats while taking assignments and acknowledgements, and on any failure reconnect with
-//! backoff. Only a refusal (FAILED_PRECONDITION from `Join`) or a rejected token ends it with an
-//! error; after a stop is asked for, it ends once every spooled batch is acknowledged.
+//! backoff. Only a refusal (FAILED_PRECONDITION from `Join`), a rejected token or a refused
+//! identity (PERMISSION_DENIED) ends it with an error; after a stop is asked for, it ends once
+//! every spooled batch is acknowledged.
+//!
+//! Identity: the first `Join` hands the worker a secret, kept in the state directory before
+//! anything else happens, and presented at every later `Join` and `SessionOpen`.
 //!
 //! Exactly once: batches are numbered when spooled; each session first drops what the
-//! coordinator says it has (`last_acked_sequence`), then sends the rest in order, and every
-//! acknowledged batch is deleted. Whatever a dropped connection loses is sent again by the next
-//! session, and the coordinator drops the duplicates.
+//! coordinator says it has (`last_acked_sequence`) and renumbers the rest to follow on from it
+//! if they do not, then sends them in order, and every acknowledged batch is deleted. Whatever a
+//! dropped connection loses is sent again by the next session, and the coordinator drops the
+//! duplicates. A coordinator that claims more than this worker ever numbered is not believed:
+//! nothing is deleted, nothing sent, and the session ends with an error.
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
@@ -31,6 +38,7 @@ use crate::fetch::{NetError, fetch_net};
 use crate::seed::random_u64;
 use crate::selfplay::{Control, Playing};
 use crate::spool::{Spool, SpoolError};
+use crate::state::Secret;
 use crate::stats::Stats;
 
 /// How long a unary call (and the opening of the session stream) may take. Keepalive pings
@@ -49,8 +57,10 @@ const PROGRESS_LOG_INTERVAL: Duration = Duration::from_secs(60);
 pub(crate) struct Shared {
 	/// Makes connections.
 	pub(crate) connector: Connector,
-	/// What `Join` says about this worker.
+	/// What `Join` says about this worker (its secret aside).
 	pub(crate) join: JoinRequest,
+	/// The identity's secret.
+	pub(crate) secret: Arc<Secret>,
 	/// Batches to send; acknowledged ones are removed.
 	pub(crate) spool: Arc<Spool>,
 	/// Where assignments go.
@@ -95,6 +105,9 @@ pub(crate) enum SessionError {
 	/// The spool failed.
 	#[error(transparent)]
 	Spool(#[from] SpoolError),
+	/// The secret a join handed could not be kept.
+	#[error("cannot keep the identity's secret: {0}")]
+	Secret(WorkerError),
 	/// A blocking task failed.
 	#[error("internal error: {0}")]
 	Internal(String),
@@ -108,6 +121,7 @@ impl SessionError {
 		};
 		match status.code() {
 			Code::Unauthenticated => Some(WorkerError::Unauthenticated(status.message().into())),
+			Code::PermissionDenied => Some(WorkerError::IdentityRefused(status.message().into())),
 			Code::FailedPrecondition if *call == "Join" => {
 				Some(WorkerError::Refused(status.message().into()))
 			}
@@ -226,40 +240,63 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 		.connect()
 		.await
 		.map_err(SessionError::Connect)?;
-	let joined = timed("Join", client.join(shared.join.clone()))
-		.await?
-		.into_inner();
+	let request = JoinRequest {
+		worker_secret: shared.secret.get(),
+		..shared.join.clone()
+	};
+	let joined = timed("Join", client.join(request)).await?.into_inner();
 	shared.stats.session_opened();
+	if !joined.worker_secret.is_empty() {
+		// Kept before it is used: a worker that lost it could not open a session again.
+		let secret = shared.secret.clone();
+		let issued = joined.worker_secret;
+		blocking(move || secret.store(&issued))
+			.await?
+			.map_err(SessionError::Secret)?;
+		tracing::info!("the coordinator bound this worker's identity to a new secret");
+	}
 	let last_acked = joined.last_acked_sequence;
 	let spool = shared.spool.clone();
-	let dropped = blocking(move || spool.acknowledge_through(last_acked)).await??;
+	let done = match blocking(move || spool.acknowledge_through(last_acked)).await? {
+		Ok(done) => done,
+		Err(error @ SpoolError::CoordinatorAhead { .. }) => {
+			tracing::error!(%error, "not deleting or sending any spooled batch");
+			return Err(error.into());
+		}
+		Err(error) => return Err(error.into()),
+	};
 	tracing::info!(
 		run = %joined.run_name,
 		last_acked,
-		dropped,
+		dropped = done.deleted,
+		renumbered = done.renumbered,
 		unacked_batches = shared.spool.len(),
 		"joined the coordinator"
 	);
 	let (outbound, requests) = mpsc::channel(OUTBOUND_BUFFER);
 	let open = worker_message::Body::Open(SessionOpen {
 		worker_id: shared.join.worker_id.clone(),
+		worker_secret: shared.secret.get(),
 	});
 	send(&outbound, open).await?;
 	let inbound = timed("Session", client.session(ReceiverStream::new(requests)))
 		.await?
 		.into_inner();
+	// The highest sequence sent in this session: acknowledgements above it are not believed.
+	let sent = AtomicU64::new(last_acked);
 	tokio::select! {
-		result = send_loop(shared, &outbound, last_acked) => result,
-		result = receive_loop(shared, &mut client, inbound, backoff) => result,
+		result = send_loop(shared, &outbound, &sent) => result,
+		result = receive_loop(shared, &mut client, inbound, backoff, &sent) => result,
 	}
 }
 
-/// Sends what is spooled above `sent` (the highest sequence sent so far), then waits for more,
-/// sending heartbeats meanwhile. Ends when draining with nothing left to send.
+/// Sends what is spooled above `sent` (the highest sequence sent so far, kept up to date),
+/// then waits for more, sending heartbeats meanwhile. Ends when draining with nothing left to
+/// send.
 async fn send_loop(
 	shared: &Shared,
 	outbound: &mpsc::Sender<WorkerMessage>,
-	mut sent: u64,
+	sent: &AtomicU64,
 ) -> Result<(), SessionError> {
 	let mut heartbeat = tokio::time::interval(shared.heartbeat_interval);
 	heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -269,7 +306,7 @@ async fn send_loop(
 	progress.tick().await;
 	let mut draining = shared.draining.clone();
 	loop {
-		sent = send_spooled(shared, outbound, sent).await?;
+		send_spooled(shared, outbound, sent).await?;
 		if *draining.borrow_and_update() && shared.spool.is_empty() {
 			return Ok(());
 		}
@@ -283,26 +320,31 @@ async fn send_loop(
 	}
 }
 
-/// Sends the spooled batches above `sent`, in order; returns the highest sequence sent.
+/// Sends the spooled batches above `sent`, in order, raising `sent` as it goes. A batch that
+/// turns out corrupt ends the session: the ones after it would leave a gap the coordinator
+/// refuses, and the next join renumbers them to close it.
 async fn send_spooled(
 	shared: &Shared,
 	outbound: &mpsc::Sender<WorkerMessage>,
-	mut sent: u64,
-) -> Result<u64, SessionError> {
-	for sequence in shared.spool.sequences_after(sent) {
+	sent: &AtomicU64,
+) -> Result<(), SessionError> {
+	for sequence in shared.spool.sequences_after(sent.load(Ordering::Relaxed)) {
 		let spool = shared.spool.clone();
 		match blocking(move || spool.read(sequence)).await? {
-			Ok(Some(batch)) => send(outbound, worker_message::Body::Batch(batch)).await?,
+			Ok(Some(batch)) => {
+				sent.store(sequence, Ordering::Relaxed);
+				send(outbound, worker_message::Body::Batch(batch)).await?;
+			}
 			// Acknowledged since it was listed.
-			Ok(None) => {}
+			Ok(None) => sent.store(sequence, Ordering::Relaxed),
 			Err(error @ SpoolError::Corrupt { .. }) => {
-				tracing::error!(%error, "a spooled batch is lost");
+				tracing::error!(%error, "a spooled batch is lost; the next session renumbers the rest");
+				return Err(error.into());
 			}
 			Err(error) => return Err(error.into()),
 		}
-		sent = sequence;
 	}
-	Ok(sent)
+	Ok(())
 }
 
 /// Takes the coordinator's messages: assignments (fetching their nets) and acknowledgements
@@ -312,6 +354,7 @@ async fn receive_loop(
 	client: &mut Client,
 	mut inbound: Streaming<CoordinatorMessage>,
 	backoff: &mut Backoff,
+	sent: &AtomicU64,
 ) -> Result<(), SessionError> {
 	while let Some(message) = inbound.message().await.map_err(rpc("Session"))? {
 		match message.body {
@@ -321,6 +364,13 @@ async fn receive_loop(
 				backoff.reset();
 			}
 			Some(coordinator_message::Body::Ack(ack)) => {
+				if ack.sequence > sent.load(Ordering::Relaxed) {
+					tracing::error!(
+						sequence = ack.sequence,
+						"the coordinator acknowledged a batch this session never sent; ignored"
+					);
+					continue;
+				}
 				let spool = shared.spool.clone();
 				let removed = blocking(move || spool.remove(ack.sequence)).await??;
 				tracing::debug!(
@@ -437,6 +487,19 @@ mod tests {
 			token.fatal(),
 			Some(WorkerError::Unauthenticated(_))
 		));
+		for call in ["Join", "Session"] {
+			let identity = failed(call, Status::permission_denied("bound to another secret"));
+			assert!(matches!(
+				identity.fatal(),
+				Some(WorkerError::IdentityRefused(m)) if m.contains("another secret")
+			));
+		}
+		// Another session of the same identity took over: try again.
+		assert!(
+			failed("Session", Status::aborted("took over"))
+				.fatal()
+				.is_none()
+		);
 		// A session for an identity the coordinator forgot (it restarted): join again.
 		let forgotten = failed("Session", Status::failed_precondition("unknown worker"));
 		assert!(forgotten.fatal().is_none());

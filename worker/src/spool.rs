@@ -16,7 +16,14 @@
 //!
 //! The counter file is rewritten after each batch. On opening, the next sequence is the larger
 //! of the counter and one past the highest batch present, so a crash between writing a batch
-//! and the counter neither reuses nor skips a number.
+//! and the counter neither reuses nor skips a number. A batch's sequence is its file's name;
+//! the one encoded inside is replaced by it when the batch is read, so renumbering is renaming.
+//!
+//! The coordinator takes a worker's batches only in order, one above the last it dealt with
+//! (the `last_acked_sequence` of a join). [`Spool::acknowledge_through`] keeps the spool in step
+//! with it: it deletes what the coordinator has, renumbers the rest to follow on without a gap
+//! (a batch set aside as corrupt leaves one), and never deletes a batch on the word of a
+//! coordinator that claims more than this spool ever numbered.
 //!
 //! Concurrency: one `Spool` is shared by the batcher thread (which pushes) and the session
 //! (which reads, and removes on acknowledgement). The index (the sequences present and the next
@@ -68,6 +75,30 @@ pub enum SpoolError {
 		/// What is wrong.
 		reason: String,
 	},
+	/// The coordinator claims batches this spool never numbered; nothing was deleted.
+	#[error(
+		"the coordinator says it has this worker's batches up to {last_acked}, but this worker \
+		 has numbered only {numbered}: the coordinator's ledger is not the one this worker sent \
+		 to, or this state directory is older than the worker's; the spool's {spooled} batches \
+		 are kept and not sent"
+	)]
+	CoordinatorAhead {
+		/// What the coordinator claims.
+		last_acked: u64,
+		/// The highest sequence this spool gave out.
+		numbered: u64,
+		/// Batches waiting.
+		spooled: usize,
+	},
+}
+
+/// What [`Spool::acknowledge_through`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Acknowledged {
+	/// Batches deleted: the coordinator has them.
+	pub deleted: usize,
+	/// Batches given new numbers to follow on from the coordinator's last without a gap.
+	pub renumbered: usize,
 }
 
 /// The batches on disk and the next sequence number; see the [module docs](self).
@@ -200,8 +231,10 @@ impl Spool {
 			Err(source) => return Err(SpoolError::Io { path, source }),
 		};
 		let reason = match decode_batch(&bytes) {
-			Ok(batch) if batch.sequence == sequence => return Ok(Some(batch)),
-			Ok(batch) => format!("holds sequence {}", batch.sequence),
+			// The name says which batch it is; the number inside may be from before a renumbering.
+			Ok(batch) => {
+				return Ok(Some(SampleBatch { sequence, ..batch }));
+			}
 			Err(error) => format!("does not decode: {error}"),
 		};
 		self.forget(&[sequence]);
@@ -219,10 +252,37 @@ impl Spool {
 		Ok(true)
 	}
 
-	/// Deletes every batch at or below `last_acked` (the coordinator has them all) and makes
-	/// sure new batches are numbered above it. Returns how many were deleted.
-	pub fn acknowledge_through(&self, last_acked: u64) -> Result<usize, SpoolError> {
+	/// Brings the spool in step with a coordinator that has dealt with this worker's batches up
+	/// to `last_acked` and takes the one above next: deletes every batch at or below it,
+	/// renumbers the others from `last_acked + 1` on if they do not follow on (renaming them in
+	/// ascending order, so a crash part-way leaves every batch once), and numbers new batches
+	/// after them.
+	///
+	/// A `last_acked` at or above the next sequence this spool would give claims batches it
+	/// never numbered. With batches waiting that is [`SpoolError::CoordinatorAhead`] and
+	/// nothing changes; with none, new batches are numbered above it, as nothing can be lost.
+	pub fn acknowledge_through(&self, last_acked: u64) -> Result<Acknowledged, SpoolError> {
 		let _writer = lock(&self.writer);
+		let (next_sequence, spooled) = {
+			let index = self.lock();
+			(index.next_sequence, index.sequences.len())
+		};
+		if last_acked >= next_sequence {
+			if spooled > 0 {
+				return Err(SpoolError::CoordinatorAhead {
+					last_acked,
+					numbered: next_sequence - 1,
+					spooled,
+				});
+			}
+			tracing::warn!(
+				last_acked,
+				next_sequence,
+				"the coordinator has batches numbered above this worker's counter; skipping ahead"
+			);
+			self.set_next_sequence(last_acked.saturating_add(1))?;
+			return Ok(Acknowledged::default());
+		}
 		let acked: Vec<u64> = self
 			.lock()
 			.sequences
@@ -233,19 +293,48 @@ impl Spool {
 		for sequence in &acked {
 			remove_if_present(&self.batch_path(*sequence))?;
 		}
-		// A coordinator that has batches above our counter (a state directory restored from
-		// a backup, say) would drop new batches with those numbers as duplicates.
-		let next_sequence = self.lock().next_sequence;
-		if next_sequence <= last_acked {
-			tracing::warn!(
-				last_acked,
-				next_sequence,
-				"the coordinator has batches numbered above this worker's counter; skipping ahead"
-			);
-			self.lock().next_sequence = last_acked + 1;
-			self.write_counter(last_acked + 1)?;
+		let renumbered = self.follow_on(last_acked + 1)?;
+		Ok(Acknowledged {
+			deleted: acked.len(),
+			renumbered,
+		})
+	}
+
+	/// Renumbers the waiting batches from `first` on, in order, and the counter after them, if
+	/// they do not already follow on from `first`; returns how many batches moved.
+	fn follow_on(&self, first: u64) -> Result<usize, SpoolError> {
+		let waiting: Vec<u64> = self.lock().sequences.iter().copied().collect();
+		let next = first + waiting.len() as u64;
+		if waiting.first().is_none_or(|lowest| *lowest == first) && next == self.next_sequence() {
+			return Ok(0);
 		}
-		Ok(acked.len())
+		let mut moved = 0;
+		for (new, old) in (first..).zip(&waiting) {
+			if new == *old {
+				continue;
+			}
+			// Every number below `old` that is still in use is below `new` by now.
+			let (from, to) = (self.batch_path(*old), self.batch_path(new));
+			fs::rename(&from, &to).map_err(io_error(&from))?;
+			let mut index = self.lock();
+			index.sequences.remove(old);
+			index.sequences.insert(new);
+			moved += 1;
+		}
+		sync_dir(&self.dir)?;
+		tracing::warn!(
+			first,
+			moved,
+			"the spool's batches did not follow on from the coordinator's last; renumbered"
+		);
+		self.set_next_sequence(next)?;
+		Ok(moved)
+	}
+
+	/// Makes `next` the sequence the next batch gets, in the index and the counter file.
+	fn set_next_sequence(&self, next: u64) -> Result<(), SpoolError> {
+		self.lock().next_sequence = next;
+		self.write_counter(next)
 	}
 
 	/// Takes `sequences` out of the index and wakes whoever waits for room; whether any was
@@ -349,7 +438,11 @@ pub(crate) fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), SpoolError>
 		return Err(SpoolError::Io { path: temp, source });
 	}
 	fs::rename(&temp, path).map_err(io_error(path))?;
-	let dir = path.parent().unwrap_or(Path::new("."));
+	sync_dir(path.parent().unwrap_or(Path::new(".")))
+}
+
+/// Syncs a directory, so that files renamed in it stay so after a crash.
+fn sync_dir(dir: &Path) -> Result<(), SpoolError> {
 	File::open(dir)
 		.and_then(|dir| dir.sync_all())
 		.map_err(io_error(dir))

@@ -4,12 +4,15 @@
 //! ```text
 //! <state dir>/
 //!   worker_id        the identity sent to Join, generated once (name + 16 random hex digits)
+//!   worker_secret    the identity's secret, as the coordinator's first Join handed it (mode 0600)
 //!   lock             held (flock) while a worker runs
 //!   spool/           unacknowledged batches and the next sequence number (see `spool`)
 //! ```
 
 use std::fs::{self, File, TryLockError};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::config::path_safe;
 use crate::error::WorkerError;
@@ -17,6 +20,7 @@ use crate::seed::random_u64;
 use crate::spool::write_durably;
 
 const WORKER_ID_FILE: &str = "worker_id";
+const WORKER_SECRET_FILE: &str = "worker_secret";
 const LOCK_FILE: &str = "lock";
 const SPOOL_DIR: &str = "spool";
 
@@ -64,6 +68,26 @@ impl StateDir {
 		})
 	}
 
+	/// The identity's secret, kept in this directory: read now, written when a join hands one.
+	pub(crate) fn secret(&self) -> Result<Secret, WorkerError> {
+		let path = self.path.join(WORKER_SECRET_FILE);
+		let current = match fs::read_to_string(&path) {
+			Ok(text) if is_valid_secret(text.trim()) => Some(text.trim().to_string()),
+			Ok(_) => {
+				return Err(WorkerError::StateContents {
+					path,
+					reason: "not a worker secret (64 lowercase hex digits)".into(),
+				});
+			}
+			Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+			Err(source) => return Err(WorkerError::State { path, source }),
+		};
+		Ok(Secret {
+			path,
+			current: Mutex::new(current),
+		})
+	}
+
 	/// The worker's stable identity.
 	pub(crate) fn worker_id(&self) -> &str {
 		&self.worker_id
@@ -73,6 +97,73 @@ impl StateDir {
 	pub(crate) fn spool_dir(&self) -> PathBuf {
 		self.path.join(SPOOL_DIR)
 	}
+}
+
+/// The secret binding this worker's identity at the coordinator, and its file.
+#[derive(Debug)]
+pub(crate) struct Secret {
+	path: PathBuf,
+	current: Mutex<Option<String>>,
+}
+
+impl Secret {
+	/// The secret, or an empty string before the first join handed one.
+	pub(crate) fn get(&self) -> String {
+		self.lock().clone().unwrap_or_default()
+	}
+
+	/// Keeps `secret` durably (readable by this user only) before it is used. Disk work: call
+	/// it from a blocking thread.
+	pub(crate) fn store(&self, secret: &str) -> Result<(), WorkerError> {
+		if !is_valid_secret(secret) {
+			return Err(WorkerError::StateContents {
+				path: self.path.clone(),
+				reason: "the coordinator handed a secret that is not 64 lowercase hex digits"
+					.into(),
+			});
+		}
+		write_private(&self.path, format!("{secret}\n").as_bytes()).map_err(|source| {
+			WorkerError::State {
+				path: self.path.clone(),
+				source,
+			}
+		})?;
+		*self.lock() = Some(secret.to_string());
+		Ok(())
+	}
+
+	fn lock(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+		self.current
+			.lock()
+			.unwrap_or_else(std::sync::PoisonError::into_inner)
+	}
+}
+
+fn is_valid_secret(secret: &str) -> bool {
+	secret.len() == 64
+		&& secret
+			.bytes()
+			.all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Writes `bytes` to `path` as a file only its owner can read, durably: a synced temporary file
+/// renamed into place, then the directory synced.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+	let temp = path.with_extension("tmp");
+	let mut options = File::options();
+	options.create(true).truncate(true).write(true);
+	#[cfg(unix)]
+	std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+	let written = options.open(&temp).and_then(|mut file| {
+		file.write_all(bytes)?;
+		file.sync_all()
+	});
+	if let Err(error) = written {
+		let _ = fs::remove_file(&temp);
+		return Err(error);
+	}
+	fs::rename(&temp, path)?;
+	File::open(path.parent().unwrap_or(Path::new(".")))?.sync_all()
 }
 
 fn read_or_create_worker_id(path: &Path, name: &str) -> Result<String, WorkerError> {
@@ -163,10 +254,58 @@ mod tests {
 	}
 
 	#[test]
+	fn the_secret_is_kept_privately_and_read_back() {
+		let dir = TempDir::new("state-secret");
+		let state = StateDir::open(dir.path(), "w").unwrap();
+		let secret = state.secret().unwrap();
+		assert_eq!(secret.get(), "");
+		assert!(secret.store("not a secret").is_err());
+		let value = "0123456789abcdef".repeat(4);
+		secret.store(&value).unwrap();
+		assert_eq!(secret.get(), value);
+		let path = dir.path().join(WORKER_SECRET_FILE);
+		#[cfg(unix)]
+		{
+			use std::os::unix::fs::PermissionsExt;
+			let mode = fs::metadata(&path).unwrap().permissions().mode();
+			assert_eq!(mode & 0o777, 0o600);
+		}
+		drop(state);
+		let again = StateDir::open(dir.path(), "w").unwrap();
+		assert_eq!(again.secret().unwrap().get(), value);
+		fs::write(&path, "garbage\n").unwrap();
+		let error = again.secret().unwrap_err().to_string();
+		assert!(error.contains("not a worker secret"), "{error}");
+	}
+
+	#[test]
 	fn a_damaged_worker_id_is_an_error_not_a_new_identity() {
 		let dir = TempDir::new("state-bad-id");
 		fs::write(dir.path().join(WORKER_ID_FILE), "\n").unwrap();
 		let error = StateDir::open(dir.path(), "w").unwrap_err().to_string();
 		assert!(error.contains("not a worker id"), "{error}");
+	}
+
+	proptest::proptest! {
+		#![proptest_config(proptest::test_runner::Config::with_cases(64))]
+
+		/// Whatever the identity files hold, opening the state directory never panics: it is a
+		/// worker id and secret, or an error naming the file.
+		#[test]
+		fn arbitrary_identity_files_never_panic(
+			id in proptest::prelude::any::<String>(),
+			secret in proptest::prelude::any::<String>(),
+		) {
+			let dir = TempDir::new("state-fuzz");
+			fs::write(dir.path().join(WORKER_ID_FILE), &id).unwrap();
+			fs::write(dir.path().join(WORKER_SECRET_FILE), &secret).unwrap();
+			if let Ok(state) = StateDir::open(dir.path(), "w") {
+				proptest::prop_assert!(is_valid_worker_id(state.worker_id()));
+				if let Ok(secret) = state.secret() {
+					let value = secret.get();
+					proptest::prop_assert!(value.is_empty() || is_valid_secret(&value));
+				}
+			}
+		}
 	}
 }

@@ -1,6 +1,6 @@
 //! The ledger's small tables: workers, generations, gates, losses and throughput, as rows.
 
-use rusqlite::{Row, params};
+use rusqlite::{OptionalExtension, Row, params};
 
 use super::Ledger;
 use crate::storage_error::StorageError;
@@ -28,6 +28,15 @@ pub struct WorkerRow {
 	pub sessions: u64,
 	/// Times it was flagged (e.g. for bad batches); 0 if never.
 	pub flagged: u64,
+}
+
+/// The secret an identity is bound to, as the ledger keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredSecret {
+	/// The lowercase hex sha256 of the secret.
+	pub sha256: String,
+	/// Whether a session has presented it since it was handed out.
+	pub confirmed: bool,
 }
 
 /// A promoted generation.
@@ -146,6 +155,63 @@ impl Ledger {
 			.map_err(StorageError::sqlite("recording a worker's session"))
 	}
 
+	/// The secret `worker_id` is bound to; `None` for an unknown worker or one never given a
+	/// secret (every worker of a ledger older than schema version 3).
+	pub fn secret(&self, worker_id: &str) -> Result<Option<StoredSecret>, StorageError> {
+		self.connection
+			.query_row(
+				"SELECT secret_sha256, secret_confirmed FROM workers WHERE worker_id = ?1",
+				[worker_id],
+				|row| {
+					let sha256: Option<String> = row.get(0)?;
+					let confirmed: bool = row.get(1)?;
+					Ok(sha256.map(|sha256| StoredSecret { sha256, confirmed }))
+				},
+			)
+			.optional()
+			.map(Option::flatten)
+			.map_err(StorageError::sqlite("reading a worker's secret"))
+	}
+
+	/// Binds `worker_id`, which must be known, to the secret whose sha256 is `sha256`, not yet
+	/// confirmed by a session, replacing any earlier binding.
+	pub fn bind_secret(&mut self, worker_id: &str, sha256: &str) -> Result<(), StorageError> {
+		self.update_worker(
+			"UPDATE workers SET secret_sha256 = ?2, secret_confirmed = 0 WHERE worker_id = ?1",
+			params![worker_id, sha256],
+			worker_id,
+			"binding a worker's secret",
+		)
+	}
+
+	/// Records that a session of `worker_id`, which must be known, presented its secret.
+	pub fn confirm_secret(&mut self, worker_id: &str) -> Result<(), StorageError> {
+		self.update_worker(
+			"UPDATE workers SET secret_confirmed = 1 WHERE worker_id = ?1",
+			params![worker_id],
+			worker_id,
+			"confirming a worker's secret",
+		)
+	}
+
+	/// Runs an update of one worker's row; an unknown worker is an error.
+	fn update_worker(
+		&mut self,
+		sql: &str,
+		params: &[&dyn rusqlite::ToSql],
+		worker_id: &str,
+		doing: &'static str,
+	) -> Result<(), StorageError> {
+		let changed = self
+			.connection
+			.execute(sql, params)
+			.map_err(StorageError::sqlite(doing))?;
+		if changed == 0 {
+			return Err(StorageError::UnknownWorker(worker_id.to_string()));
+		}
+		Ok(())
+	}
+
 	/// Counts a flag against `worker_id`, which must be known.
 	pub fn record_flag(&mut self, worker_id: &str) -> Result<(), StorageError> {
 		let changed = self
@@ -164,25 +230,22 @@ impl Ledger {
 	/// Every worker, by id.
 	pub fn workers(&self) -> Result<Vec<WorkerRow>, StorageError> {
 		self.rows(
-			"SELECT worker_id, name, host, threads, build_version, first_seen, last_seen,
-				samples, sessions, flagged
-			FROM workers ORDER BY worker_id",
+			&format!("SELECT {WORKER_COLUMNS} FROM workers ORDER BY worker_id"),
 			"reading workers",
-			|row| {
-				Ok(WorkerRow {
-					worker_id: row.get(0)?,
-					name: row.get(1)?,
-					host: row.get(2)?,
-					threads: row.get(3)?,
-					build_version: row.get(4)?,
-					first_seen: real(row, 5)?,
-					last_seen: real(row, 6)?,
-					samples: row.get(7)?,
-					sessions: row.get(8)?,
-					flagged: row.get(9)?,
-				})
-			},
+			worker_row,
 		)
+	}
+
+	/// One worker, if the ledger knows it.
+	pub fn worker(&self, worker_id: &str) -> Result<Option<WorkerRow>, StorageError> {
+		self.connection
+			.query_row(
+				&format!("SELECT {WORKER_COLUMNS} FROM workers WHERE worker_id = ?1"),
+				[worker_id],
+				worker_row,
+			)
+			.optional()
+			.map_err(StorageError::sqlite("reading a worker"))
 	}
 
 	/// Records a promotion. Recording a generation again replaces its row, as saving its net
@@ -380,6 +443,25 @@ impl Ledger {
 	}
 }
 
+/// The columns [`worker_row`] reads, in its order.
+const WORKER_COLUMNS: &str = "worker_id, name, host, threads, build_version, first_seen, \
+	last_seen, samples, sessions, flagged";
+
+fn worker_row(row: &Row<'_>) -> rusqlite::Result<WorkerRow> {
+	Ok(WorkerRow {
+		worker_id: row.get(0)?,
+		name: row.get(1)?,
+		host: row.get(2)?,
+		threads: row.get(3)?,
+		build_version: row.get(4)?,
+		first_seen: real(row, 5)?,
+		last_seen: real(row, 6)?,
+		samples: row.get(7)?,
+		sessions: row.get(8)?,
+		flagged: row.get(9)?,
+	})
+}
+
 /// A `REAL` column, with `NULL` read as NaN: SQLite stores NaN as `NULL`.
 fn real(row: &Row<'_>, index: usize) -> rusqlite::Result<f64> {
 	Ok(row.get::<_, Option<f64>>(index)?.unwrap_or(f64::NAN))
@@ -433,6 +515,8 @@ mod tests {
 		ledger.record_flag("w").unwrap();
 		let workers = ledger.workers().unwrap();
 		assert_eq!(workers.len(), 1);
+		assert_eq!(ledger.worker("w").unwrap().as_ref(), Some(&workers[0]));
+		assert_eq!(ledger.worker("nobody").unwrap(), None);
 		let w = &workers[0];
 		assert_eq!(
 			(w.host.as_str(), w.threads, w.build_version.as_str()),

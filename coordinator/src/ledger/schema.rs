@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: [&str; 2] = [VERSION_1, VERSION_2];
+const MIGRATIONS: [&str; 3] = [VERSION_1, VERSION_2, VERSION_3];
 
 /// The schema version this program writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -91,6 +91,21 @@ ALTER TABLE throughput ADD COLUMN cpu_seconds REAL NOT NULL DEFAULT 0;
 ALTER TABLE gates ADD COLUMN cpu_seconds REAL NOT NULL DEFAULT 0;
 ";
 
+/// Version 3: identities bound to secrets, and the sequence each worker is at.
+///
+/// `secret_sha256` is the lowercase hex sha256 of the secret the worker was given (`NULL` until
+/// it is given one: every worker of an older ledger starts so, and is given one at its next
+/// join); `secret_confirmed` turns 1 once a session presented it. `last_sequence` is the highest
+/// sequence dealt with (stored, or refused as malformed): the next batch must be one above it.
+/// Older ledgers start at their highest stored sequence.
+const VERSION_3: &str = "
+ALTER TABLE workers ADD COLUMN secret_sha256 TEXT;
+ALTER TABLE workers ADD COLUMN secret_confirmed INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE workers ADD COLUMN last_sequence INTEGER NOT NULL DEFAULT 0;
+UPDATE workers SET last_sequence = coalesce(
+	(SELECT max(sequence) FROM batches WHERE batches.worker_id = workers.worker_id), 0);
+";
+
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is
 /// read again inside each write transaction, so two processes opening a new ledger at once
 /// cannot both apply a migration.
@@ -149,5 +164,26 @@ mod tests {
 		let rows = ledger.throughput().unwrap();
 		assert_eq!(rows.len(), 1);
 		assert_eq!((rows[0].samples_total, rows[0].cpu_seconds), (100, 0.0));
+	}
+
+	#[test]
+	fn a_version_2_ledger_keeps_its_workers_at_their_last_sequence_without_secrets() {
+		let dir = TestDir::new("schema-v2-to-v3");
+		let path = dir.path().join("ledger.sqlite");
+		let raw = Connection::open(&path).unwrap();
+		raw.execute_batch(VERSION_1).unwrap();
+		raw.execute_batch(VERSION_2).unwrap();
+		raw.execute_batch(
+			"INSERT INTO workers (worker_id, first_seen, last_seen) VALUES ('old', 1, 1), ('idle', 1, 1);
+			INSERT INTO batches (worker_id, sequence, received_at, sample_count, game_count)
+				VALUES ('old', 1, 1, 0, 0), ('old', 2, 1, 0, 0), ('old', 7, 1, 0, 0);",
+		)
+		.unwrap();
+		raw.pragma_update(None, "user_version", 2).unwrap();
+		drop(raw);
+		let ledger = Ledger::open(&path).unwrap();
+		assert_eq!(ledger.last_sequence("old").unwrap(), 7);
+		assert_eq!(ledger.last_sequence("idle").unwrap(), 0);
+		assert_eq!(ledger.secret("old").unwrap(), None);
 	}
 }

@@ -67,7 +67,11 @@ pub fn describe() {
 		"The replay window's capacity."
 	);
 	describe_gauge!(CONNECTED, Unit::Count, "Workers with an open session.");
-	describe_gauge!(KNOWN, Unit::Count, "Workers that have ever joined the run.");
+	describe_gauge!(
+		KNOWN,
+		Unit::Count,
+		"Workers joined in this process's life or seen within the forgetting horizon before it."
+	);
 	describe_gauge!(
 		CPU_HOURS,
 		"Worker CPU-hours (threads times hours connected) over the run."
@@ -153,7 +157,7 @@ impl Figures {
 	pub fn read(live: &mut Live, now: Instant, started: Instant) -> Figures {
 		let cpu_hours = live.cpu_hours(now);
 		let since = live.last_samples.unwrap_or(started);
-		let candidates = || live.gates.iter().filter(|g| !g.measurement);
+		let (gates_promoted, gates_refused, gates_measured) = live.gates.counts();
 		Figures {
 			samples: live.samples_total,
 			games: live.games_total,
@@ -161,9 +165,9 @@ impl Figures {
 			rejected: RejectReason::ALL
 				.map(|reason| (reason, live.rejections.get(&reason).copied().unwrap_or(0))),
 			duplicates: live.batches_duplicate,
-			gates_promoted: candidates().filter(|g| g.promoted).count() as u64,
-			gates_refused: candidates().filter(|g| !g.promoted).count() as u64,
-			gates_measured: live.gates.iter().filter(|g| g.measurement).count() as u64,
+			gates_promoted,
+			gates_refused,
+			gates_measured,
 			generation: live.generation,
 			loss: live.recent_loss(),
 			window: live.window_samples,
@@ -172,12 +176,11 @@ impl Figures {
 			known: live.workers.len() as u64,
 			cpu_hours,
 			since_samples: now.saturating_duration_since(since).as_secs_f64(),
-			last_gate: candidates().next_back().map(|g| LastGate {
+			last_gate: live.gates.last_candidate().map(|g| LastGate {
 				score: g.score,
 				elo: g.elo,
 			}),
-			// Measurements are recorded as promoted: they are the incumbent's record.
-			incumbent_elo: live.gates.iter().rev().find(|g| g.promoted).map(|g| g.elo),
+			incumbent_elo: live.gates.last_promoted().map(|g| g.elo),
 		}
 	}
 
@@ -267,14 +270,16 @@ mod tests {
 			window_samples: 1000,
 			window_capacity: 200_000,
 			batches_duplicate: 3,
-			gates: vec![
-				gate(true, true, 0.30, -147.0),
-				gate(true, false, 0.62, 85.0),
-				gate(true, true, 0.58, 56.0),
-				gate(false, false, 0.48, -14.0),
-			],
 			..Live::default()
 		};
+		for g in [
+			gate(true, true, 0.30, -147.0),
+			gate(true, false, 0.62, 85.0),
+			gate(true, true, 0.58, 56.0),
+			gate(false, false, 0.48, -14.0),
+		] {
+			live.gates.push(g);
+		}
 		live.push_loss(0.25);
 		live.push_loss(0.75);
 		live.count_rejection(RejectReason::Sample);

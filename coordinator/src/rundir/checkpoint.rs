@@ -555,4 +555,45 @@ mod tests {
 		);
 		assert!(old.join(NET_FILE).exists(), "nothing was deleted");
 	}
+
+	mod decoding {
+		use proptest::prelude::*;
+
+		use super::*;
+
+		proptest! {
+			// Each case opens a run directory on disk.
+			#![proptest_config(ProptestConfig::with_cases(64))]
+
+			/// A damaged state.json or file is an error when loading, never a panic, and opening
+			/// the run directory never deletes the damaged checkpoint.
+			#[test]
+			fn damaged_checkpoints_never_panic(
+				file in prop_oneof![Just(STATE_FILE), Just(WINDOW_FILE), Just(NET_FILE), Just(ADAM_FILE)],
+				(at, byte, keep) in (any::<prop::sample::Index>(), any::<u8>(), any::<prop::sample::Index>()),
+				json in prop_oneof![
+					Just(None),
+					"\\{\"format\": \"tigers-and-sheep-checkpoint\", \"version\": [0-9]{1,3}, \"[a-z_]{3,15}\": (-?[0-9]{1,25}|null|\"x\")\\}".prop_map(Some),
+				],
+			) {
+				let dir = TestDir::new("checkpoint-fuzz");
+				let run = RunDir::open(dir.path()).unwrap();
+				run.save_checkpoint(&checkpoint(1)).unwrap();
+				let path = dir.path().join(CURRENT).join(file);
+				let mut bytes = std::fs::read(&path).unwrap();
+				let index = at.index(bytes.len());
+				bytes[index] = byte;
+				bytes.truncate(keep.index(bytes.len() + 1));
+				std::fs::write(&path, json.map_or(bytes, String::into_bytes)).unwrap();
+				drop(run);
+				let run = RunDir::open(dir.path()).unwrap();
+				if let Ok(Some(loaded)) = run.load_checkpoint() {
+					// The files are checked by their sha256: if it loads, they are the ones saved.
+					let saved = checkpoint(1);
+					prop_assert_eq!((loaded.net, loaded.adam, loaded.window), (saved.net, saved.adam, saved.window));
+				}
+				prop_assert!(path.exists());
+			}
+		}
+	}
 }

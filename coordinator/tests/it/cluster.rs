@@ -1,7 +1,7 @@
 //! The built binaries as separate processes: a coordinator and two workers on loopback train and
 //! gate; the coordinator is killed with SIGKILL and restarted on the same run directory; the
 //! counters resume, the workers reconnect by themselves, and every batch a worker made is in the
-//! ledger exactly once.
+//! ledger exactly once. A second run kills the coordinator ten times in a row.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -230,9 +230,61 @@ async fn a_killed_coordinator_resumes_and_nothing_is_lost_or_counted_twice() {
 	let last = wait_for(port, Duration::from_secs(10), "a final status", |_| true).await;
 	terminate(&mut coordinator);
 
-	// 6. Every batch each worker made is in the ledger once: sequences 1..=n with no gap, its
-	//    spool is empty, and its next sequence is n + 1. The ledger's total is the status's.
-	let ledger = ledger_sequences(&run_dir);
+	// 6. Every batch each worker made is in the ledger once.
+	check_exactly_once(&dir, &run_dir, &last);
+	let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_kills_in_a_row_lose_and_duplicate_nothing() {
+	let dir = temp_dir("kills");
+	std::fs::create_dir_all(&dir).unwrap();
+	let run_dir = dir.join("run");
+	let log = dir.join("log.jsonl");
+	let port = free_port();
+	let mut coordinator = spawn_coordinator(port, &run_dir, &log);
+	let mut workers = [
+		spawn_worker(port, "alpha", &dir.join("alpha"), &log),
+		spawn_worker(port, "beta", &dir.join("beta"), &log),
+	];
+	let mut samples = 0;
+	for kill in 1..=10 {
+		// Both workers deliver to this coordinator before it is killed, mid-stream.
+		let what = format!("both workers delivering before kill {kill}");
+		let live = wait_for(port, Duration::from_secs(120), &what, |p| {
+			both_connected(p) && p.samples_total > samples
+		})
+		.await;
+		samples = live.samples_total;
+		coordinator.kill().unwrap();
+		coordinator.wait().unwrap();
+		coordinator = spawn_coordinator(port, &run_dir, &log);
+	}
+	let after = wait_for(port, Duration::from_secs(120), "both workers back", |p| {
+		both_connected(p) && p.samples_total > samples
+	})
+	.await;
+	assert!(
+		after
+			.workers
+			.iter()
+			.all(|w| w.reconnects >= 1 || w.connected)
+	);
+	for worker in &mut workers {
+		terminate(worker);
+	}
+	let last = wait_for(port, Duration::from_secs(10), "a final status", |_| true).await;
+	assert_eq!(last.batches_rejected, 0, "{:?}", last.rejections);
+	terminate(&mut coordinator);
+	check_exactly_once(&dir, &run_dir, &last);
+	let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every batch each worker (state directories `dir/<name>`) made is in the ledger once:
+/// sequences 1..=n with no gap, its spool is empty, and its next sequence is n + 1. The
+/// ledger's total is the last status's.
+fn check_exactly_once(dir: &Path, run_dir: &Path, last: &v1::Progress) {
+	let ledger = ledger_sequences(run_dir);
 	assert_eq!(ledger.len(), 2, "{ledger:?}");
 	let mut total = 0;
 	for (worker, sequences, samples) in &ledger {
@@ -264,5 +316,4 @@ async fn a_killed_coordinator_resumes_and_nothing_is_lost_or_counted_twice() {
 		);
 	}
 	assert_eq!(total, last.samples_total);
-	let _ = std::fs::remove_dir_all(&dir);
 }

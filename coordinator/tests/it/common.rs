@@ -115,7 +115,7 @@ pub async fn client(address: SocketAddr, token: Option<&str>) -> Client {
 	CoordinatorClient::with_interceptor(channel, interceptor)
 }
 
-/// A join request with this build's versions.
+/// A join request with this build's versions, for a worker without a secret yet.
 pub fn join_request(worker_id: &str) -> v1::JoinRequest {
 	v1::JoinRequest {
 		worker_id: worker_id.into(),
@@ -124,7 +124,31 @@ pub fn join_request(worker_id: &str) -> v1::JoinRequest {
 		threads: 1,
 		build_version: env!("CARGO_PKG_VERSION").into(),
 		input_version: tigers_core::network::INPUT_VERSION,
+		worker_secret: String::new(),
 	}
+}
+
+/// A join request presenting `secret`.
+pub fn join_with(worker_id: &str, secret: &str) -> v1::JoinRequest {
+	v1::JoinRequest {
+		worker_secret: secret.into(),
+		..join_request(worker_id)
+	}
+}
+
+/// Joins a new worker; returns the secret its identity is bound to.
+pub async fn join(client: &mut Client, worker_id: &str) -> String {
+	let joined = client
+		.join(join_request(worker_id))
+		.await
+		.expect("the join is accepted")
+		.into_inner();
+	assert_eq!(
+		joined.worker_secret.len(),
+		64,
+		"a new identity gets a secret"
+	);
+	joined.worker_secret
 }
 
 /// A batch of real samples from one short game, tagged with `generation`.
@@ -150,10 +174,11 @@ pub fn outbound(
 	tokio_stream::wrappers::ReceiverStream::new(messages)
 }
 
-pub fn open(worker_id: &str) -> v1::WorkerMessage {
+pub fn open(worker_id: &str, secret: &str) -> v1::WorkerMessage {
 	v1::WorkerMessage {
 		body: Some(v1::worker_message::Body::Open(v1::SessionOpen {
 			worker_id: worker_id.into(),
+			worker_secret: secret.into(),
 		})),
 	}
 }
@@ -167,18 +192,19 @@ pub fn batch_message(batch: v1::SampleBatch) -> v1::WorkerMessage {
 /// How long a test waits for an answer before failing.
 pub const WAIT: Duration = Duration::from_secs(20);
 
-/// Opens a session for a joined worker; returns the sender of worker messages and the stream of
-/// coordinator messages, with the first assignment already read.
+/// Opens a session for a joined worker with its secret; returns the sender of worker messages
+/// and the stream of coordinator messages, with the first assignment already read.
 pub async fn session(
 	client: &mut Client,
 	worker_id: &str,
+	secret: &str,
 ) -> (
 	tokio::sync::mpsc::Sender<v1::WorkerMessage>,
 	tonic::Streaming<v1::CoordinatorMessage>,
 	v1::Assignment,
 ) {
 	let (sender, receiver) = tokio::sync::mpsc::channel(16);
-	sender.send(open(worker_id)).await.unwrap();
+	sender.send(open(worker_id, secret)).await.unwrap();
 	let mut inbound = client
 		.session(outbound(receiver))
 		.await

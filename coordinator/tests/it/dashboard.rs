@@ -49,8 +49,8 @@ async fn the_remote_dashboard_shows_the_live_run() {
 	let mut worker = client(running.address, Some("secret")).await;
 	let mut join = join_request("w-dash");
 	join.name = "lab-box-7".to_string();
-	worker.join(join).await.unwrap();
-	let (batches, mut inbound, _) = session(&mut worker, "w-dash").await;
+	let secret = worker.join(join).await.unwrap().into_inner().worker_secret;
+	let (batches, mut inbound, _) = session(&mut worker, "w-dash", &secret).await;
 	batches
 		.send(batch_message(real_batch(1, 0, 21)))
 		.await

@@ -3,6 +3,8 @@
 mod cluster;
 mod common;
 mod dashboard;
+mod identity;
+mod limits;
 mod metrics;
 mod service;
 mod tls;

@@ -59,8 +59,8 @@ async fn a_scrape_shows_samples_refusals_duplicates_and_ingest_times() {
 	let window = config.run.training.window;
 	let running = start(config).await;
 	let mut client = client(running.address, None).await;
-	client.join(join_request("m1")).await.unwrap();
-	let (sender, mut inbound, _) = session(&mut client, "m1").await;
+	let secret = join(&mut client, "m1").await;
+	let (sender, mut inbound, _) = session(&mut client, "m1", &secret).await;
 
 	// One good batch, the same again, then a malformed one that ends the session.
 	let batch = real_batch(1, 0, 11);
@@ -165,6 +165,29 @@ fn the_binary_exits_with_an_error_naming_a_busy_metrics_address() {
 	assert_eq!(output.status.code(), Some(1), "{stderr}");
 	assert!(
 		stderr.contains(&format!("cannot serve metrics on {address}")),
+		"{stderr}"
+	);
+}
+
+#[test]
+fn the_binary_refuses_open_metrics_for_a_run_without_a_token() {
+	let output = Command::new(env!("CARGO_BIN_EXE_coordinator"))
+		.args([
+			"--listen",
+			"127.0.0.1:0",
+			"--metrics-listen",
+			"0.0.0.0:0",
+			"--headless",
+		])
+		.arg("--run-dir")
+		.arg(temp_dir("metrics-open"))
+		.env_remove("TIGERS_TOKEN")
+		.output()
+		.expect("the coordinator runs");
+	let stderr = String::from_utf8_lossy(&output.stderr);
+	assert_eq!(output.status.code(), Some(2), "{stderr}");
+	assert!(
+		stderr.contains("refusing to serve metrics on 0.0.0.0:0"),
 		"{stderr}"
 	);
 }

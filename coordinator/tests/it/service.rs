@@ -11,7 +11,8 @@ async fn a_session_streams_samples_and_gets_acks() {
 	let mut client = client(running.address, None).await;
 	let joined = client.join(join_request("w1")).await.unwrap().into_inner();
 	assert_eq!(joined.last_acked_sequence, 0);
-	let (sender, mut inbound, assignment) = session(&mut client, "w1").await;
+	let secret = joined.worker_secret;
+	let (sender, mut inbound, assignment) = session(&mut client, "w1", &secret).await;
 	assert_eq!(assignment.generation, 0);
 	let net = client
 		.fetch_net(v1::FetchNetRequest {
@@ -56,8 +57,8 @@ async fn a_duplicate_batch_is_not_counted_twice() {
 	let dir = temp_dir("duplicate");
 	let running = start(test_config(dir.clone(), None)).await;
 	let mut client = client(running.address, None).await;
-	client.join(join_request("w2")).await.unwrap();
-	let (sender, mut inbound, _) = session(&mut client, "w2").await;
+	let secret = join(&mut client, "w2").await;
+	let (sender, mut inbound, _) = session(&mut client, "w2", &secret).await;
 	let batch = real_batch(1, 0, 8);
 	let count = batch.samples.len() as u64;
 	sender.send(batch_message(batch.clone())).await.unwrap();
@@ -71,8 +72,13 @@ async fn a_duplicate_batch_is_not_counted_twice() {
 		.unwrap()
 		.into_inner();
 	assert_eq!(status.samples_total, count);
-	let rejoined = client.join(join_request("w2")).await.unwrap().into_inner();
+	let rejoined = client
+		.join(join_with("w2", &secret))
+		.await
+		.unwrap()
+		.into_inner();
 	assert_eq!(rejoined.last_acked_sequence, 1);
+	assert_eq!(rejoined.worker_secret, "", "the identity keeps its secret");
 	drop(sender);
 	running.stop().await;
 
@@ -87,7 +93,7 @@ async fn a_duplicate_batch_is_not_counted_twice() {
 	assert_eq!(status.samples_total, count);
 	assert_eq!(
 		client
-			.join(join_request("w2"))
+			.join(join_with("w2", &secret))
 			.await
 			.unwrap()
 			.into_inner()
@@ -117,8 +123,8 @@ async fn a_bad_token_is_unauthenticated() {
 async fn malformed_samples_are_refused_and_the_coordinator_keeps_serving() {
 	let running = start(test_config(temp_dir("malformed"), None)).await;
 	let mut client = client(running.address, None).await;
-	client.join(join_request("w4")).await.unwrap();
-	let (sender, mut inbound, _) = session(&mut client, "w4").await;
+	let secret = join(&mut client, "w4").await;
+	let (sender, mut inbound, _) = session(&mut client, "w4", &secret).await;
 	let mut bad = real_batch(1, 0, 9);
 	bad.samples[0].tigers = 0b11111; // five tigers
 	sender.send(batch_message(bad)).await.unwrap();
@@ -134,10 +140,16 @@ async fn malformed_samples_are_refused_and_the_coordinator_keeps_serving() {
 		"1"
 	);
 
-	// The same worker, and another, carry on.
-	let (sender, mut inbound, _) = session(&mut client, "w4").await;
+	// The same worker carries on with its next batch: the refused one used its number up.
+	let rejoined = client
+		.join(join_with("w4", &secret))
+		.await
+		.unwrap()
+		.into_inner();
+	assert_eq!(rejoined.last_acked_sequence, 1);
+	let (sender, mut inbound, _) = session(&mut client, "w4", &secret).await;
 	sender
-		.send(batch_message(real_batch(1, 0, 10)))
+		.send(batch_message(real_batch(2, 0, 10)))
 		.await
 		.unwrap();
 	assert!(next_ack(&mut inbound).await.unwrap().accepted);
@@ -213,7 +225,7 @@ async fn a_session_must_follow_a_join() {
 	let running = start(test_config(temp_dir("nojoin"), None)).await;
 	let mut client = client(running.address, None).await;
 	let (sender, receiver) = tokio::sync::mpsc::channel(4);
-	sender.send(open("stranger")).await.unwrap();
+	sender.send(open("stranger", "")).await.unwrap();
 	let result = client.session(outbound(receiver)).await;
 	let error = match result {
 		Err(status) => status,
@@ -238,8 +250,8 @@ async fn an_open_address_without_a_token_is_refused() {
 async fn shutting_down_ends_open_sessions() {
 	let running = start(test_config(temp_dir("shutdown"), None)).await;
 	let mut client = client(running.address, None).await;
-	client.join(join_request("w6")).await.unwrap();
-	let (sender, mut inbound, _) = session(&mut client, "w6").await;
+	let secret = join(&mut client, "w6").await;
+	let (sender, mut inbound, _) = session(&mut client, "w6", &secret).await;
 	// The worker keeps its side open; the coordinator must still stop, ending the session.
 	tokio::time::timeout(WAIT, running.stop())
 		.await

@@ -1,5 +1,6 @@
 //! Integration tests of the core crate: one binary, one module per subject.
 
+mod decoders;
 mod learning;
 mod perft;
 mod properties;

@@ -18,12 +18,17 @@ pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buf
 	let connected: Vec<&v1::WorkerSummary> = p.workers.iter().filter(|w| w.connected).collect();
 	let threads: u32 = connected.iter().map(|w| w.threads).sum();
 	let rate: f64 = connected.iter().map(|w| w.samples_per_second).sum();
+	let (connected_count, known) = worker_counts(p);
+	let unlisted = known.saturating_sub(p.workers.len() as u64);
+	let more = if unlisted > 0 {
+		format!(" ({unlisted} not listed)")
+	} else {
+		String::new()
+	};
 	Paragraph::new(vec![
 		format!(
-			"{} of {} workers connected · {threads} threads · {} samples/s reported · {:.2} \
-			 CPU-hours over the run",
-			connected.len(),
-			p.workers.len(),
+			"{connected_count} of {known} workers connected{more} · {threads} threads · {} \
+			 samples/s reported · {:.2} CPU-hours over the run",
 			format::rate(rate),
 			p.cpu_hours
 		)
@@ -97,4 +102,15 @@ pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buf
 	.header(header)
 	.block(Block::bordered().title(format!("workers ({})", p.workers.len())))
 	.render(table_area, buf);
+}
+
+/// Workers connected and known: the snapshot's counts of all of them, or, from a coordinator
+/// (or a recording) without them, the listed workers.
+fn worker_counts(p: &v1::Progress) -> (u64, u64) {
+	if p.workers_known > 0 {
+		(p.workers_connected, p.workers_known)
+	} else {
+		let connected = p.workers.iter().filter(|w| w.connected).count();
+		(connected as u64, p.workers.len() as u64)
+	}
 }

@@ -72,9 +72,14 @@ fn verdict(g: &v1::GateSummary) -> (&'static str, Style) {
 }
 
 fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer) {
+	// A long run's snapshot lists its older gates thinned; say how many there were in all.
+	let count = if p.gates_total > p.gates.len() as u64 {
+		format!("{} of {}", p.gates.len(), p.gates_total)
+	} else {
+		p.gates.len().to_string()
+	};
 	let block = Block::bordered().title(format!(
-		"gate matches against ClaudePlayer ({}, newest first; W-D-L by the candidate's side)",
-		p.gates.len()
+		"gate matches against ClaudePlayer ({count}, newest first; W-D-L by the candidate's side)"
 	));
 	let header = Row::new([
 		"gen",

@@ -193,3 +193,22 @@ fn before_the_first_snapshot_the_screen_waits() {
 		"{screen}"
 	);
 }
+
+#[test]
+fn a_bounded_snapshot_says_how_many_workers_and_gates_it_leaves_out() {
+	let mut progress = recorded()[3].clone();
+	let listed = progress.workers.len() as u64;
+	let listed_gates = progress.gates.len() as u64;
+	progress.workers_known = listed + 298;
+	progress.workers_connected = 2;
+	progress.gates_total = listed_gates + 1000;
+	let mut dashboard = fed(&[progress]);
+	press(&mut dashboard, KeyCode::Char('3'));
+	let fleet = text(&draw(&dashboard, 140, 40));
+	let wanted = format!("2 of {} workers connected (298 not listed)", listed + 298);
+	assert!(fleet.contains(&wanted), "{fleet}");
+	press(&mut dashboard, KeyCode::Char('2'));
+	let gates = text(&draw(&dashboard, 140, 40));
+	let wanted = format!("({listed_gates} of {}, newest first", listed_gates + 1000);
+	assert!(gates.contains(&wanted), "{gates}");
+}

@@ -61,6 +61,8 @@ pub struct Record {
 	pub rejected: Vec<u64>,
 	pub duplicates: usize,
 	pub heartbeats: Vec<Heartbeat>,
+	/// The secret each session opened with, in order.
+	pub session_secrets: Vec<String>,
 }
 
 /// The server's state, shared by the test and every server started on it.
@@ -74,7 +76,15 @@ pub struct State {
 	nets: Mutex<HashMap<u64, NetFile>>,
 	/// If set, `Join` answers FAILED_PRECONDITION with this message.
 	refuse_join: Mutex<Option<String>>,
+	/// The secret the identity is bound to, handed out at the first join, as the real
+	/// coordinator does (one identity per test server).
+	secret: Mutex<Option<String>>,
+	/// If set, `Join` claims this as the last acknowledged sequence, whatever is stored.
+	claim_last_acked: Mutex<Option<u64>>,
 }
+
+/// The secret the test server hands out.
+pub const SECRET: &str = "5ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2";
 
 /// A net file for a fresh net from `seed`, labelled `generation`.
 pub fn net_file(seed: u64, generation: u64) -> NetFile {
@@ -113,7 +123,19 @@ impl State {
 			assignment,
 			nets: Mutex::new(HashMap::from([(net.generation, net)])),
 			refuse_join: Mutex::new(None),
+			secret: Mutex::new(None),
+			claim_last_acked: Mutex::new(None),
 		})
+	}
+
+	/// Binds the identity to `secret`, as a coordinator that saw this worker before.
+	pub fn bind_secret(&self, secret: &str) {
+		*self.secret.lock().unwrap() = Some(secret.to_string());
+	}
+
+	/// Makes `Join` claim `sequence` as the last acknowledged one.
+	pub fn claim_last_acked(&self, sequence: u64) {
+		*self.claim_last_acked.lock().unwrap() = Some(sequence);
 	}
 
 	pub fn record(&self) -> MutexGuard<'_, Record> {
@@ -242,10 +264,28 @@ impl Coordinator for Service {
 			return Err(Status::failed_precondition("input version differs"));
 		}
 		assert!(!worker_id.is_empty());
-		let last_acked_sequence = self.0.record().stored.keys().last().copied().unwrap_or(0);
+		let issued = {
+			let mut secret = self.0.secret.lock().unwrap();
+			match (secret.as_deref(), join.worker_secret.as_str()) {
+				(None, "") => {
+					*secret = Some(SECRET.to_string());
+					SECRET.to_string()
+				}
+				(Some(bound), presented) if bound == presented => String::new(),
+				_ => return Err(Status::permission_denied("bound to another secret")),
+			}
+		};
+		// A refused batch uses its number up, as at the real coordinator.
+		let stored = {
+			let record = self.0.record();
+			let stored = record.stored.keys().last().copied().unwrap_or(0);
+			stored.max(record.rejected.iter().copied().max().unwrap_or(0))
+		};
+		let claimed = *self.0.claim_last_acked.lock().unwrap();
 		Ok(Response::new(JoinResponse {
-			last_acked_sequence,
+			last_acked_sequence: claimed.unwrap_or(stored),
 			run_name: "test-run".into(),
+			worker_secret: issued,
 		}))
 	}
 
@@ -269,14 +309,20 @@ impl Coordinator for Service {
 		let mut inbound = request.into_inner();
 		let first = inbound.message().await?;
 		let Some(WorkerMessage {
-			body: Some(worker_message::Body::Open(_)),
+			body: Some(worker_message::Body::Open(open)),
 		}) = first
 		else {
 			return Err(Status::invalid_argument(
 				"the first message must be SessionOpen",
 			));
 		};
-		self.0.change(|record| record.sessions += 1);
+		if self.0.secret.lock().unwrap().as_deref() != Some(open.worker_secret.as_str()) {
+			return Err(Status::permission_denied("bound to another secret"));
+		}
+		self.0.change(|record| {
+			record.sessions += 1;
+			record.session_secrets.push(open.worker_secret.clone());
+		});
 		let (outbound, messages) = mpsc::channel(1024);
 		tokio::spawn(serve_session(self.0.clone(), inbound, outbound));
 		Ok(Response::new(Box::pin(ReceiverStream::new(messages))))

@@ -2,6 +2,7 @@
 //! on 127.0.0.1, over real gRPC.
 
 mod coordinator;
+mod identity;
 mod metrics;
 mod refusal;
 mod restart;

@@ -1,0 +1,319 @@
+//! One worker's open session: assignments out, batches and heartbeats in, each batch stored
+//! durably before its acknowledgement.
+//!
+//! A session ends when the worker closes it, when a message does not decode or is too large
+//! (INVALID_ARGUMENT or RESOURCE_EXHAUSTED), at the first batch that cannot be stored
+//! (INVALID_ARGUMENT with the refused sequence, or UNAVAILABLE), when the worker says nothing
+//! for the idle timeout (DEADLINE_EXCEEDED), when a newer session of the same identity takes
+//! over (ABORTED), or when the coordinator shuts down (UNAVAILABLE). Whichever way it ends, the
+//! worker is shown disconnected unless a newer session of it is open.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use metrics::histogram;
+use tigers_proto::v1::coordinator_message::Body as ToWorker;
+use tigers_proto::v1::worker_message::Body as FromWorker;
+use tigers_proto::{MAX_MESSAGE_BYTES, REJECTED_SEQUENCE_KEY, v1};
+use tokio::sync::{Notify, mpsc};
+use tonic::{Code, Status, Streaming};
+use tracing::{info, warn};
+
+use crate::ledger::BatchInsert;
+use crate::metrics::INGEST_SECONDS;
+use crate::research::Research;
+use crate::state::Shared;
+use crate::text::{bounded, excerpt};
+use crate::training::TrainingInput;
+use crate::validate::{Expect, RejectReason, Rejection, validate_batch};
+
+/// One worker's open session.
+pub(crate) struct Session {
+	pub(crate) worker_id: String,
+	/// This session's number, to tell it from a newer session of the same worker.
+	pub(crate) id: u64,
+	pub(crate) shared: Arc<Shared>,
+	pub(crate) training: std::sync::mpsc::Sender<TrainingInput>,
+	pub(crate) research: Research,
+	pub(crate) outgoing: mpsc::Sender<Result<v1::CoordinatorMessage, Status>>,
+	/// Notified when a newer session of the same worker opens.
+	pub(crate) taken_over: Arc<Notify>,
+	/// How long the worker may say nothing.
+	pub(crate) idle_timeout: Duration,
+}
+
+/// The status a session's inbound stream error ends it with: a message that does not decode
+/// is the worker's fault, one over the size limit too; anything else means the connection is
+/// gone and nobody will read the status.
+pub(crate) fn inbound_error(status: &Status) -> Status {
+	match status.code() {
+		Code::OutOfRange | Code::ResourceExhausted => Status::resource_exhausted(bounded(format!(
+			"a session message is larger than the {} MiB limit: {}",
+			MAX_MESSAGE_BYTES >> 20,
+			status.message()
+		))),
+		Code::Internal => Status::invalid_argument(bounded(format!(
+			"a session message does not decode: {}",
+			status.message()
+		))),
+		_ => status.clone(),
+	}
+}
+
+impl Session {
+	async fn send(&self, body: ToWorker) -> bool {
+		self.outgoing
+			.send(Ok(v1::CoordinatorMessage { body: Some(body) }))
+			.await
+			.is_ok()
+	}
+
+	/// Ends the stream with `status`.
+	async fn fail(&self, status: Status) {
+		let _ = self.outgoing.send(Err(status)).await;
+	}
+
+	pub(crate) async fn run(self, mut inbound: Streaming<v1::WorkerMessage>) {
+		let mut promotions = self.shared.subscribe();
+		let mut closing = self.shared.closing();
+		let first = promotions.borrow_and_update().assignment.to_wire();
+		if !self.send(ToWorker::Assignment(first)).await {
+			return self.close();
+		}
+		let idle = tokio::time::sleep(self.idle_timeout);
+		tokio::pin!(idle);
+		loop {
+			tokio::select! {
+				_ = closing.changed() => {
+					// The worker will reconnect, with backoff, to this coordinator's successor.
+					self.fail(Status::unavailable("the coordinator is shutting down")).await;
+					break;
+				}
+				() = self.taken_over.notified() => {
+					info!(worker = %self.worker_id, "a newer session took over");
+					self.fail(Status::aborted(
+						"a newer session of this worker opened and took over this one",
+					))
+					.await;
+					break;
+				}
+				() = &mut idle => {
+					warn!(worker = %self.worker_id, "no message within the idle timeout; ending the session");
+					self.fail(Status::deadline_exceeded(format!(
+						"no message from this worker for {} s; the session is closed",
+						self.idle_timeout.as_secs()
+					)))
+					.await;
+					break;
+				}
+				changed = promotions.changed() => {
+					if changed.is_err() {
+						break;
+					}
+					let assignment = promotions.borrow_and_update().assignment.to_wire();
+					if !self.send(ToWorker::Assignment(assignment)).await {
+						break;
+					}
+				}
+				message = inbound.message() => {
+					idle.as_mut().reset(tokio::time::Instant::now() + self.idle_timeout);
+					match message {
+						Ok(Some(message)) => {
+							if let Err(status) = self.handle(message).await {
+								self.fail(status).await;
+								break;
+							}
+						}
+						Ok(None) => break,
+						Err(status) => {
+							warn!(worker = %self.worker_id, %status, "session ended with an error");
+							self.fail(inbound_error(&status)).await;
+							break;
+						}
+					}
+				}
+			}
+		}
+		self.close();
+	}
+
+	/// Shows the worker disconnected, unless a newer session of it is open.
+	fn close(&self) {
+		let mut live = self.shared.live();
+		live.count_cpu(Instant::now());
+		if let Some(worker) = live.workers.get_mut(&self.worker_id)
+			&& worker.session_id == self.id
+		{
+			worker.connected = false;
+			worker.take_over = None;
+		}
+		drop(live);
+		info!(worker = %self.worker_id, "session closed");
+	}
+
+	async fn handle(&self, message: v1::WorkerMessage) -> Result<(), Status> {
+		if let Some(worker) = self.shared.live().workers.get_mut(&self.worker_id) {
+			worker.last_heard = Instant::now();
+		}
+		match message.body {
+			Some(FromWorker::Batch(batch)) => {
+				let ack = self.store(batch).await?;
+				self.send(ToWorker::Ack(ack)).await;
+				Ok(())
+			}
+			Some(FromWorker::Heartbeat(beat)) => {
+				if let Some(worker) = self.shared.live().workers.get_mut(&self.worker_id) {
+					worker.generation = beat.generation;
+					worker.samples_per_second = beat.samples_per_second;
+				}
+				Ok(())
+			}
+			Some(FromWorker::Open(_)) => {
+				Err(Status::invalid_argument("the session is already open"))
+			}
+			None => Err(Status::invalid_argument("an empty message")),
+		}
+	}
+
+	/// Validates a batch and stores it durably if it is the next one expected; only then is it
+	/// acknowledged.
+	async fn store(&self, batch: v1::SampleBatch) -> Result<v1::Ack, Status> {
+		let received = Instant::now();
+		let sequence = batch.sequence;
+		let expect = Expect {
+			generation: self.shared.current().assignment.generation,
+			max_staleness: self.shared.settings.max_staleness,
+		};
+		let shared = self.shared.clone();
+		let worker_id = self.worker_id.clone();
+		let outcome = tokio::task::spawn_blocking(move || {
+			let mut ledger = shared.ledger();
+			let valid = match validate_batch(batch, expect) {
+				Ok(valid) => valid,
+				Err(rejection) => {
+					// Used up durably before the worker hears of it and drops the batch, so
+					// that its next batch is the next one expected even after a crash.
+					ledger
+						.record_refusal(&worker_id, sequence)
+						.map_err(|e| StoreError::Storage(e.to_string()))?;
+					return Err(StoreError::Invalid(rejection));
+				}
+			};
+			let inserted = ledger
+				.insert_batch(
+					&worker_id,
+					valid.sequence,
+					&valid.samples,
+					&valid.game_records,
+				)
+				.map_err(|e| StoreError::Storage(e.to_string()))?;
+			Ok::<_, StoreError>((valid, inserted))
+		})
+		.await
+		.map_err(|e| Status::internal(format!("storing task failed: {e}")))?;
+		// Refusals are timed too: a flood of bad batches costs the same validation work.
+		histogram!(INGEST_SECONDS).record(received.elapsed().as_secs_f64());
+		let (valid, inserted) = match outcome {
+			Ok(done) => done,
+			Err(StoreError::Invalid(rejection)) => return Err(self.refuse(sequence, rejection)),
+			Err(StoreError::Storage(reason)) => {
+				return Err(Status::unavailable(bounded(format!(
+					"could not store batch {sequence}: {reason}"
+				))));
+			}
+		};
+		let id = match inserted {
+			BatchInsert::Inserted { id } => id,
+			BatchInsert::Duplicate => {
+				self.shared.live().batches_duplicate += 1;
+				return Ok(v1::Ack {
+					sequence,
+					accepted: false,
+				});
+			}
+			BatchInsert::OutOfOrder { expected } => {
+				let why = if sequence < expected {
+					"was refused before and is never stored"
+				} else {
+					"would leave a gap"
+				};
+				let message =
+					format!("batch {sequence} {why}: this worker's next batch must be {expected}");
+				return Err(self.refuse(sequence, Rejection::new(RejectReason::Sequence, message)));
+			}
+		};
+		self.count_stored(&valid);
+		if valid.stale {
+			warn!(worker = %self.worker_id, sequence, "stale batch stored but not trained on");
+			return Ok(v1::Ack {
+				sequence,
+				accepted: true,
+			});
+		}
+		self.research.offer(&self.worker_id, &valid.samples);
+		// The training thread outlives every session; if it has stopped, the process is
+		// shutting down and the samples are safe in the ledger anyway.
+		let _ = self.training.send(TrainingInput::Batch {
+			id,
+			samples: valid.samples,
+		});
+		Ok(v1::Ack {
+			sequence,
+			accepted: true,
+		})
+	}
+
+	/// Counts a refused batch and makes the status that ends the session, naming the batch.
+	fn refuse(&self, sequence: u64, rejection: Rejection) -> Status {
+		self.shared.live().count_rejection(rejection.reason);
+		let reason = bounded(rejection.message);
+		warn!(worker = %excerpt(&self.worker_id), kind = rejection.reason.name(), %reason, "batch refused");
+		let mut status = Status::invalid_argument(reason);
+		if let Ok(value) = sequence.to_string().parse() {
+			status.metadata_mut().insert(REJECTED_SEQUENCE_KEY, value);
+		}
+		status
+	}
+
+	/// Adds a stored batch to the live counters.
+	fn count_stored(&self, valid: &crate::validate::ValidBatch) {
+		let now = Instant::now();
+		let mut live = self.shared.live();
+		live.samples_total += valid.samples.len() as u64;
+		live.games_total += valid.game_records.len() as u64;
+		live.last_samples = Some(now);
+		live.recent_samples
+			.push(now, valid.samples.len() as u64, valid.superseded as u64);
+		live.recent_games.push(&valid.outcomes);
+		if let Some(last) = valid.game_records.last() {
+			live.last_game.clone_from(last);
+		}
+		if let Some(worker) = live.workers.get_mut(&self.worker_id) {
+			worker.samples += valid.samples.len() as u64;
+		}
+	}
+}
+
+enum StoreError {
+	Invalid(Rejection),
+	Storage(String),
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn stream_errors_become_the_workers_fault_or_stay_as_they_are() {
+		let too_large = Status::out_of_range("decoded message length too large");
+		assert_eq!(inbound_error(&too_large).code(), Code::ResourceExhausted);
+		let garbled = Status::internal("failed to decode Protobuf message");
+		let status = inbound_error(&garbled);
+		assert_eq!(status.code(), Code::InvalidArgument);
+		assert!(status.message().contains("does not decode"), "{status}");
+		assert_eq!(
+			inbound_error(&Status::cancelled("gone")).code(),
+			Code::Cancelled
+		);
+	}
+}
