@@ -1,5 +1,5 @@
 //! Every decoder of outside input, fed arbitrary and damaged input: position and move text, game
-//! records, net and optimizer files. None may panic; what they accept must write back the same.
+//! records, net, optimizer and tablebase files. None may panic; what they accept must write back the same.
 //!
 //! Damaged input starts from a valid text or file and changes a few bytes, which reaches far
 //! deeper into a decoder than random bytes, most of which fail at the first check.
@@ -8,7 +8,8 @@ use proptest::prelude::*;
 use tigers_core::network::Shape;
 use tigers_core::network::train::{Adam, AdamSettings};
 use tigers_core::selfplay::{SelfPlaySettings, play_self_play_game};
-use tigers_core::{ClaudePlayer, GameRecord, Move, Network, Position};
+use tigers_core::tablebase::file::HEADER_BYTES;
+use tigers_core::{ClaudePlayer, GameRecord, Move, Network, Position, Tablebase};
 
 /// Cases per property: enough to reach every branch of these small decoders, few enough that
 /// the suite stays quick in CI.
@@ -67,6 +68,16 @@ fn record_text() -> String {
 		.to_text()
 }
 
+/// The first bytes of the shared test table's file.
+fn tablebase_start() -> &'static [u8] {
+	static START: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+	START.get_or_init(|| {
+		let mut bytes = crate::tablebase::table().to_bytes();
+		bytes.truncate(HEADER_BYTES + 4096);
+		bytes
+	})
+}
+
 fn small_net() -> Network {
 	Network::new(
 		Shape {
@@ -120,6 +131,21 @@ proptest! {
 			if let Ok(net) = Network::from_bytes(&bytes) {
 				prop_assert_eq!(Network::from_bytes(&net.to_bytes()).ok(), Some(net));
 			}
+		}
+	}
+
+	#[test]
+	fn tablebase_files_never_panic(
+		edits in edits(),
+		tail in 0usize..4096,
+		random in prop::collection::vec(any::<u8>(), 0..512),
+	) {
+		// The real header and the start of the entries, damaged: every header check is reached
+		// (a whole damaged table is checked by the tablebase tests, its digest included).
+		let start = tablebase_start();
+		let cut = (HEADER_BYTES + tail).min(start.len());
+		for bytes in [damaged(&start[..cut], &edits), random] {
+			prop_assert!(Tablebase::from_bytes(bytes).is_err());
 		}
 	}
 
