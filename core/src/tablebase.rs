@@ -162,9 +162,10 @@ pub enum Origin {
 	Built,
 }
 
-/// The solved movement phase: one byte per entry, and the table's identity.
+/// The solved movement phase: one byte per entry, its file's header, and the table's identity.
 pub struct Tablebase {
 	values: Vec<u8>,
+	header: [u8; file::HEADER_BYTES],
 	identity: String,
 }
 
@@ -194,8 +195,13 @@ impl Tablebase {
 	}
 
 	fn from_values(values: Vec<u8>) -> Tablebase {
-		let identity = file::identity_of(&values);
-		Tablebase { values, identity }
+		let header = file::header_bytes(&values);
+		let identity = file::identity_of(&header, &values);
+		Tablebase {
+			values,
+			header,
+			identity,
+		}
 	}
 
 	/// The table at `path`, or, if there is no file there, a new solve written to it. A lock

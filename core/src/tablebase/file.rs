@@ -129,6 +129,7 @@ impl Tablebase {
 		}
 		Ok(Tablebase {
 			values: bytes,
+			header: header.bytes,
 			identity,
 		})
 	}
@@ -145,7 +146,7 @@ impl Tablebase {
 		}
 		let partial = path.with_extension("partial");
 		let mut file = std::fs::File::create(&partial).map_err(io)?;
-		file.write_all(&header_bytes(&self.values)).map_err(io)?;
+		file.write_all(&self.header).map_err(io)?;
 		file.write_all(&self.values).map_err(io)?;
 		file.sync_all().map_err(io)?;
 		drop(file);
@@ -154,22 +155,35 @@ impl Tablebase {
 
 	/// The whole file's bytes (80 bytes of header, then the entries).
 	pub fn to_bytes(&self) -> Vec<u8> {
-		let mut bytes = Vec::with_capacity(HEADER_BYTES + self.values.len());
-		bytes.extend_from_slice(&header_bytes(&self.values));
-		bytes.extend_from_slice(&self.values);
+		let (header, entries) = self.file_parts();
+		let mut bytes = Vec::with_capacity(header.len() + entries.len());
+		bytes.extend_from_slice(header);
+		bytes.extend_from_slice(entries);
 		bytes
+	}
+
+	/// The file as its two parts, the header and the entries, without copying them: to send
+	/// or write it piece by piece.
+	pub fn file_parts(&self) -> (&[u8], &[u8]) {
+		(&self.header, &self.values)
+	}
+
+	/// The file's length in bytes.
+	pub fn file_len(&self) -> u64 {
+		(HEADER_BYTES + self.values.len()) as u64
 	}
 }
 
-/// The hex sha256 of the file that holds these entries.
-pub(crate) fn identity_of(values: &[u8]) -> String {
+/// The hex sha256 of the file made of this header and these entries.
+pub(crate) fn identity_of(header: &[u8], values: &[u8]) -> String {
 	let mut hasher = Sha256::new();
-	hasher.update(header_bytes(values));
+	hasher.update(header);
 	hasher.update(values);
 	hex(&hasher.finalize())
 }
 
-fn header_bytes(values: &[u8]) -> [u8; HEADER_BYTES] {
+/// The header of the file that holds these entries.
+pub(crate) fn header_bytes(values: &[u8]) -> [u8; HEADER_BYTES] {
 	let mut header = [0u8; HEADER_BYTES];
 	header[..8].copy_from_slice(&MAGIC);
 	header[8..12].copy_from_slice(&TABLEBASE_FORMAT_VERSION.to_le_bytes());
@@ -182,8 +196,9 @@ fn header_bytes(values: &[u8]) -> [u8; HEADER_BYTES] {
 	header
 }
 
-/// The header's fields that are not checked against constants field by field.
+/// The header's bytes, and the one field not checked against a constant.
 struct Header {
+	bytes: [u8; HEADER_BYTES],
 	entries_sha256: [u8; 32],
 }
 
@@ -238,6 +253,7 @@ impl Header {
 			});
 		}
 		Ok(Header {
+			bytes: bytes[..HEADER_BYTES].try_into().expect("a whole header"),
 			entries_sha256: bytes[48..80].try_into().expect("32 bytes"),
 		})
 	}
