@@ -121,6 +121,18 @@ pub struct Assignment {
 	pub selfplay: SelfPlaySettings,
 	/// Games per sample batch.
 	pub games_per_batch: u32,
+	/// The identity of the tablebase self-play searches with, if any.
+	pub tablebase_sha256: Option<String>,
+	/// Whether games stop at their first movement-phase position with the exact result.
+	pub adjudicate: bool,
+}
+
+/// Whether a text is a sha256 as this protocol writes them: 64 lowercase hex digits.
+pub fn is_sha256_hex(text: &str) -> bool {
+	text.len() == 64
+		&& text
+			.bytes()
+			.all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
 
 impl Assignment {
@@ -135,6 +147,8 @@ impl Assignment {
 			temperature: self.selfplay.temperature,
 			max_plies: self.selfplay.max_plies,
 			games_per_batch: self.games_per_batch,
+			tablebase_sha256: self.tablebase_sha256.clone().unwrap_or_default(),
+			adjudicate: self.adjudicate,
 		}
 	}
 
@@ -188,16 +202,24 @@ impl Assignment {
 			wire.games_per_batch.to_string(),
 			"1..=1000",
 		)?;
-		let hex = wire.sha256.len() == 64
-			&& wire
-				.sha256
-				.bytes()
-				.all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase());
 		check(
-			hex,
+			is_sha256_hex(&wire.sha256),
 			"sha256",
 			format!("{:?}", wire.sha256),
 			"64 lowercase hex digits",
+		)?;
+		let table = &wire.tablebase_sha256;
+		check(
+			table.is_empty() || is_sha256_hex(table),
+			"tablebase_sha256",
+			format!("{table:?}"),
+			"empty or 64 lowercase hex digits",
+		)?;
+		check(
+			!wire.adjudicate || !table.is_empty(),
+			"adjudicate",
+			"true".to_string(),
+			"false without a tablebase",
 		)?;
 		Ok(Assignment {
 			generation: wire.generation,
@@ -210,6 +232,8 @@ impl Assignment {
 				max_plies: wire.max_plies,
 			},
 			games_per_batch: wire.games_per_batch,
+			tablebase_sha256: (!table.is_empty()).then(|| table.clone()),
+			adjudicate: wire.adjudicate,
 		})
 	}
 }
@@ -337,6 +361,8 @@ mod tests {
 			depth: 3,
 			selfplay: SelfPlaySettings::default(),
 			games_per_batch: 8,
+			tablebase_sha256: Some("cd".repeat(32)),
+			adjudicate: true,
 		}
 	}
 
@@ -371,10 +397,26 @@ mod tests {
 				max_plies: 0,
 				..assignment().to_wire()
 			},
+			v1::Assignment {
+				tablebase_sha256: "CD".repeat(32),
+				..assignment().to_wire()
+			},
+			v1::Assignment {
+				tablebase_sha256: String::new(),
+				adjudicate: true,
+				..assignment().to_wire()
+			},
 		];
 		for wire in bad {
 			assert!(Assignment::from_wire(&wire).is_err(), "{wire:?}");
 		}
+		let without = v1::Assignment {
+			tablebase_sha256: String::new(),
+			adjudicate: false,
+			..assignment().to_wire()
+		};
+		let read = Assignment::from_wire(&without).unwrap();
+		assert_eq!((read.tablebase_sha256, read.adjudicate), (None, false));
 	}
 
 	fn wire_sample() -> impl Strategy<Value = v1::Sample> {
@@ -425,6 +467,7 @@ mod tests {
 			(generation, depth, random_plies, softmax_plies) in (any::<u64>(), 0u32..70, 0u32..110, 0u32..110),
 			(temperature, max_plies, games_per_batch) in (-1.0f32..12.0, 0u32..11_000, 0u32..1100),
 			sha256 in prop_oneof!["[0-9a-f]{64}", "[0-9a-fA-F]{60,66}", any::<String>()],
+			(tablebase_sha256, adjudicate) in (prop_oneof![Just(String::new()), "[0-9a-f]{64}", any::<String>()], any::<bool>()),
 		) {
 			let wire = v1::Assignment {
 				generation,
@@ -435,6 +478,8 @@ mod tests {
 				temperature,
 				max_plies,
 				games_per_batch,
+				tablebase_sha256,
+				adjudicate,
 			};
 			if let Ok(assignment) = Assignment::from_wire(&wire) {
 				prop_assert_eq!(assignment.to_wire(), wire);
