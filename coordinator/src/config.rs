@@ -11,6 +11,7 @@ use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::SelfPlaySettings;
 use tigers_core::stats::{GatePolicy, PromotionRule, Sprt};
 use tigers_core::trainer::TrainingSettings;
+use tigers_proto::convert::Assignment;
 
 /// How the run trains, plays and gates.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,6 +43,74 @@ pub struct RunSettings {
 	pub max_staleness: u64,
 	/// The share of received samples searched again to check the worker's work (0 to 1).
 	pub research_fraction: f64,
+	/// What self-play and training take from the tablebase once there is one.
+	pub tablebase_use: TablebaseUse,
+}
+
+/// What self-play and training take from the tablebase (the gate judges exact accuracy with
+/// it whatever this says, and the players never search with it there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TablebaseUse {
+	/// Nothing: self-play and targets as without a table.
+	None,
+	/// Self-play searches with it, and movement-phase samples train towards its exact result.
+	Rescore,
+	/// As `Rescore`, and self-play stops each game at its first movement-phase position with
+	/// the exact result.
+	Adjudicate,
+}
+
+impl TablebaseUse {
+	/// The names the command line takes.
+	pub const NAMES: [&'static str; 3] = ["none", "rescore", "adjudicate"];
+
+	/// The name the command line takes.
+	pub fn name(self) -> &'static str {
+		match self {
+			TablebaseUse::None => "none",
+			TablebaseUse::Rescore => "rescore",
+			TablebaseUse::Adjudicate => "adjudicate",
+		}
+	}
+}
+
+impl std::str::FromStr for TablebaseUse {
+	type Err = String;
+
+	fn from_str(text: &str) -> Result<TablebaseUse, String> {
+		match text {
+			"none" => Ok(TablebaseUse::None),
+			"rescore" => Ok(TablebaseUse::Rescore),
+			"adjudicate" => Ok(TablebaseUse::Adjudicate),
+			_ => Err(format!("{text:?} is not one of none, rescore, adjudicate")),
+		}
+	}
+}
+
+impl RunSettings {
+	/// What to tell workers to play: the net of `generation` (whose file hashes to `sha256`),
+	/// with the tablebase of identity `tablebase` if the coordinator has one and self-play is
+	/// to use it. The one place an assignment is made.
+	pub fn assignment(
+		&self,
+		generation: u64,
+		sha256: String,
+		tablebase: Option<&str>,
+	) -> Assignment {
+		let tablebase_sha256 = tablebase
+			.filter(|_| self.tablebase_use != TablebaseUse::None)
+			.map(str::to_string);
+		Assignment {
+			generation,
+			sha256,
+			depth: self.depth,
+			selfplay: self.selfplay,
+			games_per_batch: self.games_per_batch,
+			adjudicate: tablebase_sha256.is_some()
+				&& self.tablebase_use == TablebaseUse::Adjudicate,
+			tablebase_sha256,
+		}
+	}
 }
 
 impl Default for RunSettings {
@@ -69,6 +138,7 @@ impl Default for RunSettings {
 			promotion: PromotionRule::default(),
 			max_staleness: 5,
 			research_fraction: 0.01,
+			tablebase_use: TablebaseUse::Rescore,
 		}
 	}
 }
@@ -130,6 +200,10 @@ pub struct CoordinatorConfig {
 	pub limits: ServiceLimits,
 	/// Training, self-play and gating settings.
 	pub run: RunSettings,
+	/// The tablebase file [default: the platform's cache directory], or `None` for that.
+	pub tablebase: Option<PathBuf>,
+	/// Run without a tablebase: none is loaded, solved or handed to workers.
+	pub no_tablebase: bool,
 }
 
 impl CoordinatorConfig {
@@ -146,6 +220,8 @@ impl CoordinatorConfig {
 			metrics_listen: None,
 			limits: ServiceLimits::default(),
 			run: RunSettings::default(),
+			tablebase: None,
+			no_tablebase: false,
 		}
 	}
 

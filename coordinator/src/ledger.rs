@@ -36,7 +36,11 @@
 //!   `score REAL` (0..1), `score_low REAL`, `score_high REAL` (its interval), `elo REAL`,
 //!   `stop TEXT` (why the match stopped), `reason TEXT` (why it was or was not promoted),
 //!   `finished_at REAL`, `pairs TEXT` (the pair counts), `cpu_seconds REAL` (worker
-//!   CPU-seconds over the run when it finished; 0 in rows from version 1).
+//!   CPU-seconds over the run when it finished; 0 in rows from version 1),
+//!   `candidate_exact_moves`, `candidate_exact_kept`, `reference_exact_moves`,
+//!   `reference_exact_kept` (`INTEGER`: the candidate's and ClaudePlayer's movement-phase moves,
+//!   and those that kept the exact result, judged by the tablebase; 0 without one, or in rows
+//!   from before version 4).
 //! - `losses`: `step INTEGER PRIMARY KEY`, `loss REAL`, `recorded_at REAL`.
 //! - `throughput`: periodic snapshots. `at REAL PRIMARY KEY`, `samples_total INTEGER`,
 //!   `games_total INTEGER`, `training_steps INTEGER`, `workers_connected INTEGER`,

@@ -14,6 +14,7 @@
 //!   dashboards;
 //! - [`text`]: peers' text cut short for messages;
 //! - [`training`]: the training thread, gating and promotion;
+//! - [`tablebase`]: the tablebase, loaded or solved beside the run, and sent to workers;
 //! - [`research`]: spot checks of workers' searches;
 //! - [`rundir`] and [`ledger`]: the run directory (nets, the atomic training checkpoint) and its
 //!   SQLite ledger (every acknowledged batch, workers, generations, gates, losses, throughput);
@@ -44,6 +45,7 @@ mod session;
 pub mod state;
 pub mod status;
 pub mod storage_error;
+pub mod tablebase;
 pub mod text;
 pub mod training;
 pub mod validate;

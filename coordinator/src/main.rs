@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use tigers_coordinator::config::{CoordinatorConfig, DEFAULT_CHECKPOINT_EVERY};
+use tigers_coordinator::config::{CoordinatorConfig, DEFAULT_CHECKPOINT_EVERY, TablebaseUse};
 use tigers_coordinator::error::CoordinatorError;
 use tigers_coordinator::local_dashboard::LocalDashboard;
 use tigers_coordinator::status::{fetch_status, progress_json};
@@ -115,6 +115,19 @@ struct ServeArgs {
 	/// Seed of a new run's first net.
 	#[arg(long, default_value_t = 1)]
 	seed: u64,
+	/// The tablebase file, solved there at start if missing [default: movement-phase-f1-r1.tb
+	/// in the platform's cache directory, e.g. ~/.cache/tigers-and-sheep/tablebase/].
+	#[arg(long, value_name = "PATH")]
+	tablebase: Option<PathBuf>,
+	/// Run without a tablebase: none is loaded, solved or sent to workers.
+	#[arg(long, conflicts_with = "tablebase")]
+	no_tablebase: bool,
+	/// What self-play and training take from the tablebase: none; rescore (self-play searches
+	/// with it, movement-phase samples train towards its exact result); or adjudicate (rescore,
+	/// and self-play stops at the first movement-phase position with the exact result).
+	#[arg(long, value_name = "USE", default_value = "rescore",
+		value_parser = clap::builder::PossibleValuesParser::new(TablebaseUse::NAMES))]
+	tablebase_use: String,
 }
 
 impl ServeArgs {
@@ -152,6 +165,9 @@ impl ServeArgs {
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
 		run.seed = self.seed;
+		run.tablebase_use = self.tablebase_use.parse()?;
+		config.tablebase = self.tablebase;
+		config.no_tablebase = self.no_tablebase;
 		Ok(config)
 	}
 }

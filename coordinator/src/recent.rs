@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use tigers_core::{Outcome, Turn};
+use tigers_core::Turn;
 use tigers_proto::v1;
 
 /// How far back "recent samples" reaches.
@@ -55,14 +55,14 @@ pub struct RecentGames {
 }
 
 impl RecentGames {
-	/// Records games' outcomes; unfinished games (cut off by the move limit) count as draws,
-	/// since they taught the net nothing about winning either.
-	pub fn push(&mut self, outcomes: &[Option<Outcome>]) {
-		for outcome in outcomes {
+	/// Records games by their winners; `None` is a draw (games cut off by the move limit count
+	/// as draws, since they taught the net nothing about winning either).
+	pub fn push(&mut self, winners: impl IntoIterator<Item = Option<Turn>>) {
+		for winner in winners {
 			if self.winners.len() == RECENT_GAMES {
 				self.winners.pop_front();
 			}
-			self.winners.push_back(outcome.and_then(Outcome::winner));
+			self.winners.push_back(winner);
 		}
 	}
 
@@ -98,12 +98,8 @@ mod tests {
 	#[test]
 	fn the_games_tally_keeps_the_latest() {
 		let mut games = RecentGames::default();
-		games.push(&[Some(Outcome::SheepByTrapping); RECENT_GAMES]);
-		games.push(&[
-			Some(Outcome::TigersByCaptures),
-			Some(Outcome::DrawByRepetition),
-			None,
-		]);
+		games.push([Some(Turn::Sheep); RECENT_GAMES]);
+		games.push([Some(Turn::Tiger), None, None]);
 		let tally = games.tally();
 		assert_eq!(
 			(tally.tiger_wins, tally.sheep_wins, tally.draws),

@@ -10,7 +10,6 @@ use tigers_core::replay::ReplayWindow;
 use tigers_core::stats::{GateRecord, GateStop, PairCounts};
 use tigers_core::trainer::Trainer;
 use tigers_proto::MAX_MESSAGE_BYTES;
-use tigers_proto::convert::Assignment;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
@@ -20,7 +19,7 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tracing::{info, warn};
 
 use crate::auth::TokenCheck;
-use crate::config::CoordinatorConfig;
+use crate::config::{CoordinatorConfig, TablebaseUse};
 use crate::error::CoordinatorError;
 use crate::ledger::{GenerationRow, Ledger};
 use crate::metrics;
@@ -29,6 +28,7 @@ use crate::research::Research;
 use crate::rundir::RunDir;
 use crate::service::CoordinatorService;
 use crate::state::{Current, Live, Shared, WorkerInfo, unix_now};
+use crate::tablebase;
 use crate::training::{self, TrainingInput, TrainingStart, gate_summary};
 
 /// Opens the run directory, creating a new run or resuming the one there.
@@ -59,7 +59,8 @@ pub fn open_run(
 
 	// The training state: the checkpoint, plus every batch stored after it.
 	let checkpoint = run_dir.load_checkpoint()?;
-	let training = settings.training;
+	let mut training = settings.training;
+	training.targets.rescore = settings.tablebase_use != TablebaseUse::None;
 	let (mut trainer, steps, mut last_batch_id) = match checkpoint {
 		Some(cp) => {
 			let mut window = ReplayWindow::new(training.window, training.max_uses);
@@ -157,13 +158,13 @@ pub fn open_run(
 		};
 		live.workers.insert(worker.worker_id, info);
 	}
-	let assignment = Assignment {
-		generation,
-		sha256,
-		depth: settings.depth,
-		selfplay: settings.selfplay,
-		games_per_batch: settings.games_per_batch,
-	};
+	let tablebase = tablebase::open(config)?;
+	if let Some(table) = tablebase.table() {
+		// Local workers in this process take this one copy instead of reading the file again.
+		tigers_worker::share_tablebase(&table);
+		trainer.tablebase = Some(table);
+	}
+	let assignment = settings.assignment(generation, sha256, tablebase.identity());
 	info!(
 		run = %run_dir.name(),
 		generation,
@@ -176,7 +177,7 @@ pub fn open_run(
 		assignment,
 		net: Arc::new(incumbent),
 	};
-	let shared = Shared::new(run_dir, ledger, settings, current, live);
+	let shared = Shared::new(run_dir, ledger, settings, current, live, tablebase);
 	let start = TrainingStart {
 		trainer,
 		steps,
@@ -186,6 +187,23 @@ pub fn open_run(
 		gates_played: gates.len() as u64,
 	};
 	Ok((shared, start))
+}
+
+/// Solves the tablebase on a thread of its own while the run goes on; once it is ready, local
+/// workers share it and every session is told the assignment that names it. (The training
+/// thread and the gate pick it up from `Shared` themselves.)
+fn start_tablebase_solve(shared: Arc<Shared>, threads: usize) {
+	let spawned = std::thread::Builder::new()
+		.name("tablebase".into())
+		.spawn(move || {
+			shared.tablebase.build(threads, |table| {
+				tigers_worker::share_tablebase(&table);
+				shared.reassign_with_tablebase();
+			});
+		});
+	if let Err(e) = spawned {
+		warn!(%e, "cannot start the tablebase solve; training goes on without it");
+	}
 }
 
 /// Stops a background task when `run` returns, whichever way it returns.
@@ -231,6 +249,9 @@ pub async fn run(
 		.is_some()
 		.then(|| AbortOnDrop(tokio::spawn(metrics::publish_every(shared.clone()))));
 	let (training_inbox, training_thread) = training::start(shared.clone(), start, pool);
+	if shared.tablebase.table().is_none() && shared.tablebase.path().is_some() {
+		start_tablebase_solve(shared.clone(), threads);
+	}
 	let research = Research::start(shared.clone());
 	let limits = config.limits;
 	let progress = AbortOnDrop(tokio::spawn(progress::publish_every(
@@ -284,6 +305,9 @@ pub async fn run(
 		worker.tls_ca = config.tls.as_ref().map(|(cert, _)| cert.clone());
 		// Local workers stop before the server, so a short grace is enough to flush.
 		worker.shutdown_grace = std::time::Duration::from_secs(3);
+		// They take the coordinator's own table (shared in the process), never a second copy.
+		worker.tablebase.clone_from(&config.tablebase);
+		worker.no_tablebase = config.no_tablebase;
 		let mut stop = workers_stopped.clone();
 		local.push(tokio::spawn(async move {
 			let until = async move {

@@ -9,7 +9,7 @@ use tigers_core::network::INPUT_VERSION;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_server::Coordinator;
 use tigers_proto::v1::worker_message::Body as FromWorker;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, Semaphore, mpsc};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
@@ -22,6 +22,7 @@ use crate::progress;
 use crate::research::Research;
 use crate::session::{Session, inbound_error};
 use crate::state::{Shared, WorkerInfo};
+use crate::tablebase;
 use crate::text::excerpt;
 use crate::training::TrainingInput;
 
@@ -36,7 +37,13 @@ pub struct CoordinatorService {
 	training: std::sync::mpsc::Sender<TrainingInput>,
 	research: Research,
 	limits: ServiceLimits,
+	/// Tablebase transfers allowed at once; more wait their turn.
+	transfers: Arc<Semaphore>,
 }
+
+/// How many workers may download the tablebase at once: each transfer is about 93 MB, and a
+/// fleet arriving together should not take all of the coordinator's bandwidth from sessions.
+pub const TABLEBASE_TRANSFERS: usize = 4;
 
 impl CoordinatorService {
 	/// A service over the run's state, feeding samples to the training thread.
@@ -51,6 +58,7 @@ impl CoordinatorService {
 			training,
 			research,
 			limits,
+			transfers: Arc::new(Semaphore::new(TABLEBASE_TRANSFERS)),
 		}
 	}
 }
@@ -299,6 +307,47 @@ impl Coordinator for CoordinatorService {
 		_request: Request<v1::StatusRequest>,
 	) -> Result<Response<v1::Progress>, Status> {
 		Ok(Response::new(self.shared.snapshot()))
+	}
+
+	type FetchTablebaseStream = Outgoing<v1::TablebaseChunk>;
+
+	async fn fetch_tablebase(
+		&self,
+		request: Request<v1::FetchTablebaseRequest>,
+	) -> Result<Response<Self::FetchTablebaseStream>, Status> {
+		let wanted = request.into_inner().sha256;
+		let Some(table) = self.shared.tablebase.table() else {
+			let status = self.shared.tablebase.status();
+			return Err(Status::failed_precondition(format!(
+				"this coordinator has no tablebase ({}{})",
+				status.state,
+				match status.state.as_str() {
+					"building" => format!(", {:.0}% solved", 100.0 * status.progress),
+					_ => format!(": {}", excerpt(&status.detail)),
+				}
+			)));
+		};
+		if table.identity() != wanted {
+			return Err(Status::failed_precondition(format!(
+				"this coordinator's tablebase is {}, not {}",
+				table.identity(),
+				excerpt(&wanted)
+			)));
+		}
+		// Pieces are read from the table in memory and sent as the connection takes them.
+		let (sender, receiver) = mpsc::channel(2);
+		let transfers = self.transfers.clone();
+		tokio::spawn(async move {
+			let Ok(_permit) = transfers.acquire_owned().await else {
+				return;
+			};
+			for chunk in tablebase::chunks(&table) {
+				if sender.send(Ok(chunk)).await.is_err() {
+					return;
+				}
+			}
+		});
+		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
 	}
 }
 

@@ -284,7 +284,9 @@ impl Session {
 		live.last_samples = Some(now);
 		live.recent_samples
 			.push(now, valid.samples.len() as u64, valid.superseded as u64);
-		live.recent_games.push(&valid.outcomes);
+		let table = self.shared.tablebase.table();
+		let winners = valid.endings.iter().map(|e| e.winner(table.as_deref()));
+		live.recent_games.push(winners);
 		if let Some(last) = valid.game_records.last() {
 			live.last_game.clone_from(last);
 		}

@@ -28,6 +28,7 @@ use crate::ledger::Ledger;
 use crate::recent::{RecentGames, RecentSamples};
 use crate::rundir::RunDir;
 use crate::series::Thinned;
+use crate::tablebase::TablebaseHolder;
 use crate::validate::RejectReason;
 
 /// How many recent training losses the snapshot averages.
@@ -247,6 +248,8 @@ pub struct Shared {
 	pub settings: RunSettings,
 	/// The run directory.
 	pub run_dir: RunDir,
+	/// The tablebase, or how it is coming along.
+	pub tablebase: TablebaseHolder,
 	live: Mutex<Live>,
 	ledger: Mutex<Ledger>,
 	current: watch::Sender<Arc<Current>>,
@@ -273,6 +276,7 @@ impl Shared {
 		settings: RunSettings,
 		current: Current,
 		live: Live,
+		tablebase: TablebaseHolder,
 	) -> Arc<Shared> {
 		let (sender, _) = watch::channel(Arc::new(current));
 		Arc::new(Shared {
@@ -280,6 +284,7 @@ impl Shared {
 			started: Instant::now(),
 			settings,
 			run_dir,
+			tablebase,
 			live: Mutex::new(live),
 			ledger: Mutex::new(ledger),
 			current: sender,
@@ -365,6 +370,23 @@ impl Shared {
 		self.current.send_replace(Arc::new(current));
 	}
 
+	/// Tells every session the current net's assignment again, as it now stands with the
+	/// tablebase (which a solve may finish long after the run started).
+	pub fn reassign_with_tablebase(&self) {
+		let current = self.current();
+		let assignment = self.settings.assignment(
+			current.assignment.generation,
+			current.assignment.sha256.clone(),
+			self.tablebase.identity(),
+		);
+		if assignment != current.assignment {
+			self.current.send_replace(Arc::new(Current {
+				assignment,
+				net: current.net.clone(),
+			}));
+		}
+	}
+
 	/// The run as a progress message, bounded in size (see the module's documentation).
 	pub fn snapshot(&self) -> v1::Progress {
 		self.snapshots_built.fetch_add(1, Ordering::Relaxed);
@@ -426,6 +448,7 @@ impl Shared {
 					count: *count,
 				})
 				.collect(),
+			tablebase: Some(self.tablebase.status()),
 		}
 	}
 }

@@ -16,6 +16,16 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 		json!({ "wins": s.wins, "draws": s.draws, "losses": s.losses })
 	};
 	let finite = |x: f64| if x.is_finite() { json!(x) } else { Value::Null };
+	let exact = |a: &Option<v1::ExactAccuracy>| {
+		a.map_or(Value::Null, |a| {
+			json!({
+				"moves": a.moves,
+				"kept": a.kept,
+				"share": f64::from(a.kept) / f64::from(a.moves.max(1)),
+			})
+		})
+	};
+	let tablebase = progress.tablebase.clone().unwrap_or_default();
 	json!({
 		"run": progress.run_name,
 		"uptime_seconds": progress.uptime_seconds,
@@ -36,6 +46,12 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			.map(|r| (r.reason.clone(), json!(r.count)))
 			.collect::<serde_json::Map<_, _>>(),
 		"cpu_hours": progress.cpu_hours,
+		"tablebase": {
+			"state": tablebase.state,
+			"progress": tablebase.progress,
+			"sha256": tablebase.sha256,
+			"detail": tablebase.detail,
+		},
 		"seconds_since_samples": progress.seconds_since_samples,
 		"recent_samples": {
 			"total": progress.recent_samples,
@@ -64,6 +80,10 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"cpu_hours": g.cpu_hours,
 			"measurement": g.measurement,
 			"reason": g.reason,
+			"exact_accuracy": {
+				"candidate": exact(&g.candidate_exact),
+				"reference": exact(&g.reference_exact),
+			},
 		})).collect::<Vec<_>>(),
 		"workers": progress.workers.iter().map(|w| json!({
 			"id": w.worker_id,

@@ -77,12 +77,10 @@ pub fn varied_samples() -> Vec<Sample> {
 
 /// The state of a fresh run in `dir`, as a coordinator opens it, for tests of what reads it.
 pub fn shared_for_tests(dir: &Path) -> std::sync::Arc<crate::state::Shared> {
-	use tigers_core::Network;
-	use tigers_core::network::Shape;
-	use tigers_proto::convert::Assignment;
-
 	use crate::config::RunSettings;
 	use crate::state::{Current, Live, Shared};
+	use tigers_core::Network;
+	use tigers_core::network::Shape;
 
 	let run_dir = crate::rundir::RunDir::open(dir).expect("a run directory");
 	let ledger = run_dir.open_ledger().expect("a ledger");
@@ -95,14 +93,16 @@ pub fn shared_for_tests(dir: &Path) -> std::sync::Arc<crate::state::Shared> {
 		1,
 	);
 	let current = Current {
-		assignment: Assignment {
-			generation: 0,
-			sha256: net.sha256(),
-			depth: settings.depth,
-			selfplay: settings.selfplay,
-			games_per_batch: settings.games_per_batch,
-		},
+		assignment: settings.assignment(0, net.sha256(), None),
 		net: std::sync::Arc::new(net),
 	};
-	Shared::new(run_dir, ledger, settings, current, Live::default())
+	let tablebase = crate::tablebase::TablebaseHolder::off("not in these tests");
+	Shared::new(
+		run_dir,
+		ledger,
+		settings,
+		current,
+		Live::default(),
+		tablebase,
+	)
 }

@@ -8,12 +8,12 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use tigers_core::Network;
 use tigers_core::gate::{GateSettings, GateTally, gate_openings, play_gate_pair};
 use tigers_core::selfplay::Sample;
 use tigers_core::stats::{GatePolicy, GateRecord, PromotionDecision, promote};
+use tigers_core::tablebase::Accuracy;
 use tigers_core::trainer::Trainer;
-use tigers_proto::convert::Assignment;
+use tigers_core::{Network, Tablebase};
 use tigers_proto::v1;
 use tracing::{error, info};
 
@@ -147,6 +147,10 @@ impl Training {
 			self.to_measure = Some((*self.shared.current().net).clone());
 		}
 		loop {
+			// 0. A tablebase solved since the start is used for targets from now on.
+			if self.trainer.tablebase.is_none() {
+				self.trainer.tablebase = self.shared.tablebase.table();
+			}
 			// 1. Take in what arrived, without waiting.
 			loop {
 				match inbox.try_recv() {
@@ -256,11 +260,13 @@ impl Training {
 		};
 		let sender = self.gate_results.0.clone();
 		let pool = self.pool.clone();
+		// The table only judges the players' moves; neither searches with it in the gate.
+		let judge = self.shared.tablebase.table();
 		std::thread::Builder::new()
 			.name("gate".into())
 			.spawn(move || {
 				let net = Arc::new(candidate);
-				let tally = pool.install(|| run_gate_parallel(&net, &settings));
+				let tally = pool.install(|| run_gate_parallel(&net, &settings, judge.as_deref()));
 				let candidate = Arc::try_unwrap(net).unwrap_or_else(|net| (*net).clone());
 				let _ = sender.send(GateDone {
 					kind,
@@ -334,6 +340,8 @@ impl Training {
 			finished_at: now,
 			pairs: record.pairs.counts,
 			cpu_seconds,
+			candidate_exact: done.tally.candidate_accuracy,
+			reference_exact: done.tally.reference_accuracy,
 		};
 		if let Err(e) = self.shared.ledger().record_gate(&row) {
 			error!(%e, "could not record the gate");
@@ -372,14 +380,11 @@ impl Training {
 			promoted_at: now,
 			samples_at_promotion: samples,
 		})?;
-		let settings = &self.shared.settings;
-		let assignment = Assignment {
-			generation: net.generation,
+		let assignment = self.shared.settings.assignment(
+			net.generation,
 			sha256,
-			depth: settings.depth,
-			selfplay: settings.selfplay,
-			games_per_batch: settings.games_per_batch,
-		};
+			self.shared.tablebase.identity(),
+		);
 		info!(generation = net.generation, "promoted");
 		self.shared.promote(Current {
 			assignment,
@@ -460,15 +465,20 @@ impl Training {
 }
 
 /// A gate match with pairs played in parallel on the current rayon pool and counted in opening
-/// order, so it stops exactly where a match played one pair at a time would.
-pub fn run_gate_parallel(net: &Arc<Network>, settings: &GateSettings) -> GateTally {
+/// order, so it stops exactly where a match played one pair at a time would; `judge` scores
+/// the players' movement-phase moves.
+pub fn run_gate_parallel(
+	net: &Arc<Network>,
+	settings: &GateSettings,
+	judge: Option<&Tablebase>,
+) -> GateTally {
 	let openings = gate_openings(settings);
 	let mut tally = GateTally::default();
 	let width = rayon::current_num_threads().max(1);
 	for chunk in openings.chunks(width) {
 		let pairs: Vec<_> = chunk
 			.par_iter()
-			.map(|o| play_gate_pair(net, settings, o, None))
+			.map(|o| play_gate_pair(net, settings, o, judge))
 			.collect();
 		for pair in pairs {
 			if tally.add(pair, &settings.policy) {
@@ -502,7 +512,17 @@ pub fn gate_summary(row: &GateRow) -> v1::GateSummary {
 		elo: row.elo,
 		cpu_hours: row.cpu_seconds / 3600.0,
 		measurement: row.stop == MEASURED,
+		candidate_exact: exact(row.candidate_exact),
+		reference_exact: exact(row.reference_exact),
 	}
+}
+
+/// An accuracy for the wire; absent for gates played without a tablebase.
+fn exact(accuracy: Accuracy) -> Option<v1::ExactAccuracy> {
+	(accuracy.moves > 0).then_some(v1::ExactAccuracy {
+		moves: accuracy.moves,
+		kept: accuracy.kept,
+	})
 }
 
 /// The dashboard's view of a throughput row.

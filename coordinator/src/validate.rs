@@ -8,7 +8,7 @@
 //! reconnect.
 
 use tigers_core::selfplay::Sample;
-use tigers_core::{GameRecord, Outcome};
+use tigers_core::{GameRecord, Outcome, Position, Tablebase, Turn};
 use tigers_proto::convert::sample_from_wire;
 use tigers_proto::v1;
 
@@ -43,12 +43,39 @@ pub struct ValidBatch {
 	pub samples: Vec<Sample>,
 	/// The game records, as sent.
 	pub game_records: Vec<String>,
-	/// How each game ended (`None` for a game cut off unfinished), in record order.
-	pub outcomes: Vec<Option<Outcome>>,
+	/// How each game ended, in record order.
+	pub endings: Vec<GameEnding>,
 	/// Samples from generations older than the latest.
 	pub superseded: usize,
 	/// Whether some sample is more than `max_staleness` generations behind: store, do not train.
 	pub stale: bool,
+}
+
+/// How a received game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GameEnding {
+	/// By the rules.
+	Over(Outcome),
+	/// Stopped in this position: at the ply cap, or adjudicated by the tablebase.
+	Stopped(Position),
+}
+
+impl GameEnding {
+	/// Who won: the rules' winner, or for a stopped game the side the tablebase says wins
+	/// from where it stopped; `None` for a draw (or a stopped game nobody can judge).
+	pub fn winner(&self, tablebase: Option<&Tablebase>) -> Option<Turn> {
+		match *self {
+			GameEnding::Over(outcome) => outcome.winner(),
+			GameEnding::Stopped(position) => {
+				let value = tablebase?.probe(position.board, position.turn)?;
+				match value.sign() {
+					1 => Some(position.turn),
+					-1 => Some(position.turn.opponent()),
+					_ => None,
+				}
+			}
+		}
+	}
 }
 
 /// Why a batch was refused, as a short name for counting (metrics, the dashboard).
@@ -157,7 +184,7 @@ pub fn validate_batch(batch: v1::SampleBatch, expect: Expect) -> Result<ValidBat
 		superseded += usize::from(sample.generation < expect.generation);
 		samples.push(sample);
 	}
-	let mut outcomes = Vec::with_capacity(batch.game_records.len());
+	let mut endings = Vec::with_capacity(batch.game_records.len());
 	for (index, text) in batch.game_records.iter().enumerate() {
 		let refuse = |why: String| {
 			Rejection::new(
@@ -183,13 +210,17 @@ pub fn validate_batch(batch: v1::SampleBatch, expect: Expect) -> Result<ValidBat
 				crate::text::excerpt(name.as_str())
 			)));
 		}
-		outcomes.push(record.result);
+		endings.push(match record.result {
+			Some(outcome) => GameEnding::Over(outcome),
+			// `from_text` replayed the moves already; this replay refuses nothing.
+			None => GameEnding::Stopped(record.replay().0.position()),
+		});
 	}
 	Ok(ValidBatch {
 		sequence: batch.sequence,
 		samples,
 		game_records: batch.game_records,
-		outcomes,
+		endings,
 		superseded,
 		stale,
 	})
@@ -231,7 +262,7 @@ mod tests {
 		let valid = validate_batch(batch(4), EXPECT).unwrap();
 		assert!(!valid.samples.is_empty());
 		assert_eq!(valid.game_records.len(), 1);
-		assert_eq!(valid.outcomes.len(), 1);
+		assert_eq!(valid.endings.len(), 1);
 		assert_eq!(
 			valid.superseded,
 			valid.samples.len(),

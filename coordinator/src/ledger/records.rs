@@ -1,6 +1,7 @@
 //! The ledger's small tables: workers, generations, gates, losses and throughput, as rows.
 
 use rusqlite::{OptionalExtension, Row, params};
+use tigers_core::tablebase::Accuracy;
 
 use super::Ledger;
 use crate::storage_error::StorageError;
@@ -93,6 +94,10 @@ pub struct GateRow {
 	pub finished_at: f64,
 	/// Worker CPU-seconds over the run when it finished.
 	pub cpu_seconds: f64,
+	/// The candidate's movement-phase moves that kept the exact result (none without a table).
+	pub candidate_exact: Accuracy,
+	/// ClaudePlayer's, in the same games.
+	pub reference_exact: Accuracy,
 	/// Pairs of games by the candidate's points in the pair (0, ½, 1, 1½, 2), which the SPRT
 	/// and the promotion rule need to compare a later candidate with this one. Stored as text,
 	/// five numbers separated by commas.
@@ -292,9 +297,11 @@ impl Ledger {
 			.execute(
 				"INSERT INTO gates (candidate_generation, training_steps, promoted, tigers_wins,
 					tigers_draws, tigers_losses, sheep_wins, sheep_draws, sheep_losses, score,
-					score_low, score_high, elo, stop, reason, finished_at, pairs, cpu_seconds)
+					score_low, score_high, elo, stop, reason, finished_at, pairs, cpu_seconds,
+					candidate_exact_moves, candidate_exact_kept, reference_exact_moves,
+					reference_exact_kept)
 				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-					?18)",
+					?18, ?19, ?20, ?21, ?22)",
 				params![
 					gate.candidate_generation,
 					gate.training_steps,
@@ -314,6 +321,10 @@ impl Ledger {
 					gate.finished_at,
 					pairs_text(&gate.pairs),
 					gate.cpu_seconds,
+					gate.candidate_exact.moves,
+					gate.candidate_exact.kept,
+					gate.reference_exact.moves,
+					gate.reference_exact.kept,
 				],
 			)
 			.map_err(StorageError::sqlite("recording a gate match"))?;
@@ -325,7 +336,9 @@ impl Ledger {
 		self.rows(
 			"SELECT id, candidate_generation, training_steps, promoted, tigers_wins, tigers_draws,
 				tigers_losses, sheep_wins, sheep_draws, sheep_losses, score, score_low,
-				score_high, elo, stop, reason, finished_at, pairs, cpu_seconds
+				score_high, elo, stop, reason, finished_at, pairs, cpu_seconds,
+				candidate_exact_moves, candidate_exact_kept, reference_exact_moves,
+				reference_exact_kept
 			FROM gates ORDER BY id",
 			"reading gate matches",
 			|row| {
@@ -355,6 +368,14 @@ impl Ledger {
 						)
 					})?,
 					cpu_seconds: real(row, 18)?,
+					candidate_exact: Accuracy {
+						moves: row.get(19)?,
+						kept: row.get(20)?,
+					},
+					reference_exact: Accuracy {
+						moves: row.get(21)?,
+						kept: row.get(22)?,
+					},
 				})
 			},
 		)
@@ -493,6 +514,14 @@ mod tests {
 			finished_at: 1234.5,
 			pairs: [1, 2, 3, 4, 5],
 			cpu_seconds: 3600.5,
+			candidate_exact: Accuracy {
+				moves: 120,
+				kept: 117,
+			},
+			reference_exact: Accuracy {
+				moves: 110,
+				kept: 109,
+			},
 		}
 	}
 

@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: [&str; 3] = [VERSION_1, VERSION_2, VERSION_3];
+const MIGRATIONS: [&str; 4] = [VERSION_1, VERSION_2, VERSION_3, VERSION_4];
 
 /// The schema version this program writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -104,6 +104,16 @@ ALTER TABLE workers ADD COLUMN secret_confirmed INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE workers ADD COLUMN last_sequence INTEGER NOT NULL DEFAULT 0;
 UPDATE workers SET last_sequence = coalesce(
 	(SELECT max(sequence) FROM batches WHERE batches.worker_id = workers.worker_id), 0);
+";
+
+/// Version 4: each gate's exact accuracy, judged by the tablebase: the candidate's and the
+/// reference's moves in movement-phase positions, and how many kept the exact result. Rows from
+/// before (or from gates played without a table) hold 0 moves.
+const VERSION_4: &str = "
+ALTER TABLE gates ADD COLUMN candidate_exact_moves INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE gates ADD COLUMN candidate_exact_kept INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE gates ADD COLUMN reference_exact_moves INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE gates ADD COLUMN reference_exact_kept INTEGER NOT NULL DEFAULT 0;
 ";
 
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is

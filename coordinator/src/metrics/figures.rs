@@ -9,9 +9,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ::metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge};
+use tigers_proto::v1;
 
 use super::INGEST_SECONDS;
 use crate::state::{Live, Shared};
+use crate::tablebase::TablebaseState;
 use crate::validate::RejectReason;
 
 /// How often the live state is copied into the metrics. Prometheus scrapes every 15 s or more
@@ -35,6 +37,10 @@ const SINCE_SAMPLES: &str = "tigers_seconds_since_samples";
 const GATE_SCORE: &str = "tigers_gate_score";
 const GATE_ELO: &str = "tigers_gate_elo";
 const INCUMBENT_ELO: &str = "tigers_incumbent_elo";
+const GATE_EXACT: &str = "tigers_gate_exact_accuracy";
+const INCUMBENT_EXACT: &str = "tigers_incumbent_exact_accuracy";
+const TABLEBASE_READY: &str = "tigers_tablebase_ready";
+const TABLEBASE_PROGRESS: &str = "tigers_tablebase_solve_progress";
 
 /// Gives every metric its help text and unit, shown in the scrape. Call once, after the
 /// recorder is installed.
@@ -94,6 +100,24 @@ pub fn describe() {
 		"Elo difference from ClaudePlayer of the promoted net as last measured: the bar a \
 		 candidate must clear."
 	);
+	describe_gauge!(
+		GATE_EXACT,
+		"Share (0 to 1) of movement-phase moves that kept the exact result in the latest \
+		 candidate's gate, judged by the tablebase: player=candidate, or player=reference \
+		 (ClaudePlayer)."
+	);
+	describe_gauge!(
+		INCUMBENT_EXACT,
+		"The promoted net's exact accuracy as last measured (see tigers_gate_exact_accuracy)."
+	);
+	describe_gauge!(
+		TABLEBASE_READY,
+		"1 once the coordinator has its tablebase, else 0."
+	);
+	describe_gauge!(
+		TABLEBASE_PROGRESS,
+		"The share (0 to 1) of the tablebase solve done; 1 when ready."
+	);
 	describe_histogram!(
 		INGEST_SECONDS,
 		Unit::Seconds,
@@ -108,6 +132,17 @@ pub struct LastGate {
 	pub score: f64,
 	/// The score as Elo, within ±1000.
 	pub elo: f64,
+	/// The candidate's and the reference's exact accuracy, when judged by a tablebase.
+	pub exact: Option<(f64, f64)>,
+}
+
+/// A gate's exact accuracies (candidate, reference), if it was judged.
+fn exact_shares(gate: &v1::GateSummary) -> Option<(f64, f64)> {
+	let share = |a: &Option<v1::ExactAccuracy>| {
+		a.filter(|a| a.moves > 0)
+			.map(|a| f64::from(a.kept) / f64::from(a.moves))
+	};
+	Some((share(&gate.candidate_exact)?, share(&gate.reference_exact)?))
 }
 
 /// The numbers published, copied out of the live state.
@@ -149,12 +184,21 @@ pub struct Figures {
 	pub last_gate: Option<LastGate>,
 	/// The promoted net's Elo: its latest measurement, or its promotion gate until measured.
 	pub incumbent_elo: Option<f64>,
+	/// The promoted net's exact accuracy from the same gate, when judged.
+	pub incumbent_exact: Option<f64>,
+	/// The tablebase solve's progress (0 to 1), 1 once ready; `None` without one coming.
+	pub tablebase: Option<f64>,
 }
 
 impl Figures {
 	/// Copies the figures out of `live` at `now`; `started` stands in for the last samples when
 	/// none have arrived yet.
-	pub fn read(live: &mut Live, now: Instant, started: Instant) -> Figures {
+	pub fn read(
+		live: &mut Live,
+		now: Instant,
+		started: Instant,
+		tablebase: Option<f64>,
+	) -> Figures {
 		let cpu_hours = live.cpu_hours(now);
 		let since = live.last_samples.unwrap_or(started);
 		let (gates_promoted, gates_refused, gates_measured) = live.gates.counts();
@@ -179,8 +223,15 @@ impl Figures {
 			last_gate: live.gates.last_candidate().map(|g| LastGate {
 				score: g.score,
 				elo: g.elo,
+				exact: exact_shares(g),
 			}),
 			incumbent_elo: live.gates.last_promoted().map(|g| g.elo),
+			incumbent_exact: live
+				.gates
+				.last_promoted()
+				.and_then(exact_shares)
+				.map(|(candidate, _)| candidate),
+			tablebase,
 		}
 	}
 
@@ -209,10 +260,23 @@ impl Figures {
 		if let Some(gate) = self.last_gate {
 			gauge!(GATE_SCORE).set(gate.score);
 			gauge!(GATE_ELO).set(gate.elo);
+			if let Some((candidate, reference)) = gate.exact {
+				gauge!(GATE_EXACT, "player" => "candidate").set(candidate);
+				gauge!(GATE_EXACT, "player" => "reference").set(reference);
+			}
 		}
 		if let Some(elo) = self.incumbent_elo {
 			gauge!(INCUMBENT_ELO).set(elo);
 		}
+		if let Some(share) = self.incumbent_exact {
+			gauge!(INCUMBENT_EXACT).set(share);
+		}
+		gauge!(TABLEBASE_READY).set(if self.tablebase == Some(1.0) {
+			1.0
+		} else {
+			0.0
+		});
+		gauge!(TABLEBASE_PROGRESS).set(self.tablebase.unwrap_or(0.0));
 	}
 }
 
@@ -225,7 +289,13 @@ pub async fn publish_every(shared: Arc<Shared>) {
 		tokio::select! {
 			_ = closing.changed() => break,
 			_ = ticks.tick() => {
-				let figures = Figures::read(&mut shared.live(), Instant::now(), shared.started);
+				let tablebase = match shared.tablebase.state() {
+					TablebaseState::Ready => Some(1.0),
+					TablebaseState::Building(done) => Some(done),
+					TablebaseState::Off(_) | TablebaseState::Failed(_) => None,
+				};
+				let figures =
+					Figures::read(&mut shared.live(), Instant::now(), shared.started, tablebase);
 				figures.publish();
 			}
 		}
@@ -248,10 +318,27 @@ mod tests {
 		}
 	}
 
+	fn judged(
+		gate: v1::GateSummary,
+		candidate: (u32, u32),
+		reference: (u32, u32),
+	) -> v1::GateSummary {
+		let exact = |(moves, kept)| Some(v1::ExactAccuracy { moves, kept });
+		v1::GateSummary {
+			candidate_exact: exact(candidate),
+			reference_exact: exact(reference),
+			..gate
+		}
+	}
+
 	/// The figures of a small run, rendered as a scrape would see them.
 	fn rendered(live: &mut Live) -> String {
+		rendered_with(live, None)
+	}
+
+	fn rendered_with(live: &mut Live, tablebase: Option<f64>) -> String {
 		let start = Instant::now();
-		let figures = Figures::read(live, start + Duration::from_secs(30), start);
+		let figures = Figures::read(live, start + Duration::from_secs(30), start, tablebase);
 		let recorder = super::super::builder().unwrap().build_recorder();
 		::metrics::with_local_recorder(&recorder, || {
 			describe();
@@ -311,6 +398,35 @@ mod tests {
 			);
 		}
 		assert!(text.contains("# HELP tigers_samples_total Samples durably stored"));
+	}
+
+	#[test]
+	fn exact_accuracy_and_the_tablebase_appear_once_there_are_any() {
+		let mut live = Live::default();
+		live.gates
+			.push(judged(gate(true, true, 0.5, 0.0), (200, 190), (100, 99)));
+		live.gates
+			.push(judged(gate(false, false, 0.4, -70.0), (80, 60), (40, 40)));
+		let text = rendered_with(&mut live, Some(1.0));
+		for line in [
+			"tigers_gate_exact_accuracy{player=\"candidate\"} 0.75",
+			"tigers_gate_exact_accuracy{player=\"reference\"} 1",
+			"tigers_incumbent_exact_accuracy 0.95",
+			"tigers_tablebase_ready 1",
+			"tigers_tablebase_solve_progress 1",
+		] {
+			assert!(
+				text.lines().any(|l| l == line),
+				"{line:?} missing from\n{text}"
+			);
+		}
+		let text = rendered_with(&mut Live::default(), Some(0.25));
+		assert!(text.contains("tigers_tablebase_ready 0"), "{text}");
+		assert!(
+			text.contains("tigers_tablebase_solve_progress 0.25"),
+			"{text}"
+		);
+		assert!(!text.contains("tigers_gate_exact_accuracy{"), "{text}");
 	}
 
 	#[test]

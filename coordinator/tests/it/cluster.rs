@@ -45,7 +45,12 @@ fn spawn_coordinator(port: u16, run_dir: &Path, log: &Path) -> Child {
 		.open(log)
 		.unwrap();
 	Command::new(coordinator_binary())
-		.args(["--listen", &format!("127.0.0.1:{port}"), "--run-dir"])
+		.args([
+			"--listen",
+			&format!("127.0.0.1:{port}"),
+			"--no-tablebase",
+			"--run-dir",
+		])
 		.arg(run_dir)
 		.args([
 			"--depth",

@@ -7,4 +7,5 @@ mod identity;
 mod limits;
 mod metrics;
 mod service;
+mod tablebase;
 mod tls;

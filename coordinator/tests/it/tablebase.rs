@@ -1,0 +1,287 @@
+//! The coordinator's tablebase: loaded at start, refused when damaged, solved (or waited for)
+//! while the run goes on, named in assignments, sent to workers, used by the gate and by
+//! adjudicated self-play.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use tigers_coordinator::config::{CoordinatorConfig, TablebaseUse};
+use tigers_coordinator::validate::GameEnding;
+use tigers_core::network::file::hex;
+use tigers_core::tablebase::Value;
+use tigers_core::{GameRecord, Tablebase};
+use tigers_proto::v1;
+use tigers_proto::v1::coordinator_message::Body as ToWorker;
+use tonic::Code;
+
+use crate::common::{WAIT, client, join, session, start, temp_dir, test_config};
+
+/// Where the workspace's test binaries share one solved table.
+fn table_path() -> PathBuf {
+	PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tablebase/tigers-and-sheep.tb")
+}
+
+/// The shared table, solved by whichever test binary needs it first.
+fn table() -> &'static Arc<Tablebase> {
+	static TABLE: OnceLock<Arc<Tablebase>> = OnceLock::new();
+	TABLE.get_or_init(|| {
+		let (table, _) = Tablebase::load_or_build(&table_path(), 2, &|_| {})
+			.expect("the test tablebase loads or builds");
+		Arc::new(table)
+	})
+}
+
+fn with_table(run_dir: PathBuf, path: PathBuf, using: TablebaseUse) -> CoordinatorConfig {
+	let mut config = test_config(run_dir, None);
+	config.no_tablebase = false;
+	config.tablebase = Some(path);
+	config.run.tablebase_use = using;
+	config
+}
+
+async fn status(client: &mut crate::common::Client) -> v1::Progress {
+	client
+		.status(v1::StatusRequest {})
+		.await
+		.expect("status")
+		.into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loaded_table_is_named_in_assignments_and_sent_whole_to_workers() {
+	let identity = table().identity().to_string();
+	let config = with_table(
+		temp_dir("tb-loaded"),
+		table_path(),
+		TablebaseUse::Adjudicate,
+	);
+	let running = start(config).await;
+	let mut client = client(running.address, None).await;
+	let shown = status(&mut client)
+		.await
+		.tablebase
+		.expect("a tablebase status");
+	assert_eq!(
+		(shown.state.as_str(), shown.sha256.as_str()),
+		("ready", identity.as_str())
+	);
+
+	let secret = join(&mut client, "w1").await;
+	let (_sender, _inbound, assignment) = session(&mut client, "w1", &secret).await;
+	assert_eq!(assignment.tablebase_sha256, identity);
+	assert!(assignment.adjudicate);
+
+	// The whole file, in order, in pieces of at most a mebibyte, hashing to its identity.
+	let mut pieces = client
+		.fetch_tablebase(v1::FetchTablebaseRequest {
+			sha256: identity.clone(),
+		})
+		.await
+		.expect("the transfer starts")
+		.into_inner();
+	let mut bytes = Vec::new();
+	while let Some(piece) = pieces.message().await.expect("every piece arrives") {
+		assert_eq!(piece.offset, bytes.len() as u64);
+		assert_eq!(piece.sha256, identity);
+		assert_eq!(piece.total_bytes, table().file_len());
+		assert!(piece.data.len() <= 1 << 20);
+		bytes.extend_from_slice(&piece.data);
+	}
+	assert_eq!(bytes.len() as u64, table().file_len());
+	assert_eq!(hex(&Sha256::digest(&bytes)), identity);
+	assert_eq!(bytes, std::fs::read(table_path()).unwrap());
+
+	let other = client
+		.fetch_tablebase(v1::FetchTablebaseRequest {
+			sha256: "0".repeat(64),
+		})
+		.await
+		.map(|_| ())
+		.unwrap_err();
+	assert_eq!(other.code(), Code::FailedPrecondition);
+	assert!(
+		other.message().contains("not \"0000"),
+		"{}",
+		other.message()
+	);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_table_none_is_named_or_sent_and_the_status_says_why() {
+	let running = start(test_config(temp_dir("tb-off"), None)).await;
+	let mut client = client(running.address, None).await;
+	let shown = status(&mut client)
+		.await
+		.tablebase
+		.expect("a tablebase status");
+	assert_eq!(shown.state, "off");
+	assert!(shown.detail.contains("--no-tablebase"), "{}", shown.detail);
+	let secret = join(&mut client, "w1").await;
+	let (_sender, _inbound, assignment) = session(&mut client, "w1", &secret).await;
+	assert_eq!(
+		(assignment.tablebase_sha256.as_str(), assignment.adjudicate),
+		("", false)
+	);
+	let refused = client
+		.fetch_tablebase(v1::FetchTablebaseRequest {
+			sha256: table().identity().to_string(),
+		})
+		.await
+		.map(|_| ())
+		.unwrap_err();
+	assert_eq!(refused.code(), Code::FailedPrecondition);
+	assert!(
+		refused.message().contains("no tablebase"),
+		"{}",
+		refused.message()
+	);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_table_file_stops_the_coordinator_with_the_reason() {
+	let dir = temp_dir("tb-damaged");
+	std::fs::create_dir_all(&dir).unwrap();
+	let junk = dir.join("junk.tb");
+	std::fs::write(&junk, vec![b'x'; 1000]).unwrap();
+	let config = with_table(dir.join("run"), junk.clone(), TablebaseUse::Rescore);
+	let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+	let error = tigers_coordinator::server::run(config, listener, std::future::pending())
+		.await
+		.unwrap_err()
+		.to_string();
+	assert!(error.contains(&junk.display().to_string()), "{error}");
+	assert!(
+		error.contains("not a Tigers and Sheep tablebase"),
+		"{error}"
+	);
+	// Refused, not replaced.
+	assert_eq!(std::fs::read(&junk).unwrap(), vec![b'x'; 1000]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_that_arrives_after_the_start_is_announced_to_open_sessions() {
+	// Another process is solving the table (it holds the lock beside the file), so the
+	// coordinator shows it as building and waits for that solve rather than starting its own.
+	let dir = temp_dir("tb-later");
+	std::fs::create_dir_all(&dir).unwrap();
+	let path = dir.join("movement-phase.tb");
+	let lock = std::fs::File::create(path.with_extension("lock")).unwrap();
+	lock.lock().unwrap();
+	let running = start(with_table(
+		dir.join("run"),
+		path.clone(),
+		TablebaseUse::Rescore,
+	))
+	.await;
+	let mut client = client(running.address, None).await;
+	let shown = status(&mut client)
+		.await
+		.tablebase
+		.expect("a tablebase status");
+	assert_eq!(shown.state, "building");
+	let secret = join(&mut client, "w1").await;
+	let (_sender, mut inbound, first) = session(&mut client, "w1", &secret).await;
+	assert_eq!(first.tablebase_sha256, "");
+
+	std::fs::copy(table_path(), &path).unwrap();
+	drop(lock);
+	let renamed = tokio::time::timeout(WAIT, async {
+		loop {
+			let message = inbound
+				.message()
+				.await
+				.unwrap()
+				.expect("the session stays open");
+			if let Some(ToWorker::Assignment(assignment)) = message.body {
+				return assignment;
+			}
+		}
+	})
+	.await
+	.expect("a new assignment once the table is there");
+	assert_eq!(renamed.tablebase_sha256, table().identity());
+	assert_eq!(
+		(renamed.generation, renamed.sha256),
+		(first.generation, first.sha256)
+	);
+	assert!(!renamed.adjudicate);
+	let shown = status(&mut client)
+		.await
+		.tablebase
+		.expect("a tablebase status");
+	assert_eq!(
+		(shown.state.as_str(), shown.sha256.as_str()),
+		("ready", table().identity())
+	);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn local_workers_adjudicate_and_the_gate_judges_exact_accuracy() {
+	let mut config = with_table(temp_dir("tb-play"), table_path(), TablebaseUse::Adjudicate);
+	config.local_workers = 1;
+	config.run.gate.max_plies = 120;
+	let running = start(config).await;
+	let mut client = client(running.address, None).await;
+	// Wait for a gate, and for a game that did not end by the rules: self-play stops games
+	// at their first movement-phase position (a game over during placement ends by the rules).
+	let seen = tokio::time::timeout(Duration::from_secs(120), async {
+		loop {
+			let progress = status(&mut client).await;
+			let stopped = GameRecord::from_text(&progress.last_game)
+				.is_ok_and(|record| record.result.is_none());
+			if stopped && !progress.gates.is_empty() {
+				return progress;
+			}
+			tokio::time::sleep(Duration::from_millis(100)).await;
+		}
+	})
+	.await
+	.expect("a gate, and a game stopped by adjudication, within two minutes");
+
+	// The first gate measured generation 0, its movement-phase moves judged by the table.
+	let gate = &seen.gates[0];
+	let candidate = gate
+		.candidate_exact
+		.expect("the candidate's exact accuracy");
+	let reference = gate
+		.reference_exact
+		.expect("the reference's exact accuracy");
+	assert!(
+		candidate.moves > 0 && candidate.kept <= candidate.moves,
+		"{candidate:?}"
+	);
+	assert!(
+		reference.moves > 0 && reference.kept <= reference.moves,
+		"{reference:?}"
+	);
+
+	// The stopped game stopped at its first movement-phase position, which the table holds.
+	let record = GameRecord::from_text(&seen.last_game).expect("a game record");
+	let (game, _) = record.replay();
+	assert_eq!(game.board().sheep_in_hand(), 0, "{}", seen.last_game);
+	let (_, before_last) = game.history().iter().rev().nth(1).expect("moves");
+	assert!(before_last.sheep_in_hand() > 0, "{}", seen.last_game);
+	assert!(table().probe(game.board(), game.turn()).is_some());
+	running.stop().await;
+}
+
+#[test]
+fn a_stopped_game_counts_by_its_exact_result() {
+	let table = table();
+	let (position, _) = (0..table.len())
+		.step_by(11)
+		.map(|i| table.entry(i))
+		.find(|(p, v)| p.turn == tigers_core::Turn::Sheep && *v == Value::Loss(6))
+		.expect("a position the sheep lose");
+	let stopped = GameEnding::Stopped(position);
+	assert_eq!(stopped.winner(Some(table)), Some(tigers_core::Turn::Tiger));
+	// Without a table nobody can say: a draw, as for games cut off at the ply cap.
+	assert_eq!(stopped.winner(None), None);
+	let over = GameEnding::Over(tigers_core::Outcome::SheepByTrapping);
+	assert_eq!(over.winner(Some(table)), Some(tigers_core::Turn::Sheep));
+}
