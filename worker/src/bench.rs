@@ -112,8 +112,11 @@ pub fn bench(settings: &BenchSettings) -> Result<BenchReport, WorkerError> {
 			depth: settings.depth,
 			selfplay: SelfPlaySettings::default(),
 			games_per_batch: 1,
+			tablebase_sha256: None,
+			adjudicate: false,
 		},
 		net: Arc::new(net),
+		tablebase: None,
 	});
 	let pool = ThreadPoolBuilder::new()
 		.num_threads(settings.threads)

@@ -49,6 +49,11 @@ pub struct WorkerConfig {
 	pub connect_timeout: Duration,
 	/// Where to serve Prometheus metrics, if anywhere. At most one worker per process.
 	pub metrics_listen: Option<SocketAddr>,
+	/// Where to keep the tablebase the coordinator names, fetching it if missing; by default
+	/// the platform's cache directory, shared with `tui` and a coordinator on the machine.
+	pub tablebase: Option<PathBuf>,
+	/// Play without the tablebase even if the coordinator names one.
+	pub no_tablebase: bool,
 }
 
 impl WorkerConfig {
@@ -70,6 +75,8 @@ impl WorkerConfig {
 			shutdown_grace: Duration::from_secs(5),
 			connect_timeout: Duration::from_secs(10),
 			metrics_listen: None,
+			tablebase: None,
+			no_tablebase: false,
 		}
 	}
 
@@ -125,6 +132,8 @@ impl fmt::Debug for WorkerConfig {
 			.field("shutdown_grace", &self.shutdown_grace)
 			.field("connect_timeout", &self.connect_timeout)
 			.field("metrics_listen", &self.metrics_listen)
+			.field("tablebase", &self.tablebase)
+			.field("no_tablebase", &self.no_tablebase)
 			.finish()
 	}
 }

@@ -44,6 +44,7 @@ mod session;
 pub mod spool;
 mod state;
 mod stats;
+mod tablebase;
 #[cfg(test)]
 mod testing;
 
@@ -63,6 +64,7 @@ pub use crate::backoff::BackoffSettings;
 pub use crate::bench::{BenchReport, BenchSettings, bench};
 pub use crate::config::WorkerConfig;
 pub use crate::error::WorkerError;
+pub use crate::tablebase::{FetchError, fetch_tablebase, share_tablebase};
 
 use crate::batcher::Batcher;
 use crate::client::Connector;
@@ -73,6 +75,7 @@ use crate::session::{Shared, run_sessions};
 use crate::spool::Spool;
 use crate::state::{Secret, StateDir};
 use crate::stats::Stats;
+use crate::tablebase::TablebaseStore;
 
 /// Runs a worker until `shutdown` completes or the coordinator refuses it for good.
 ///
@@ -151,6 +154,22 @@ impl Drop for AbortOnDrop {
 	}
 }
 
+/// Where this worker keeps the tablebase, as its configuration says; none with
+/// `--no-tablebase`, or when the system has no default place and none was given.
+fn tablebase_store(config: &WorkerConfig) -> TablebaseStore {
+	if config.no_tablebase {
+		tracing::info!("playing without a tablebase (--no-tablebase)");
+		return TablebaseStore::new(None, false);
+	}
+	match tigers_proto::locations::tablebase_path(config.tablebase.as_deref()) {
+		Ok(path) => TablebaseStore::new(Some(path), config.tablebase.is_some()),
+		Err(error) => {
+			tracing::warn!(%error, "playing without a tablebase");
+			TablebaseStore::new(None, false)
+		}
+	}
+}
+
 /// What `Join` says about this worker.
 fn join_request(config: &WorkerConfig, worker_id: &str) -> JoinRequest {
 	JoinRequest {
@@ -210,6 +229,7 @@ impl Worker {
 			spooled,
 			heartbeat_interval: config.heartbeat_interval,
 			draining: draining_receiver,
+			tablebases: Arc::new(tablebase_store(config)),
 		};
 		Ok(Worker {
 			shared,

@@ -44,6 +44,14 @@ struct Cli {
 	/// Serve Prometheus metrics over plain HTTP at this address (path /metrics); no token.
 	#[arg(long, value_name = "ADDR")]
 	metrics_listen: Option<SocketAddr>,
+	/// Where to keep the tablebase the coordinator names, fetched from it if missing
+	/// [default: movement-phase-f1-r1.tb in the platform's cache directory, e.g.
+	/// ~/.cache/tigers-and-sheep/tablebase/].
+	#[arg(long, value_name = "PATH")]
+	tablebase: Option<PathBuf>,
+	/// Play without the tablebase even if the coordinator names one.
+	#[arg(long, conflicts_with = "tablebase")]
+	no_tablebase: bool,
 	/// Log as JSON lines (the default when stderr is not a terminal). Levels from RUST_LOG.
 	#[arg(long, global = true)]
 	log_json: bool,
@@ -104,6 +112,8 @@ fn worker_config(cli: Cli) -> anyhow::Result<WorkerConfig> {
 	config.tls_ca = cli.tls_ca;
 	config.spool_capacity = cli.spool_capacity;
 	config.metrics_listen = cli.metrics_listen;
+	config.tablebase = cli.tablebase;
+	config.no_tablebase = cli.no_tablebase;
 	Ok(config)
 }
 

@@ -12,19 +12,22 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use tigers_core::neural::SELF_PLAY_TABLE_BITS;
 use tigers_core::search::SearchSettings;
-use tigers_core::selfplay::{SelfPlayGame, play_self_play_game};
-use tigers_core::{Network, NeuralPlayer};
+use tigers_core::selfplay::{SelfPlayGame, play_self_play_game_with};
+use tigers_core::{Network, NeuralPlayer, Tablebase};
 use tigers_proto::convert::Assignment;
 
 use crate::seed::random_u64;
 
-/// What to play: an assignment with its net, checked against the announced sha256.
+/// What to play: an assignment with its net, checked against the announced sha256, and the
+/// tablebase it names once the worker has it.
 #[derive(Debug)]
 pub(crate) struct Playing {
 	/// The coordinator's settings.
 	pub(crate) assignment: Assignment,
 	/// The assignment's net.
 	pub(crate) net: Arc<Network>,
+	/// The assignment's tablebase, when it names one and the worker holds it.
+	pub(crate) tablebase: Option<Arc<Tablebase>>,
 }
 
 /// The assignment in force and the stop flag, shared by the session (writer) and the self-play
@@ -46,6 +49,33 @@ impl Control {
 	pub(crate) fn set(&self, playing: Playing) {
 		self.lock().playing = Some(Arc::new(playing));
 		self.changed.notify_all();
+	}
+
+	/// Plays the assignment in force with `table` from each thread's next game on, if that
+	/// assignment names it (a fetch can finish after a newer assignment named another).
+	pub(crate) fn give_tablebase(&self, table: &Arc<Tablebase>) {
+		let mut state = self.lock();
+		let Some(current) = &state.playing else {
+			return;
+		};
+		if current.assignment.tablebase_sha256.as_deref() != Some(table.identity()) {
+			return;
+		}
+		state.playing = Some(Arc::new(Playing {
+			assignment: current.assignment.clone(),
+			net: current.net.clone(),
+			tablebase: Some(table.clone()),
+		}));
+		drop(state);
+		self.changed.notify_all();
+	}
+
+	/// Whether the assignment in force names the table `identity`.
+	pub(crate) fn wants_tablebase(&self, identity: &str) -> bool {
+		self.lock()
+			.playing
+			.as_ref()
+			.is_some_and(|p| p.assignment.tablebase_sha256.as_deref() == Some(identity))
 	}
 
 	/// The assignment in force, if any has arrived yet.
@@ -119,10 +149,16 @@ pub(crate) struct Players {
 }
 
 impl Players {
-	/// Players for `playing`'s net at its depth, with self-play's table size.
+	/// Players for `playing`'s net at its depth, with self-play's table size, searching with
+	/// its tablebase if it has one.
 	pub(crate) fn new(playing: Arc<Playing>) -> Players {
 		let search = SearchSettings::fixed_depth(playing.assignment.depth);
-		let player = || NeuralPlayer::with_net(playing.net.clone(), search, SELF_PLAY_TABLE_BITS);
+		let player = || {
+			let mut player =
+				NeuralPlayer::with_net(playing.net.clone(), search, SELF_PLAY_TABLE_BITS);
+			player.set_tablebase(playing.tablebase.clone());
+			player
+		};
 		Players {
 			sheep: player(),
 			tigers: player(),
@@ -130,15 +166,22 @@ impl Players {
 		}
 	}
 
-	/// Plays one game from `seed`, its samples tagged with the assignment's generation.
+	/// Plays one game from `seed`, its samples tagged with the assignment's generation; with
+	/// adjudication and the table, it stops at the first movement-phase position.
 	pub(crate) fn play(&mut self, seed: u64) -> SelfPlayGame {
 		let assignment = &self.playing.assignment;
-		play_self_play_game(
+		let adjudicate_with = self
+			.playing
+			.tablebase
+			.as_deref()
+			.filter(|_| assignment.adjudicate);
+		play_self_play_game_with(
 			&mut self.sheep,
 			&mut self.tigers,
 			&assignment.selfplay,
 			seed,
 			assignment.generation,
+			adjudicate_with,
 		)
 	}
 }

@@ -40,6 +40,7 @@ use crate::selfplay::{Control, Playing};
 use crate::spool::{Spool, SpoolError};
 use crate::state::Secret;
 use crate::stats::Stats;
+use crate::tablebase::TablebaseStore;
 
 /// How long a unary call (and the opening of the session stream) may take. Keepalive pings
 /// find a dead connection; this finds a coordinator that is alive but stuck.
@@ -65,6 +66,8 @@ pub(crate) struct Shared {
 	pub(crate) spool: Arc<Spool>,
 	/// Where assignments go.
 	pub(crate) control: Arc<Control>,
+	/// The tablebase assignments name, held or being fetched.
+	pub(crate) tablebases: Arc<TablebaseStore>,
 	/// For heartbeats.
 	pub(crate) stats: Arc<Stats>,
 	/// Woken by the batcher after each batch spooled.
@@ -412,14 +415,40 @@ async fn apply_assignment(
 			timed("FetchNet", fetch_net(client, &assignment)).await??
 		}
 	};
+	let tablebase = assignment
+		.tablebase_sha256
+		.as_deref()
+		.and_then(|identity| shared.tablebases.held(identity));
 	tracing::info!(
 		generation = assignment.generation,
 		depth = assignment.depth,
 		games_per_batch = assignment.games_per_batch,
 		max_plies = assignment.selfplay.max_plies,
+		tablebase = assignment
+			.tablebase_sha256
+			.as_deref()
+			.map(|_| tablebase.is_some()),
+		adjudicate = assignment.adjudicate,
 		"playing"
 	);
-	shared.control.set(Playing { assignment, net });
+	let wanted = assignment
+		.tablebase_sha256
+		.clone()
+		.filter(|_| tablebase.is_none());
+	shared.control.set(Playing {
+		assignment,
+		net,
+		tablebase,
+	});
+	if let Some(identity) = wanted {
+		let (wants, gives) = (shared.control.clone(), shared.control.clone());
+		shared.tablebases.obtain(
+			&identity,
+			shared.connector.clone(),
+			move |identity| wants.wants_tablebase(identity),
+			move |table| gives.give_tablebase(&table),
+		);
+	}
 	Ok(())
 }
 

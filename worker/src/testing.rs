@@ -54,7 +54,10 @@ pub(crate) fn playing(generation: u64, net_seed: u64, games_per_batch: u32) -> P
 				..SelfPlaySettings::default()
 			},
 			games_per_batch,
+			tablebase_sha256: None,
+			adjudicate: false,
 		},
 		net: Arc::new(net),
+		tablebase: None,
 	}
 }

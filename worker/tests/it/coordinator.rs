@@ -63,6 +63,8 @@ pub struct Record {
 	pub heartbeats: Vec<Heartbeat>,
 	/// The secret each session opened with, in order.
 	pub session_secrets: Vec<String>,
+	/// Tablebase transfers asked for.
+	pub tablebase_fetches: usize,
 }
 
 /// The server's state, shared by the test and every server started on it.
@@ -81,6 +83,8 @@ pub struct State {
 	secret: Mutex<Option<String>>,
 	/// If set, `Join` claims this as the last acknowledged sequence, whatever is stored.
 	claim_last_acked: Mutex<Option<u64>>,
+	/// The tablebase `FetchTablebase` sends, if any.
+	tablebase: Mutex<Option<ServedTablebase>>,
 }
 
 /// The secret the test server hands out.
@@ -109,7 +113,20 @@ pub fn assignment(net: &NetFile, games_per_batch: u32) -> v1::Assignment {
 		temperature: 0.1,
 		max_plies: 60,
 		games_per_batch,
+		tablebase_sha256: String::new(),
+		adjudicate: false,
 	}
+}
+
+/// A tablebase file the server sends, and how.
+#[derive(Clone)]
+pub struct ServedTablebase {
+	/// The file's bytes.
+	pub bytes: Arc<Vec<u8>>,
+	/// Its identity (the sha256 of the bytes).
+	pub identity: String,
+	/// Flip a byte of the piece at this index on the way, as a broken transfer would.
+	pub damage_piece: Option<usize>,
 }
 
 impl State {
@@ -125,7 +142,13 @@ impl State {
 			refuse_join: Mutex::new(None),
 			secret: Mutex::new(None),
 			claim_last_acked: Mutex::new(None),
+			tablebase: Mutex::new(None),
 		})
+	}
+
+	/// Serves `tablebase` from now on.
+	pub fn serve_tablebase(&self, tablebase: ServedTablebase) {
+		*self.tablebase.lock().unwrap() = Some(tablebase);
 	}
 
 	/// Binds the identity to `secret`, as a coordinator that saw this worker before.
@@ -339,6 +362,41 @@ impl Coordinator for Service {
 
 	async fn status(&self, _: Request<StatusRequest>) -> Result<Response<Progress>, Status> {
 		Err(Status::unimplemented("not in the test server"))
+	}
+
+	type FetchTablebaseStream = Stream_<v1::TablebaseChunk>;
+
+	async fn fetch_tablebase(
+		&self,
+		request: Request<v1::FetchTablebaseRequest>,
+	) -> Result<Response<Self::FetchTablebaseStream>, Status> {
+		self.0.change(|record| record.tablebase_fetches += 1);
+		let served = self.0.tablebase.lock().unwrap().clone();
+		let Some(served) = served else {
+			return Err(Status::failed_precondition("no tablebase here"));
+		};
+		if request.into_inner().sha256 != served.identity {
+			return Err(Status::failed_precondition("another tablebase"));
+		}
+		let total = served.bytes.len() as u64;
+		let pieces: Vec<_> = served
+			.bytes
+			.chunks(1 << 20)
+			.enumerate()
+			.map(|(index, piece)| {
+				let mut data = piece.to_vec();
+				if served.damage_piece == Some(index) {
+					data[0] ^= 1;
+				}
+				Ok(v1::TablebaseChunk {
+					offset: (index << 20) as u64,
+					data,
+					total_bytes: total,
+					sha256: served.identity.clone(),
+				})
+			})
+			.collect();
+		Ok(Response::new(Box::pin(tokio_stream::iter(pieces))))
 	}
 }
 

@@ -7,6 +7,7 @@ mod metrics;
 mod refusal;
 mod restart;
 mod session;
+mod tablebase;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
