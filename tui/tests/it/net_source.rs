@@ -147,6 +147,15 @@ impl Coordinator for FakeCoordinator {
 	async fn status(&self, _: Request<StatusRequest>) -> Result<Response<Progress>, Status> {
 		Err(Status::unimplemented("status"))
 	}
+
+	type FetchTablebaseStream = Stream<tigers_proto::v1::TablebaseChunk>;
+
+	async fn fetch_tablebase(
+		&self,
+		_: Request<tigers_proto::v1::FetchTablebaseRequest>,
+	) -> Result<Response<Self::FetchTablebaseStream>, Status> {
+		Err(Status::unimplemented("fetch_tablebase"))
+	}
 }
 
 /// Serves a fake coordinator on a port of its own, on a thread of its own, for the rest of the
