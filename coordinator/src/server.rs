@@ -132,6 +132,16 @@ pub fn open_run(
 			loss: f64::from(loss),
 		});
 	}
+	// The loss as last recorded stands until training runs again, so that a resumed run shows
+	// its loss (and no alarm) rather than none.
+	if let Some(last) = live
+		.loss_history
+		.points()
+		.last()
+		.filter(|l| l.loss.is_finite())
+	{
+		live.push_loss(last.loss as f32);
+	}
 	for row in ledger.throughput()? {
 		live.cpu_seconds = row.cpu_seconds;
 		live.throughput.push(training::throughput_point(&row));

@@ -270,3 +270,59 @@ async fn shutting_down_ends_open_sessions() {
 	assert!(matches!(ended, None | Some(Code::Unavailable)), "{ended:?}");
 	drop(sender);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_run_shows_its_last_loss_until_training_runs_again() {
+	let dir = temp_dir("resumed-loss");
+	let running = start(test_config(dir.clone(), None)).await;
+	let mut client = client(running.address, None).await;
+	let secret = join(&mut client, "w1").await;
+	let (sender, mut inbound, _) = session(&mut client, "w1", &secret).await;
+	let mut sequence = 0;
+	let trained = tokio::time::timeout(WAIT * 3, async {
+		loop {
+			sequence += 1;
+			sender
+				.send(batch_message(real_batch(sequence, 0, sequence)))
+				.await
+				.unwrap();
+			next_ack(&mut inbound).await.unwrap();
+			let status = client
+				.status(v1::StatusRequest {})
+				.await
+				.unwrap()
+				.into_inner();
+			if !status.loss_history.is_empty() {
+				return status;
+			}
+		}
+	})
+	.await
+	.expect("a recorded loss");
+	drop(sender);
+	running.stop().await;
+
+	let running = start(test_config(dir, None)).await;
+	let mut again = crate::common::client(running.address, None).await;
+	let status = again
+		.status(v1::StatusRequest {})
+		.await
+		.unwrap()
+		.into_inner();
+	let recorded = status
+		.loss_history
+		.last()
+		.expect("the loss history is kept")
+		.loss;
+	assert!(
+		status.loss.is_finite(),
+		"no loss yet is not a non-finite loss"
+	);
+	assert!(
+		(status.loss - recorded).abs() < 1e-6,
+		"{} vs {recorded}",
+		status.loss
+	);
+	assert!(trained.loss_history.len() <= status.loss_history.len());
+	running.stop().await;
+}

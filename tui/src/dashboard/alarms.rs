@@ -44,6 +44,11 @@ pub enum Alarm {
 		/// Their names.
 		workers: Vec<String>,
 	},
+	/// The coordinator's tablebase solve failed; the run goes on without it.
+	TablebaseFailed {
+		/// Why.
+		reason: String,
+	},
 }
 
 impl fmt::Display for Alarm {
@@ -65,6 +70,9 @@ impl fmt::Display for Alarm {
 				format::duration(QUIET_SECONDS),
 				workers.join(", ")
 			),
+			Alarm::TablebaseFailed { reason } => {
+				write!(f, "no tablebase, the solve failed: {reason}")
+			}
 		}
 	}
 }
@@ -112,6 +120,11 @@ pub fn alarms(progress: &v1::Progress) -> Vec<Alarm> {
 		.collect();
 	if !quiet.is_empty() {
 		found.push(Alarm::Quiet { workers: quiet });
+	}
+	if let Some(status) = progress.tablebase.as_ref().filter(|t| t.state == "failed") {
+		found.push(Alarm::TablebaseFailed {
+			reason: status.detail.clone(),
+		});
 	}
 	found
 }
@@ -174,6 +187,11 @@ mod tests {
 		progress.loss = f64::NAN;
 		progress.workers[0].flagged = 2;
 		progress.workers[0].seconds_since_heard = 45.0;
+		progress.tablebase = Some(v1::TablebaseStatus {
+			state: "failed".into(),
+			detail: "disk full".into(),
+			..v1::TablebaseStatus::default()
+		});
 		let found = alarms(&progress);
 		assert_eq!(
 			found,
@@ -189,6 +207,9 @@ mod tests {
 				},
 				Alarm::Quiet {
 					workers: vec!["w1".into()]
+				},
+				Alarm::TablebaseFailed {
+					reason: "disk full".into()
 				},
 			]
 		);

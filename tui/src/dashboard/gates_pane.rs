@@ -1,6 +1,7 @@
 //! The Gates pane: every gate match against `ClaudePlayer`, newest first, with its result by
-//! side, score and interval, Elo and verdict; the reason for the selected one; and two charts
-//! of the promoted nets' score and Elo against time or worker CPU-hours.
+//! side, score and interval, Elo, the candidate's exact accuracy and the verdict; the reason for
+//! the selected one; and three charts of the promoted nets' score, Elo and exact accuracy
+//! against time or worker CPU-hours.
 //!
 //! A promoted net's point is its measurement on fresh openings when it has one (the unbiased
 //! figure), else the match that promoted it; rejected candidates are dots.
@@ -40,17 +41,34 @@ pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buf
 		.wrap(Wrap { trim: true })
 		.style(Style::new().fg(Color::Gray))
 		.render(reason_area, buf);
+	let axis = dashboard.axis();
+	let x_name = match axis {
+		GateAxis::Time => "hours since the first gate",
+		GateAxis::CpuHours => "worker CPU-hours",
+	};
 	Line::from(vec![
 		Span::styled("── promoted nets", Style::new().fg(Color::Green)),
-		Span::raw("   "),
-		Span::styled("• rejected candidates", Style::new().fg(Color::DarkGray)),
+		Span::raw("  "),
+		Span::styled("• rejected", Style::new().fg(Color::DarkGray)),
+		Span::raw(format!("  across: {x_name}")),
 	])
 	.render(legend_area, buf);
-	let [score_area, elo_area] =
-		Layout::horizontal([Constraint::Ratio(1, 2), Constraint::Ratio(1, 2)]).areas(charts_area);
-	let axis = dashboard.axis();
+	let [score_area, elo_area, exact_area] = Layout::horizontal([
+		Constraint::Ratio(1, 3),
+		Constraint::Ratio(1, 3),
+		Constraint::Ratio(1, 3),
+	])
+	.areas(charts_area);
 	chart(p, axis, Measure::Score, score_area, buf);
 	chart(p, axis, Measure::Elo, elo_area, buf);
+	chart(p, axis, Measure::Exact, exact_area, buf);
+}
+
+/// The candidate's exact accuracy (0 to 1), if the gate was judged by a tablebase.
+fn exact_share(g: &v1::GateSummary) -> Option<f64> {
+	g.candidate_exact
+		.filter(|a| a.moves > 0)
+		.map(|a| f64::from(a.kept) / f64::from(a.moves))
 }
 
 fn side(result: Option<v1::SideResult>) -> String {
@@ -89,6 +107,7 @@ fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer
 		"score",
 		"95% interval",
 		"Elo",
+		"exact",
 		"verdict",
 		"CPU-h",
 	])
@@ -104,6 +123,7 @@ fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer
 			Cell::from(format!("{:.3}", g.score)),
 			Cell::from(format!("{:.3}-{:.3}", g.score_low, g.score_high)),
 			Cell::from(format::elo(g.elo)),
+			Cell::from(exact_share(g).map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a))),
 			Cell::from(word).style(style),
 			Cell::from(format!("{:.2}", g.cpu_hours)),
 		]);
@@ -123,6 +143,7 @@ fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer
 			Constraint::Length(6),
 			Constraint::Length(12),
 			Constraint::Length(5),
+			Constraint::Length(6),
 			Constraint::Length(9),
 			Constraint::Length(6),
 		],
@@ -136,6 +157,8 @@ fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer
 enum Measure {
 	Score,
 	Elo,
+	/// The candidate's exact accuracy, where the tablebase judged it.
+	Exact,
 }
 
 fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &mut Buffer) {
@@ -147,6 +170,7 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 	let y = |g: &v1::GateSummary| match measure {
 		Measure::Score => g.score,
 		Measure::Elo => g.elo.clamp(-MAX_ELO, MAX_ELO),
+		Measure::Exact => exact_share(g).unwrap_or(f64::NAN),
 	};
 	let point = |g: &v1::GateSummary| (x(g), y(g));
 	let mut by_generation: BTreeMap<u64, &v1::GateSummary> = BTreeMap::new();
@@ -165,12 +189,15 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 		.filter(|g| !g.promoted && y(g).is_finite())
 		.map(point)
 		.collect();
-	let x_name = match axis {
-		GateAxis::Time => "hours since the first gate",
-		GateAxis::CpuHours => "worker CPU-hours",
-	};
 	let (title, y_bounds) = match measure {
-		Measure::Score => ("score against ClaudePlayer", [0.0, 1.0]),
+		Measure::Score => ("score vs ClaudePlayer", [0.0, 1.0]),
+		Measure::Exact => {
+			let lo = promoted
+				.iter()
+				.chain(&rejected)
+				.fold(1.0_f64, |lo, (_, y)| lo.min(*y));
+			("exact accuracy", [(lo - 0.02).clamp(0.0, 0.98), 1.0])
+		}
 		Measure::Elo => {
 			let (lo, hi) = promoted
 				.iter()
@@ -178,10 +205,10 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 				.fold((0.0_f64, 0.0_f64), |(lo, hi), (_, y)| {
 					(lo.min(*y), hi.max(*y))
 				});
-			("Elo against ClaudePlayer", [lo - 50.0, hi + 50.0])
+			("Elo vs ClaudePlayer", [lo - 50.0, hi + 50.0])
 		}
 	};
-	let block = Block::bordered().title(format!("{title} by {x_name}"));
+	let block = Block::bordered().title(title);
 	let hide_legend = (Constraint::Length(0), Constraint::Length(0));
 	if promoted.is_empty() && rejected.is_empty() {
 		let inner = block.inner(area);
@@ -199,6 +226,7 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 	let label = |v: f64| match measure {
 		Measure::Score => format!("{v:.2}"),
 		Measure::Elo => format!("{v:+.0}"),
+		Measure::Exact => format!("{:.0}%", 100.0 * v),
 	};
 	Chart::new(vec![
 		Dataset::default()

@@ -103,7 +103,7 @@ fn figures(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer
 				format::count(p.window_capacity)
 			)),
 		]),
-		Line::default(),
+		Line::from(vec![label("tablebase"), tablebase_line(p)]),
 		Line::from(vec![
 			label("stale samples"),
 			Span::raw(format!(
@@ -141,6 +141,27 @@ fn figures(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer
 			.ratio((p.window_samples as f64 / p.window_capacity as f64).clamp(0.0, 1.0))
 			.filled_style(Style::new().fg(Color::Cyan))
 			.render(row, buf);
+	}
+}
+
+/// The coordinator's tablebase: ready (with its identity's start), being solved, or why not.
+fn tablebase_line(p: &v1::Progress) -> Span<'static> {
+	let status = p.tablebase.clone().unwrap_or_default();
+	match status.state.as_str() {
+		"ready" => Span::styled(
+			format!("ready {:.12}", status.sha256),
+			Style::new().fg(Color::Green),
+		),
+		"building" => Span::styled(
+			format!("solving, {:.0}% done", 100.0 * status.progress),
+			Style::new().fg(Color::Yellow),
+		),
+		"failed" => Span::styled(
+			format!("failed: {}", status.detail),
+			Style::new().fg(Color::Red),
+		),
+		"off" => Span::raw(status.detail),
+		_ => Span::raw("unknown (an older coordinator)"),
 	}
 }
 

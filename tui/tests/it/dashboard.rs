@@ -93,7 +93,7 @@ fn gates_pane_by_cpu_hours_scrolled_120x40() {
 	press(&mut dashboard, KeyCode::Char('x'));
 	press(&mut dashboard, KeyCode::Down);
 	let screen = text(&draw(&dashboard, 120, 40));
-	assert!(screen.contains("by worker CPU-hours"), "{screen}");
+	assert!(screen.contains("across: worker CPU-hours"), "{screen}");
 	assert_snapshot!(screen);
 }
 
