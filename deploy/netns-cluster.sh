@@ -21,6 +21,10 @@
 #   PORT                         the coordinator's port inside its namespace [50061]
 #   CUT_SECONDS                  how long w1's link stays down [8]
 #   KEEP_WORKDIR=1               keep the run directory, state and logs (printed at the end)
+#   TABLEBASE                    a solved tablebase file (`tui tablebase build`): the coordinator
+#                                loads it and names it in assignments, and each worker must fetch
+#                                it over its own link, check it and play with it (adjudicated
+#                                self-play); without it, the cluster runs without a table
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,6 +33,7 @@ WORKER_BIN=${WORKER_BIN:-$repo/target/debug/worker}
 PORT=${PORT:-50061}
 CUT_SECONDS=${CUT_SECONDS:-8}
 KEEP_WORKDIR=${KEEP_WORKDIR:-0}
+TABLEBASE=${TABLEBASE:-}
 
 # A fast, tiny run like coordinator/tests/it/cluster.rs's (depth-1 games, batches of two
 # games, gates of one or two pairs), but with candidates far apart: each sample is trained on
@@ -39,6 +44,12 @@ KEEP_WORKDIR=${KEEP_WORKDIR:-0}
 # stale (and refused) by the time its link came back.
 TRAINING_ARGS=(--depth 1 --games-per-batch 2 --batch-size 256 --window 20000 --max-uses 1
 	--steps-per-candidate 2000 --gate-max-pairs 2 --gate-min-pairs 1)
+if [[ -n $TABLEBASE ]]; then
+	[[ -s $TABLEBASE ]] || fail "TABLEBASE=$TABLEBASE is not a file"
+	TABLEBASE_ARGS=(--tablebase "$TABLEBASE" --tablebase-use adjudicate)
+else
+	TABLEBASE_ARGS=(--no-tablebase)
+fi
 
 log() { printf '[netns-cluster %(%H:%M:%S)T] %s\n' -1 "$*"; }
 fail() {
@@ -175,13 +186,15 @@ export TIGERS_TOKEN RUST_LOG=${RUST_LOG:-info}
 
 start_coordinator() {
 	ip netns exec "$ns_coord" "$COORDINATOR_BIN" --listen "$coord_ip:$PORT" --run-dir "$run_dir" \
-		--headless --log-json "${TRAINING_ARGS[@]}" >>"$work/coordinator.log" 2>&1 &
+		--headless --log-json "${TRAINING_ARGS[@]}" "${TABLEBASE_ARGS[@]}" >>"$work/coordinator.log" 2>&1 &
 	coord_pid=$!
 }
 start_worker() {
 	local ns=$1 name=$2
+	local table=(--no-tablebase)
+	[[ -n $TABLEBASE ]] && table=(--tablebase "$work/$name-cache/movement-phase.tb")
 	ip netns exec "$ns" "$WORKER_BIN" --connect "$url" --threads 1 --name "$name" \
-		--state-dir "$work/$name" --log-json >>"$work/$name.log" 2>&1 &
+		--state-dir "$work/$name" "${table[@]}" --log-json >>"$work/$name.log" 2>&1 &
 }
 
 # status <file>: the run's status as JSON in <file>, asked from the hub (the operator's seat)
@@ -267,6 +280,21 @@ for address in 10.99.0.11 10.99.0.12; do
 	grep -q "^$address:" <<<"$peers" || fail "no connection from $address to the coordinator (peers: $peers)"
 done
 log "both workers deliver: $(field "$last" 'samples(s, w1)') and $(field "$last" 'samples(s, w2)') samples, connections from 10.99.0.11 and 10.99.0.12"
+
+# ---- 1b. with a tablebase, each worker fetched the coordinator's over its own link ----------
+if [[ -n $TABLEBASE ]]; then
+	check "$last" 's["tablebase"]["state"] == "ready"' || fail "the coordinator's tablebase is not ready: $(brief "$last")"
+	for name in w1 w2; do
+		copy=$work/$name-cache/movement-phase.tb
+		for ((i = 0; i < 600; i++)); do
+			[[ -s $copy ]] && break
+			sleep 0.1
+		done
+		cmp -s "$TABLEBASE" "$copy" || fail "$name has no whole copy of the tablebase at $copy (see $work/$name.log)"
+		grep -q '"tablebase fetched"' "$work/$name.log" || fail "$name did not fetch the tablebase from the coordinator"
+	done
+	log "both workers fetched the tablebase ($(stat -c %s "$TABLEBASE") bytes each) and checked it"
+fi
 
 # ---- 2. w1's link goes down for a while, then comes back ----------------------------------
 log "cutting w1's link for ${CUT_SECONDS}s"
