@@ -10,6 +10,7 @@ use tigers_core::perft::perft;
 use tigers_core::position::NAMED_POSITIONS;
 
 use tigers_core::network::Shape;
+use tigers_core::network::quantized::{Accumulator, QuantizedNet};
 use tigers_core::search::SearchSettings;
 use tigers_core::tablebase::Value;
 use tigers_core::{ClaudePlayer, MinimaxPlayer, Network, NeuralPlayer, Position, Tablebase};
@@ -102,6 +103,25 @@ fn bench_network(c: &mut Criterion) {
 			for p in &positions {
 				let value = net.forward(black_box(p.board), p.turn);
 				assert!(value.abs() < 1.0);
+			}
+		});
+	});
+	// The search's evaluation: one accumulator walks the four positions, which differ too much
+	// for updates, so each is computed from scratch.
+	let quantized = QuantizedNet::new(&net);
+	let expected: Vec<f32> = positions
+		.iter()
+		.map(|p| quantized.value(&mut Accumulator::default(), p.board, p.turn))
+		.collect();
+	for (p, value) in positions.iter().zip(&expected) {
+		assert!((value - net.forward(p.board, p.turn)).abs() < 1e-3);
+	}
+	let mut accumulator = Accumulator::default();
+	c.bench_function("network/quantized/named", |b| {
+		b.iter(|| {
+			for (p, value) in positions.iter().zip(&expected) {
+				let got = quantized.value(&mut accumulator, black_box(p.board), p.turn);
+				assert_eq!(got, *value);
 			}
 		});
 	});
