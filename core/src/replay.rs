@@ -41,8 +41,9 @@ impl Default for TargetSettings {
 /// Which of a board's eight symmetric images an example shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Augmentation {
-	/// The canonical image, the one `NeuralEval` evaluates: all of the net's capacity goes to
-	/// the boards it will be asked about.
+	/// The canonical image only. The search shows the net boards as they stand, in any of
+	/// their images, so a net trained this way meets images in play that it never trained on;
+	/// it trained worse even when the search showed canonical boards (docs/training.md).
 	Canonical,
 	/// One of the eight images drawn at random per example: the net sees eight times as many
 	/// distinct inputs, which regularises it; this trained better (docs/training.md).
