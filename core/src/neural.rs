@@ -16,8 +16,10 @@ pub const SELF_PLAY_TABLE_BITS: u32 = 16;
 /// The network's value of the board as it stands, computed by its [`QuantizedNet`].
 ///
 /// Between calls it keeps the first layer's sums for the last board it evaluated, which the next
-/// board, usually a sibling, updates by the points that changed. That does not change a value:
-/// a position's value is the same whatever was evaluated before it.
+/// board, usually a sibling, updates by the points that changed; and the values of recent
+/// positions, since a search meets many of them again (about four evaluations in ten repeated an
+/// earlier one in the searches of docs/benchmarks.md). Neither changes a value: a position's
+/// value is the same whatever was evaluated before it.
 ///
 /// The board is not made canonical first: that would cost a symmetry search per evaluation
 /// and defeat the update of the sums, since the symmetry that makes a board canonical changes
@@ -30,7 +32,13 @@ pub struct NeuralEval {
 	net: Arc<Network>,
 	quantized: Arc<QuantizedNet>,
 	accumulator: Accumulator,
+	cache: ValueCache,
 }
+
+/// Slots in the value cache: 2^14 of 16 bytes, 256 KiB, which stays in a core's L2 cache.
+/// Searching the named positions with each size in turn, 2^12 and 2^14 gave the same speed
+/// within the noise and 2^16 and 2^18 were slower (docs/benchmarks.md).
+const VALUE_CACHE_BITS: u32 = 14;
 
 impl NeuralEval {
 	/// An evaluation by `net`.
@@ -39,6 +47,7 @@ impl NeuralEval {
 			quantized: Arc::new(QuantizedNet::new(&net)),
 			net,
 			accumulator: Accumulator::default(),
+			cache: ValueCache::new(VALUE_CACHE_BITS),
 		}
 	}
 
@@ -48,10 +57,57 @@ impl NeuralEval {
 	}
 }
 
+/// The values of recently evaluated positions, one per slot, the newest kept on a collision.
+#[derive(Clone, Debug)]
+struct ValueCache {
+	/// The position's key (its board's bits and the side to move; never 0, since a board has
+	/// four tigers) and its value.
+	slots: Vec<(u64, f32)>,
+	shift: u32,
+}
+
+impl ValueCache {
+	fn new(bits: u32) -> ValueCache {
+		ValueCache {
+			slots: vec![(0, 0.0); 1 << bits],
+			shift: 64 - bits,
+		}
+	}
+
+	fn clear(&mut self) {
+		self.slots.fill((0, 0.0));
+	}
+
+	#[inline]
+	fn key(board: GameBoard, turn: Turn) -> u64 {
+		// The board's bits leave the top bit free (docs of `GameBoard::to_bits`).
+		board.to_bits() | u64::from(turn == Turn::Tiger) << 63
+	}
+
+	#[inline]
+	fn slot(&self, key: u64) -> usize {
+		// Fibonacci hashing, as in the transposition table.
+		(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize
+	}
+}
+
 impl Evaluator for NeuralEval {
 	#[inline]
 	fn evaluate(&mut self, board: GameBoard, turn: Turn) -> ScoreType {
-		self.quantized.value(&mut self.accumulator, board, turn)
+		let key = ValueCache::key(board, turn);
+		let slot = self.cache.slot(key);
+		let (known, value) = self.cache.slots[slot];
+		if known == key {
+			return value;
+		}
+		let value = self.quantized.value(&mut self.accumulator, board, turn);
+		self.cache.slots[slot] = (key, value);
+		value
+	}
+
+	fn clear(&mut self) {
+		self.cache.clear();
+		self.accumulator = Accumulator::default();
 	}
 }
 
@@ -90,7 +146,7 @@ impl SearchPlayer<NeuralEval> {
 mod tests {
 	use super::*;
 	use crate::network::Shape;
-	use crate::position::Position;
+	use crate::position::{NAMED_POSITIONS, Position};
 	use crate::search::MinimaxPlayer;
 	use crate::symmetry::Symmetry;
 
@@ -105,6 +161,32 @@ mod tests {
 			assert!((value - net.forward(image, p.turn)).abs() < 1e-3);
 			assert!(value.abs() < 1.0);
 		}
+	}
+
+	#[test]
+	fn cached_values_are_the_values() {
+		let net = Arc::new(Network::new(Shape::default(), 2));
+		let mut eval = NeuralEval::new(net.clone());
+		let positions: Vec<Position> = NAMED_POSITIONS
+			.iter()
+			.map(|(_, text)| text.parse().unwrap())
+			.collect();
+		let first: Vec<f32> = positions
+			.iter()
+			.map(|p| eval.evaluate(p.board, p.turn))
+			.collect();
+		for (p, value) in positions.iter().zip(&first).rev() {
+			assert_eq!(eval.evaluate(p.board, p.turn), *value);
+			assert_eq!(
+				NeuralEval::new(net.clone()).evaluate(p.board, p.turn),
+				*value
+			);
+		}
+		eval.clear();
+		assert_eq!(
+			eval.evaluate(positions[2].board, positions[2].turn),
+			first[2]
+		);
 	}
 
 	#[test]

@@ -53,6 +53,10 @@ pub trait Evaluator {
 	fn table_min_depth(&self) -> u32 {
 		1
 	}
+
+	/// Forgets whatever the evaluation keeps between calls (caches); the player's `clear` calls
+	/// it. Values must not depend on it.
+	fn clear(&mut self) {}
 }
 
 /// How deep and how long to search.
