@@ -105,6 +105,13 @@ impl Evaluator for NeuralEval {
 		value
 	}
 
+	/// With the quantised net, a table probe at depth 1 (usually a cache miss) costs more than
+	/// the evaluations it saves: from depth 2, searches of the start and mid-movement positions
+	/// ran about 30% more nodes a second and finished sooner (docs/benchmarks.md).
+	fn table_min_depth(&self) -> u32 {
+		2
+	}
+
 	fn clear(&mut self) {
 		self.cache.clear();
 		self.accumulator = Accumulator::default();
