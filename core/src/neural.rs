@@ -106,8 +106,8 @@ impl Evaluator for NeuralEval {
 	}
 
 	/// With the quantised net, a table probe at depth 1 (usually a cache miss) costs more than
-	/// the evaluations it saves: from depth 2, searches of the start and mid-movement positions
-	/// ran about 30% more nodes a second and finished sooner (docs/benchmarks.md).
+	/// the evaluations it saves: from depth 2, the searches of 40 random positions at depths 8
+	/// and 9 visited 10% to 14% more nodes but took 8% to 20% less time (docs/benchmarks.md).
 	fn table_min_depth(&self) -> u32 {
 		2
 	}
