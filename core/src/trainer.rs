@@ -118,8 +118,8 @@ impl Trainer {
 
 	/// Up to `max_steps` steps, as many as the window allows; returns their losses. The same
 	/// as calling [`Trainer::step`] as often, but with several threads they are started once
-	/// for the call and wait between steps, spinning briefly: starting threads costs 45 to
-	/// 350 µs on the two-core development machine, as much as a step's work.
+	/// for the call and wait between steps by spinning (and yielding), not sleeping: starting a
+	/// thread cost 45 to 350 µs on the two-core development machine, as much as a step's work.
 	pub fn train(&mut self, max_steps: usize) -> Vec<f32> {
 		if self.settings.threads <= 1 || max_steps <= 1 {
 			return (0..max_steps).map_while(|_| self.step()).collect();
