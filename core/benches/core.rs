@@ -3,13 +3,16 @@
 //! wrong answer fails instead of looking good.
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use std::sync::Arc;
 use tigers_core::perft::perft;
 use tigers_core::position::NAMED_POSITIONS;
 
+use tigers_core::claude::DEFAULT_TABLE_BITS;
 use tigers_core::network::Shape;
+use tigers_core::network::quantized::{Accumulator, QuantizedNet};
 use tigers_core::search::SearchSettings;
 use tigers_core::tablebase::Value;
 use tigers_core::{ClaudePlayer, MinimaxPlayer, Network, NeuralPlayer, Position, Tablebase};
@@ -105,6 +108,25 @@ fn bench_network(c: &mut Criterion) {
 			}
 		});
 	});
+	// The search's evaluation: one accumulator walks the four positions, which differ too much
+	// for updates, so each is computed from scratch.
+	let quantized = QuantizedNet::new(&net);
+	let expected: Vec<f32> = positions
+		.iter()
+		.map(|p| quantized.value(&mut Accumulator::default(), p.board, p.turn))
+		.collect();
+	for (p, value) in positions.iter().zip(&expected) {
+		assert!((value - net.forward(p.board, p.turn)).abs() < 1e-3);
+	}
+	let mut accumulator = Accumulator::default();
+	c.bench_function("network/quantized/named", |b| {
+		b.iter(|| {
+			for (p, value) in positions.iter().zip(&expected) {
+				let got = quantized.value(&mut accumulator, black_box(p.board), p.turn);
+				assert_eq!(got, *value);
+			}
+		});
+	});
 	let mut group = c.benchmark_group("search");
 	group.sample_size(10);
 	let start = named("start");
@@ -165,8 +187,70 @@ fn bench_tablebase(c: &mut Criterion) {
 	group.finish();
 }
 
+/// Nodes per second of `ClaudePlayer` and `NeuralPlayer` (a fresh net) at equal depth and equal
+/// table size on each named position, one after the other in one run, so that the two can be
+/// compared on a busy machine. Each search starts from a cleared player (the clearing is not
+/// timed), and checks its node count and move against the first.
+fn bench_nodes_per_second(c: &mut Criterion) {
+	let mut group = c.benchmark_group("nps");
+	group.sample_size(10);
+	let net = Arc::new(Network::new(Shape::default(), 1));
+	for (name, depth) in [
+		("start", 10),
+		("mid-placement", 9),
+		("mid-movement", 12),
+		("near-end", 10),
+	] {
+		let p = named(name);
+		let settings = SearchSettings::fixed_depth(depth);
+		let mut claude = ClaudePlayer::with_settings(settings);
+		let mut neural = NeuralPlayer::with_net(net.clone(), settings, DEFAULT_TABLE_BITS);
+		nodes_per_second(
+			&mut group,
+			&format!("claude/{name}/{depth}"),
+			&mut claude,
+			p,
+		);
+		nodes_per_second(
+			&mut group,
+			&format!("neural/{name}/{depth}"),
+			&mut neural,
+			p,
+		);
+	}
+	group.finish();
+}
+
+fn nodes_per_second<P: MinimaxPlayer>(
+	group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+	id: &str,
+	player: &mut P,
+	p: Position,
+) {
+	let first = player
+		.pick_move(p.board, p.turn, &[])
+		.expect("a legal move");
+	group.throughput(Throughput::Elements(first.nodes));
+	group.bench_function(id, |b| {
+		b.iter_custom(|iterations| {
+			let mut searching = Duration::ZERO;
+			for _ in 0..iterations {
+				player.new_game();
+				let start = Instant::now();
+				let report = player
+					.pick_move(black_box(p.board), p.turn, &[])
+					.expect("a legal move");
+				searching += start.elapsed();
+				assert_eq!((report.mv, report.nodes), (first.mv, first.nodes));
+			}
+			searching
+		});
+	});
+}
+
 criterion_group!(
 	benches,
+	bench_nodes_per_second,
 	bench_perft,
 	bench_movegen,
 	bench_search,

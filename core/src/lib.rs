@@ -18,7 +18,8 @@
 //! - [`search`]: the minimax search, its transposition table and killers;
 //! - [`player`]: [`SearchPlayer`], an evaluation with search settings and tables;
 //! - [`claude`]: [`ClaudePlayer`], the hand-written evaluation;
-//! - [`network`]: [`Network`], its input encoding, training step and file format;
+//! - [`network`]: [`Network`], its input encoding, training step, file format and the
+//!   quantised copy the search evaluates with;
 //! - [`neural`]: [`NeuralPlayer`], the search with a network's evaluation;
 //! - [`versus`]: games and paired matches between two searchers;
 //! - [`selfplay`]: self-play games with exploration, and their samples;

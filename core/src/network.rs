@@ -2,6 +2,8 @@
 //! forward pass without allocation.
 //!
 //! - [`file`]: the safetensors file format for nets and optimizer state;
+//! - [`quantized`]: the net in integers, with an incrementally updated first layer, for the
+//!   search;
 //! - [`train`]: gradients by backpropagation and the Adam optimiser.
 //!
 //! The net maps a position to a value in `-1..1`, positive favouring tigers:
@@ -15,6 +17,7 @@
 //! mostly-zero vector.
 
 pub mod file;
+pub mod quantized;
 pub mod train;
 
 use rand::{RngExt, SeedableRng};
@@ -185,8 +188,8 @@ impl Network {
 
 	/// The value of a position, in `-1..1`, positive favouring tigers.
 	///
-	/// The board is evaluated as given; `NeuralEval` evaluates the canonical
-	/// board so that symmetric positions agree.
+	/// The board is evaluated as given, in `f32`: the reference for the training code and for
+	/// the quantised copy the search evaluates with ([`quantized::QuantizedNet`]).
 	pub fn forward(&self, board: GameBoard, turn: Turn) -> f32 {
 		let (h1, h2) = (self.shape.hidden1, self.shape.hidden2);
 		let (w1, b1, w2, b2, w3, b3) = (
@@ -234,18 +237,19 @@ impl Network {
 
 /// The inputs that are not piece points, with their values.
 fn scalar_inputs(board: GameBoard, turn: Turn) -> [(usize, f32); 4] {
-	let in_hand = f32::from(board.sheep_in_hand());
+	scalar_inputs_of(u32::from(board.sheep_in_hand()), board.dead_sheep(), turn)
+}
+
+/// The inputs that are not piece points, from the counts they read.
+fn scalar_inputs_of(in_hand: u32, dead: u32, turn: Turn) -> [(usize, f32); 4] {
 	[
-		(IN_HAND_INPUT, in_hand / TOTAL_SHEEP as f32),
-		(
-			DEAD_INPUT,
-			board.dead_sheep() as f32 / DEAD_SHEEP_TO_WIN as f32,
-		),
+		(IN_HAND_INPUT, in_hand as f32 / TOTAL_SHEEP as f32),
+		(DEAD_INPUT, dead as f32 / DEAD_SHEEP_TO_WIN as f32),
 		(
 			TIGER_TO_MOVE_INPUT,
 			if turn == Turn::Tiger { 1.0 } else { 0.0 },
 		),
-		(PLACEMENT_INPUT, if in_hand > 0.0 { 1.0 } else { 0.0 }),
+		(PLACEMENT_INPUT, if in_hand > 0 { 1.0 } else { 0.0 }),
 	]
 }
 
@@ -278,36 +282,37 @@ fn relu(values: &mut [f32]) {
 	}
 }
 
+/// The forward pass written the slow way: dense matrix products over the encoded input.
+#[cfg(test)]
+pub(crate) fn forward_dense(net: &Network, board: GameBoard, turn: Turn) -> f32 {
+	let Shape { hidden1, hidden2 } = net.shape();
+	let x = encode(board, turn);
+	let layer = |x: &[f32], w: &[f32], b: &[f32], outputs: usize| -> Vec<f32> {
+		(0..outputs)
+			.map(|o| {
+				b[o] + x
+					.iter()
+					.enumerate()
+					.map(|(i, xi)| xi * w[i * outputs + o])
+					.sum::<f32>()
+			})
+			.collect()
+	};
+	let h1: Vec<f32> = layer(&x, net.tensor(0), net.tensor(1), hidden1)
+		.into_iter()
+		.map(|v| v.max(0.0))
+		.collect();
+	let h2: Vec<f32> = layer(&h1, net.tensor(2), net.tensor(3), hidden2)
+		.into_iter()
+		.map(|v| v.max(0.0))
+		.collect();
+	layer(&h2, net.tensor(4), net.tensor(5), 1)[0].tanh()
+}
+
 #[cfg(test)]
 mod tests {
 	use super::*;
 	use crate::position::{NAMED_POSITIONS, Position};
-
-	/// The forward pass written the slow way: dense matrix products over the encoded input.
-	fn forward_dense(net: &Network, board: GameBoard, turn: Turn) -> f32 {
-		let Shape { hidden1, hidden2 } = net.shape();
-		let x = encode(board, turn);
-		let layer = |x: &[f32], w: &[f32], b: &[f32], outputs: usize| -> Vec<f32> {
-			(0..outputs)
-				.map(|o| {
-					b[o] + x
-						.iter()
-						.enumerate()
-						.map(|(i, xi)| xi * w[i * outputs + o])
-						.sum::<f32>()
-				})
-				.collect()
-		};
-		let h1: Vec<f32> = layer(&x, net.tensor(0), net.tensor(1), hidden1)
-			.into_iter()
-			.map(|v| v.max(0.0))
-			.collect();
-		let h2: Vec<f32> = layer(&h1, net.tensor(2), net.tensor(3), hidden2)
-			.into_iter()
-			.map(|v| v.max(0.0))
-			.collect();
-		layer(&h2, net.tensor(4), net.tensor(5), 1)[0].tanh()
-	}
 
 	#[test]
 	fn sparse_forward_matches_dense_products() {

@@ -66,9 +66,10 @@ impl<E: Evaluator> SearchPlayer<E> {
 		self.tablebase.as_ref()
 	}
 
-	/// Forgets the table, the killers and the last report.
+	/// Forgets the table, the killers, the evaluation's caches and the last report.
 	pub fn clear(&mut self) {
 		self.table.clear();
+		self.evaluator.clear();
 		self.killers.clear();
 		self.last = None;
 	}

@@ -41,8 +41,9 @@ impl Default for TargetSettings {
 /// Which of a board's eight symmetric images an example shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Augmentation {
-	/// The canonical image, the one `NeuralEval` evaluates: all of the net's capacity goes to
-	/// the boards it will be asked about.
+	/// The canonical image only. The search shows the net boards as they stand, in any of
+	/// their images, so a net trained this way meets images in play that it never trained on;
+	/// it trained worse even when the search showed canonical boards (docs/training.md).
 	Canonical,
 	/// One of the eight images drawn at random per example: the net sees eight times as many
 	/// distinct inputs, which regularises it; this trained better (docs/training.md).
@@ -149,7 +150,13 @@ impl ReplayWindow {
 		while batch.len() < size {
 			let slot = rng.random_range(0..self.fresh.len());
 			let id = self.fresh[slot];
-			let index = (id - self.front_id()) as usize;
+			// An id whose sample has left the window is dropped when drawn, and the draw made
+			// again: the draws stay uniform over the samples still fresh.
+			let Some(index) = id.checked_sub(self.front_id()) else {
+				self.fresh.swap_remove(slot);
+				continue;
+			};
+			let index = index as usize;
 			let (sample, uses) = &mut self.samples[index];
 			*uses += 1;
 			self.uses_left -= 1;
@@ -174,10 +181,15 @@ impl ReplayWindow {
 		Some(batch)
 	}
 
-	/// Drops ids of samples that left the window.
+	/// Drops the ids of samples that left the window once they are as many as the window's
+	/// samples, so that the list stays within twice the window while each draw costs O(1)
+	/// amortised. A scan per draw was about half of `draw_batch`'s time, itself a sixth of a
+	/// training step's (`perf` on train-bench, docs/benchmarks.md).
 	fn prune_fresh(&mut self) {
-		let front = self.front_id();
-		self.fresh.retain(|id| *id >= front);
+		if self.fresh.len() > 2 * self.samples.len() {
+			let front = self.front_id();
+			self.fresh.retain(|id| *id >= front);
+		}
 	}
 }
 
@@ -261,6 +273,26 @@ mod tests {
 		assert!(window.iter().all(|(s, _)| s.ply >= 100));
 		assert_eq!(window.iter().map(|(_, uses)| *uses).sum::<u32>(), 50);
 		assert_eq!(window.uses_left(), 4 * 100 - 50);
+	}
+
+	#[test]
+	fn ids_of_evicted_samples_do_not_pile_up() {
+		let mut window = ReplayWindow::new(10, 4);
+		let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+		let targets = TargetSettings::default();
+		for ply in 0..2000 {
+			window.push(sample(ply));
+			if ply % 10 == 9 {
+				let batch = window.draw_batch(8, &targets, None, &mut rng).unwrap();
+				assert_eq!(batch.len(), 8);
+				// Pruned once stale ids outnumber the window's samples.
+				assert!(window.fresh.len() <= 2 * window.len());
+			}
+		}
+		let front = window.front_id();
+		let live = window.fresh.iter().filter(|id| **id >= front).count();
+		let unused = window.iter().filter(|(_, uses)| *uses < 4).count();
+		assert_eq!(live, unused);
 	}
 
 	#[test]

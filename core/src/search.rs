@@ -35,8 +35,16 @@ const FORCED: ScoreType = WIN - 1000.0;
 /// The static evaluation a search uses where it stops.
 pub trait Evaluator {
 	/// The score of a position, positive favouring tigers whichever side is to move; finite and
-	/// inside `-EVAL_LIMIT..EVAL_LIMIT`. Symmetric boards must score the same, since they share
-	/// transposition table entries.
+	/// inside `-EVAL_LIMIT..EVAL_LIMIT`; a function of the position alone, whatever was
+	/// evaluated before it.
+	///
+	/// Symmetric boards share transposition table entries, so they should score alike. Where
+	/// they do not (a net's values for the eight images of a board differ a little), a node can
+	/// take a bound or a score found for one of its images earlier (in the same search, or in an
+	/// earlier one whose entries it may reuse): a fixed-depth search stays deterministic, since
+	/// it visits positions in the same order every time, but its score for a position can depend
+	/// on which image of it came first, and a position and its mirror image can be given
+	/// slightly different scores and moves.
 	fn evaluate(&mut self, board: GameBoard, turn: Turn) -> ScoreType;
 
 	/// The least remaining depth at which the search consults the transposition table. A probe
@@ -45,6 +53,10 @@ pub trait Evaluator {
 	fn table_min_depth(&self) -> u32 {
 		1
 	}
+
+	/// Forgets whatever the evaluation keeps between calls (caches); the player's `clear` calls
+	/// it. Values must not depend on it.
+	fn clear(&mut self) {}
 }
 
 /// How deep and how long to search.

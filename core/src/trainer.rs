@@ -1,5 +1,9 @@
 //! `Trainer`: a net with its optimiser, the replay window and the seeded randomness that draws
 //! mini-batches, so the coordinator, the experiments and the tests train the same way.
+//!
+//! - [`crew`]: the helper threads of one [`Trainer::train`] call.
+
+mod crew;
 
 use std::sync::Arc;
 
@@ -7,7 +11,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::network::Network;
-use crate::network::train::{Adam, AdamSettings};
+use crate::network::train::{Adam, AdamSettings, TrainingExample};
 use crate::replay::{ReplayWindow, TargetSettings};
 use crate::selfplay::Sample;
 use crate::tablebase::Tablebase;
@@ -25,11 +29,17 @@ pub struct TrainingSettings {
 	pub targets: TargetSettings,
 	/// The optimiser.
 	pub adam: AdamSettings,
+	/// Threads a step computes its gradient on (1 or more). The result does not depend on it:
+	/// a batch's gradient is summed by fixed chunks in a fixed order (see
+	/// [`crate::network::train::GRADIENT_CHUNK`]).
+	pub threads: usize,
 }
 
 impl Default for TrainingSettings {
 	/// Batches of 256 from a window of 200,000 samples, each used at most 8 times; these
-	/// trained steadily in the experiments recorded in docs/training.md.
+	/// trained steadily in the experiments recorded in docs/training.md. One thread: the
+	/// coordinator trains beside self-play and gating on the same cores, and a step started on
+	/// more threads pays for starting them (see [`Trainer::train`]).
 	fn default() -> TrainingSettings {
 		TrainingSettings {
 			batch_size: 256,
@@ -37,6 +47,7 @@ impl Default for TrainingSettings {
 			max_uses: 8,
 			targets: TargetSettings::default(),
 			adam: AdamSettings::default(),
+			threads: 1,
 		}
 	}
 }
@@ -96,20 +107,34 @@ impl Trainer {
 	}
 
 	/// One optimiser step, if the window still has a batch's worth of unused draws; returns the
-	/// batch's loss before the step.
+	/// batch's loss before the step. With several threads, they are started for this step.
 	pub fn step(&mut self) -> Option<f32> {
-		let batch = self.window.draw_batch(
+		let batch = self.draw()?;
+		Some(
+			self.net
+				.train_step_on(&mut self.adam, &batch, self.settings.threads),
+		)
+	}
+
+	/// Up to `max_steps` steps, as many as the window allows; returns their losses. The same
+	/// as calling [`Trainer::step`] as often, but with several threads they are started once
+	/// for the call and wait between steps by spinning (and yielding), not sleeping: starting a
+	/// thread cost 45 to 350 µs on the two-core development machine, as much as a step's work.
+	pub fn train(&mut self, max_steps: usize) -> Vec<f32> {
+		if self.settings.threads <= 1 || max_steps <= 1 {
+			return (0..max_steps).map_while(|_| self.step()).collect();
+		}
+		crew::train(self, max_steps)
+	}
+
+	/// The next batch, if the window has one.
+	fn draw(&mut self) -> Option<Vec<TrainingExample>> {
+		self.window.draw_batch(
 			self.settings.batch_size,
 			&self.settings.targets,
 			self.tablebase.as_deref(),
 			&mut self.rng,
-		)?;
-		Some(self.net.train_step(&mut self.adam, &batch))
-	}
-
-	/// Up to `max_steps` steps, as many as the window allows; returns their losses.
-	pub fn train(&mut self, max_steps: usize) -> Vec<f32> {
-		(0..max_steps).map_while(|_| self.step()).collect()
+		)
 	}
 }
 
@@ -119,6 +144,86 @@ mod tests {
 	use crate::board::GameBoard;
 	use crate::moves::Turn;
 	use crate::network::Shape;
+
+	/// Samples from the positions of seeded random games, with varied targets.
+	fn random_samples(count: usize) -> Vec<Sample> {
+		use rand::RngExt;
+		let mut rng = Xoshiro256PlusPlus::seed_from_u64(count as u64);
+		let mut samples = Vec::with_capacity(count);
+		let (mut board, mut turn) = (GameBoard::default(), Turn::Sheep);
+		while samples.len() < count {
+			let moves = board.get_moves(turn);
+			if moves.is_empty() || board.outcome(turn).is_some() {
+				(board, turn) = (GameBoard::default(), Turn::Sheep);
+				continue;
+			}
+			samples.push(Sample {
+				board,
+				turn,
+				score: rng.random_range(-1.0..1.0),
+				result: [1.0, 0.0, -1.0][rng.random_range(0..3)],
+				ply: samples.len() as u32,
+				generation: 0,
+			});
+			board.make_move_unchecked(moves[rng.random_range(0..moves.len())]);
+			turn = turn.opponent();
+		}
+		samples
+	}
+
+	/// The losses and final weights of a seeded run of up to 12 steps of 100 examples (three
+	/// whole chunks and a partial one), by `step` or by `train`.
+	fn seeded_run(threads: usize, by_step: bool) -> (Vec<f32>, Vec<f32>) {
+		let settings = TrainingSettings {
+			batch_size: 100,
+			window: 400,
+			max_uses: 3,
+			threads,
+			..TrainingSettings::default()
+		};
+		let mut trainer = Trainer::new(Network::new(Shape::default(), 3), settings, 11);
+		trainer.add_samples(random_samples(500));
+		let losses = if by_step {
+			(0..12).map_while(|_| trainer.step()).collect()
+		} else {
+			trainer.train(12)
+		};
+		(losses, trainer.net.params().to_vec())
+	}
+
+	#[test]
+	fn seeded_training_is_reproducible_and_the_same_on_any_number_of_threads() {
+		let reference = seeded_run(1, true);
+		// 400 samples of the 500 stay in the window, 3 uses each: twelve batches of 100.
+		assert_eq!(reference.0.len(), 12);
+		assert_ne!(reference.1, Network::new(Shape::default(), 3).params());
+		for threads in [1, 2, 3] {
+			for by_step in [true, false] {
+				assert_eq!(
+					seeded_run(threads, by_step),
+					reference,
+					"{threads} threads, by step: {by_step}"
+				);
+			}
+		}
+	}
+
+	#[test]
+	fn training_on_threads_stops_when_the_window_is_used_up() {
+		let settings = TrainingSettings {
+			batch_size: 64,
+			window: 100,
+			max_uses: 2,
+			threads: 2,
+			..TrainingSettings::default()
+		};
+		let mut trainer = Trainer::new(Network::new(Shape::default(), 1), settings, 1);
+		trainer.add_samples(random_samples(100));
+		// 200 uses: three batches of 64, then too few left.
+		assert_eq!(trainer.train(100).len(), 3);
+		assert_eq!(trainer.adam.steps(), 3);
+		assert_eq!(trainer.window.uses_left(), 200 - 3 * 64);
+	}
 
 	#[test]
 	fn training_stops_when_the_window_is_used_up() {

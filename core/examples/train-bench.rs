@@ -1,0 +1,157 @@
+//! How fast the trainer learns from real samples: plays seeded self-play games with a fresh net
+//! (depth 3, default exploration), then trains the default net with the default settings (batch
+//! 256, a window of 200,000 samples each used at most 8 times) as the coordinator does in a
+//! steady state: the window full, and new samples arriving as fast as steps use them up
+//! (batch / uses, 32 a step), added every 16 steps (`--turn`) before a call of `Trainer::train`,
+//! so that old samples leave the window. Prints `samples/s N`: examples trained on per second,
+//! over the timed steps (the new samples' arrival included). `--turn 1` steps one at a time, as
+//! the coordinator does today, which starts the threads for every step.
+//!
+//! `cargo run --release -p tigers-core --example train-bench -- [--threads N] [--steps S]
+//! [--turn T] [--games G] [--seed S] [--dump FILE]`
+//!
+//! The games' samples, about 33 a game, are used over and over to fill the window and to arrive.
+//! `--dump FILE` writes them as little-endian `f32` rows of the 54 inputs and the target, for
+//! `train_bench_torch.py` next to this file, which trains the same net in PyTorch.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use tigers_core::network::{Shape, encode};
+use tigers_core::neural::SELF_PLAY_TABLE_BITS;
+use tigers_core::search::SearchSettings;
+use tigers_core::selfplay::{Sample, SelfPlaySettings, play_self_play_game};
+use tigers_core::trainer::{Trainer, TrainingSettings};
+use tigers_core::{Network, NeuralPlayer};
+
+struct Options {
+	threads: usize,
+	steps: usize,
+	turn: usize,
+	games: u64,
+	seed: u64,
+	dump: Option<String>,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+	let mut options = Options {
+		threads: TrainingSettings::default().threads,
+		steps: 2000,
+		// The coordinator's training thread takes turns of 16 steps between looks at its inbox.
+		turn: 16,
+		games: 300,
+		seed: 1,
+		dump: None,
+	};
+	for pair in args.chunks(2) {
+		let [flag, value] = pair else {
+			return Err(format!("{} needs a value", pair[0]));
+		};
+		let number = || {
+			value
+				.parse::<u64>()
+				.map_err(|_| format!("bad {flag} {value}"))
+		};
+		match flag.as_str() {
+			"--threads" => options.threads = number()?.max(1) as usize,
+			"--steps" => options.steps = number()?.max(1) as usize,
+			"--turn" => options.turn = number()?.max(1) as usize,
+			"--games" => options.games = number()?.max(1),
+			"--seed" => options.seed = number()?,
+			"--dump" => options.dump = Some(value.clone()),
+			other => return Err(format!("unknown option {other}")),
+		}
+	}
+	Ok(options)
+}
+
+/// The samples of `games` self-play games at depth 3 between two copies of a fresh net.
+fn play(games: u64, seed: u64) -> Vec<Sample> {
+	let net = Arc::new(Network::new(Shape::default(), seed));
+	let search = SearchSettings::fixed_depth(3);
+	let mut sheep = NeuralPlayer::with_net(net.clone(), search, SELF_PLAY_TABLE_BITS);
+	let mut tigers = NeuralPlayer::with_net(net, search, SELF_PLAY_TABLE_BITS);
+	let settings = SelfPlaySettings::default();
+	(0..games)
+		.flat_map(|game| {
+			play_self_play_game(&mut sheep, &mut tigers, &settings, seed ^ game << 8, 0).samples
+		})
+		.collect()
+}
+
+fn dump(path: &str, samples: &[Sample], result_weight: f32) -> std::io::Result<()> {
+	let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+	for sample in samples {
+		let inputs = encode(sample.board, sample.turn);
+		for value in inputs.iter().chain([&sample.target(result_weight)]) {
+			out.write_all(&value.to_le_bytes())?;
+		}
+	}
+	out.flush()
+}
+
+fn main() -> ExitCode {
+	let args: Vec<String> = std::env::args().skip(1).collect();
+	let options = match parse(&args) {
+		Ok(options) => options,
+		Err(error) => {
+			eprintln!(
+				"{error}\nusage: train-bench [--threads N] [--steps S] [--turn T] [--games G] \
+				 [--seed S] [--dump FILE]"
+			);
+			return ExitCode::from(2);
+		}
+	};
+	let started = Instant::now();
+	let samples = play(options.games, options.seed);
+	eprintln!(
+		"{} samples from {} games in {:.1} s",
+		samples.len(),
+		options.games,
+		started.elapsed().as_secs_f64()
+	);
+	let defaults = TrainingSettings::default();
+	if let Some(path) = &options.dump
+		&& let Err(error) = dump(path, &samples, defaults.targets.result_weight)
+	{
+		eprintln!("{path}: {error}");
+		return ExitCode::FAILURE;
+	}
+	let settings = TrainingSettings {
+		threads: options.threads,
+		..defaults
+	};
+	let net = Network::new(Shape::default(), options.seed);
+	let mut trainer = Trainer::new(net, settings, options.seed);
+	let mut arriving = samples.iter().copied().cycle();
+	trainer.add_samples(arriving.by_ref().take(settings.window));
+	let per_step = settings.batch_size / settings.max_uses as usize;
+	let mut turn = |trainer: &mut Trainer, steps: usize| {
+		trainer.add_samples(arriving.by_ref().take(per_step * steps));
+		let losses = trainer.train(steps);
+		assert_eq!(losses.len(), steps, "new samples keep the window in draws");
+		losses[steps - 1]
+	};
+	// A turn first, so that the timed ones find their memory warm.
+	let first = turn(&mut trainer, options.turn);
+	let turns = options.steps.div_ceil(options.turn);
+	let started = Instant::now();
+	let mut last = first;
+	for _ in 0..turns {
+		last = turn(&mut trainer, options.turn);
+	}
+	let seconds = started.elapsed().as_secs_f64();
+	let steps = turns * options.turn;
+	eprintln!(
+		"{steps} steps of {} on {} threads in {seconds:.3} s; loss {first:.4} at the start, \
+		 {last:.4} at the end",
+		settings.batch_size, settings.threads
+	);
+	println!(
+		"samples/s {:.0}",
+		(steps * settings.batch_size) as f64 / seconds
+	);
+	ExitCode::SUCCESS
+}
