@@ -7,7 +7,9 @@
 //! checked: later, the worker's search may have scored a repetition of the game's earlier
 //! positions as a draw, and a sample does not carry that history. Positions chosen by
 //! exploration (the random and softmax plies) carry the chosen move's score rather than the
-//! best one and are skipped too.
+//! best one and are skipped too. A worker that holds the run's tablebase scores won and lost
+//! positions exactly where a search without it sees only the net, so a position that disagrees
+//! is searched once more with the table before the worker is flagged.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,7 +19,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use tigers_core::search::{MinimaxPlayer, SearchSettings, score_to_value};
 use tigers_core::selfplay::Sample;
-use tigers_core::{Network, NeuralPlayer};
+use tigers_core::{NeuralPlayer, Tablebase};
 use tracing::warn;
 
 use crate::state::Shared;
@@ -78,38 +80,78 @@ impl Research {
 }
 
 fn research_loop(shared: &Shared, receiver: &Receiver<(String, Sample)>) {
-	let mut nets: HashMap<u64, Arc<Network>> = HashMap::new();
+	// One player per recent generation, kept: a fixed-depth search starts from an empty table
+	// whatever the player searched before.
+	let mut players: HashMap<u64, NeuralPlayer> = HashMap::new();
 	let search = SearchSettings::fixed_depth(shared.settings.depth);
 	while let Ok((worker_id, sample)) = receiver.recv() {
-		let net = match nets.get(&sample.generation) {
-			Some(net) => net.clone(),
-			None => match shared.run_dir.load_net(sample.generation) {
-				Ok(net) => {
-					// Keep only a few generations: samples come from the latest ones.
-					if nets.len() >= 4 {
-						nets.clear();
-					}
-					let net = Arc::new(net);
-					nets.insert(sample.generation, net.clone());
-					net
-				}
-				Err(_) => continue,
-			},
-		};
-		let mut player =
-			NeuralPlayer::with_net(net, search, tigers_core::neural::SELF_PLAY_TABLE_BITS);
-		let Some(report) = player.pick_move(sample.board, sample.turn, &[]) else {
+		if !players.contains_key(&sample.generation) {
+			let Ok(net) = shared.run_dir.load_net(sample.generation) else {
+				continue;
+			};
+			// Keep only a few generations: samples come from the latest ones.
+			if players.len() >= 4 {
+				players.clear();
+			}
+			let player = NeuralPlayer::with_net(
+				Arc::new(net),
+				search,
+				tigers_core::neural::SELF_PLAY_TABLE_BITS,
+			);
+			players.insert(sample.generation, player);
+		}
+		let player = players
+			.get_mut(&sample.generation)
+			.expect("inserted just above");
+		let table = shared
+			.current()
+			.assignment
+			.tablebase_sha256
+			.as_ref()
+			.and_then(|_| shared.tablebase.table());
+		let Some(ours) = disagreement(player, &sample, table) else {
 			continue;
 		};
-		let ours = score_to_value(report.score);
-		if (ours - sample.score).abs() > TOLERANCE {
-			warn!(worker = %worker_id, theirs = sample.score, ours, "a re-searched position disagrees");
-			if let Some(worker) = shared.live().workers.get_mut(&worker_id) {
-				worker.flagged += 1;
-			}
-			if let Err(error) = shared.ledger().record_flag(&worker_id) {
-				warn!(%error, "could not record a flag");
-			}
+		warn!(worker = %worker_id, theirs = sample.score, ours, "a re-searched position disagrees");
+		if let Some(worker) = shared.live().workers.get_mut(&worker_id) {
+			worker.flagged += 1;
 		}
+		if let Err(error) = shared.ledger().record_flag(&worker_id) {
+			warn!(%error, "could not record a flag");
+		}
+	}
+}
+
+/// Searches a sample's position again and returns our value when it is further than
+/// [`TOLERANCE`] from the worker's, `None` when the two agree (or the position has no move).
+///
+/// The position is searched first without the table, as a worker that has none would; when the
+/// values disagree and the run names a table, it is searched again with it, since a worker that
+/// holds the table scores won and lost positions exactly. The worker is honest if either agrees.
+pub fn disagreement(
+	player: &mut NeuralPlayer,
+	sample: &Sample,
+	table: Option<Arc<Tablebase>>,
+) -> Option<f32> {
+	let mut value = |player: &mut NeuralPlayer| {
+		player
+			.pick_move(sample.board, sample.turn, &[])
+			.map(|report| score_to_value(report.score))
+	};
+	let disagrees = |ours: f32| (ours - sample.score).abs() > TOLERANCE;
+	player.set_tablebase(None);
+	let ours = value(player)?;
+	if !disagrees(ours) {
+		return None;
+	}
+	let Some(table) = table else {
+		return Some(ours);
+	};
+	player.set_tablebase(Some(table));
+	let exact = value(player);
+	player.set_tablebase(None);
+	match exact {
+		Some(exact) if !disagrees(exact) => None,
+		_ => Some(ours),
 	}
 }

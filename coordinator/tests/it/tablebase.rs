@@ -225,6 +225,9 @@ async fn local_workers_adjudicate_and_the_gate_judges_exact_accuracy() {
 	let mut config = with_table(temp_dir("tb-play"), table_path(), TablebaseUse::Adjudicate);
 	config.local_workers = 1;
 	config.run.gate.max_plies = 120;
+	// Every position is searched again: the worker searched with the table, and its exact
+	// scores must not count against it.
+	config.run.research_fraction = 1.0;
 	let running = start(config).await;
 	let mut client = client(running.address, None).await;
 	// Wait for a gate, and for a game that did not end by the rules: self-play stops games
@@ -267,6 +270,14 @@ async fn local_workers_adjudicate_and_the_gate_judges_exact_accuracy() {
 	let (_, before_last) = game.history().iter().rev().nth(1).expect("moves");
 	assert!(before_last.sheep_in_hand() > 0, "{}", seen.last_game);
 	assert!(table().probe(game.board(), game.turn()).is_some());
+
+	// An honest worker that played with the table is never flagged by the re-searches.
+	tokio::time::sleep(Duration::from_secs(2)).await;
+	let progress = status(&mut client).await;
+	assert!(!progress.workers.is_empty());
+	for worker in &progress.workers {
+		assert_eq!(worker.flagged, 0, "{} was flagged", worker.worker_id);
+	}
 	running.stop().await;
 }
 
@@ -284,4 +295,56 @@ fn a_stopped_game_counts_by_its_exact_result() {
 	assert_eq!(stopped.winner(None), None);
 	let over = GameEnding::Over(tigers_core::Outcome::SheepByTrapping);
 	assert_eq!(over.winner(Some(table)), Some(tigers_core::Turn::Sheep));
+}
+
+#[test]
+fn a_worker_that_searched_with_the_table_is_not_flagged_for_exact_scores() {
+	use tigers_coordinator::research::disagreement;
+	use tigers_core::search::{MinimaxPlayer, SearchSettings, score_to_value};
+	use tigers_core::selfplay::Sample;
+	use tigers_core::{GameBoard, Network, NeuralPlayer, Turn};
+
+	let table = table();
+	// A last placement that wins: take a movement-phase position the tigers lose, with the
+	// tigers to move, and lift one of its sheep back into the hand.
+	let board = (0..table.len())
+		.step_by(7)
+		.map(|i| table.entry(i))
+		.filter(|(p, v)| p.turn == Turn::Tiger && matches!(v, Value::Loss(_)))
+		.find_map(|(p, _)| {
+			let sheep = p.board.sheep();
+			let lifted = sheep & sheep.wrapping_neg();
+			GameBoard::new(p.board.tigers(), sheep & !lifted, 1).ok()
+		})
+		.expect("a position the tigers have lost");
+	let net = Arc::new(Network::new(Default::default(), 5));
+	// Two plies: the table is consulted below the root but not at the horizon.
+	let search = SearchSettings::fixed_depth(2);
+	let mut worker = NeuralPlayer::with_net(net.clone(), search, 16);
+	worker.set_tablebase(Some(table.clone()));
+	let report = worker.pick_move(board, Turn::Sheep, &[]).expect("a move");
+	let honest = Sample {
+		board,
+		turn: Turn::Sheep,
+		score: score_to_value(report.score),
+		result: 0.0,
+		ply: 39,
+		generation: 0,
+	};
+	assert!(honest.score < -0.9, "the sheep win: {}", honest.score);
+
+	let mut checker = NeuralPlayer::with_net(net, search, 16);
+	// Without the table, the fresh net cannot see the win: the exact score looks wrong.
+	assert!(disagreement(&mut checker, &honest, None).is_some());
+	// With it, the worker's score is confirmed...
+	assert_eq!(
+		disagreement(&mut checker, &honest, Some(table.clone())),
+		None
+	);
+	// ...and a score that claims the opposite is still caught.
+	let lying = Sample {
+		score: 1.0,
+		..honest
+	};
+	assert!(disagreement(&mut checker, &lying, Some(table.clone())).is_some());
 }
