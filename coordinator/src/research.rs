@@ -133,7 +133,7 @@ pub fn disagreement(
 	sample: &Sample,
 	table: Option<Arc<Tablebase>>,
 ) -> Option<f32> {
-	let mut value = |player: &mut NeuralPlayer| {
+	let value = |player: &mut NeuralPlayer| {
 		player
 			.pick_move(sample.board, sample.turn, &[])
 			.map(|report| score_to_value(report.score))

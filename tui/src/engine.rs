@@ -74,7 +74,7 @@ pub enum CommandError {
 /// The evaluation the engine searches with.
 enum Searcher {
 	Claude(ClaudePlayer),
-	Net(NeuralPlayer),
+	Net(Box<NeuralPlayer>),
 }
 
 impl Searcher {
@@ -313,7 +313,7 @@ impl Engine {
 					SearchSettings::fixed_depth(1),
 					tigers_core::claude::DEFAULT_TABLE_BITS,
 				);
-				self.searcher = Searcher::Net(player);
+				self.searcher = Searcher::Net(Box::new(player));
 				self.searcher.set_tablebase(self.tablebase.clone());
 				Ok(vec![format!(
 					"info player Net {generation} from {}",
