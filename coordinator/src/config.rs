@@ -64,8 +64,12 @@ impl TablebaseUse {
 	/// The names the command line takes.
 	pub const NAMES: [&'static str; 3] = ["none", "rescore", "adjudicate"];
 
+	/// The default: adjudicated games reached the strongest nets for the least compute in the
+	/// comparison in docs/training.md.
+	pub const DEFAULT: TablebaseUse = TablebaseUse::Adjudicate;
+
 	/// The name the command line takes.
-	pub fn name(self) -> &'static str {
+	pub const fn name(self) -> &'static str {
 		match self {
 			TablebaseUse::None => "none",
 			TablebaseUse::Rescore => "rescore",
@@ -138,7 +142,7 @@ impl Default for RunSettings {
 			promotion: PromotionRule::default(),
 			max_staleness: 5,
 			research_fraction: 0.01,
-			tablebase_use: TablebaseUse::Rescore,
+			tablebase_use: TablebaseUse::DEFAULT,
 		}
 	}
 }
@@ -326,5 +330,12 @@ mod tests {
 		assert!(limits.keepalive_interval + limits.keepalive_timeout < Duration::from_secs(60));
 		assert!(limits.session_idle_timeout < Duration::from_secs(60));
 		assert_eq!(limits.forget_workers_after, Duration::from_secs(604_800));
+	}
+
+	#[test]
+	fn self_play_is_adjudicated_by_the_table_unless_told_otherwise() {
+		assert_eq!(TablebaseUse::DEFAULT, TablebaseUse::Adjudicate);
+		assert_eq!(RunSettings::default().tablebase_use, TablebaseUse::Adjudicate);
+		assert_eq!(TablebaseUse::DEFAULT.name().parse(), Ok(TablebaseUse::Adjudicate));
 	}
 }

@@ -123,9 +123,10 @@ struct ServeArgs {
 	#[arg(long, conflicts_with = "tablebase")]
 	no_tablebase: bool,
 	/// What self-play and training take from the tablebase: none; rescore (self-play searches
-	/// with it, movement-phase samples train towards its exact result); or adjudicate (rescore,
-	/// and self-play stops at the first movement-phase position with the exact result).
-	#[arg(long, value_name = "USE", default_value = "rescore",
+	/// with it, movement-phase samples train towards its exact result); or adjudicate, the
+	/// default (rescore, and self-play stops at the first movement-phase position with the exact
+	/// result).
+	#[arg(long, value_name = "USE", default_value = TablebaseUse::DEFAULT.name(),
 		value_parser = clap::builder::PossibleValuesParser::new(TablebaseUse::NAMES))]
 	tablebase_use: String,
 }
