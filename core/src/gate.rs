@@ -16,7 +16,7 @@ use crate::outcome::Outcome;
 use crate::search::SearchSettings;
 use crate::stats::{GameResult, GatePolicy, GateRecord, GateStop, PairCounts, Sprt};
 use crate::tablebase::{Accuracy, Tablebase};
-use crate::versus::{MatchResult, openings, play_game};
+use crate::versus::{MatchResult, openings, play_game_while};
 
 /// How a gate match is played.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -115,10 +115,23 @@ pub fn play_gate_pair(
 	opening: &[Move],
 	judge: Option<&Tablebase>,
 ) -> PairOutcome {
+	play_gate_pair_while(net, settings, opening, judge, &|| true)
+		.expect("a pair that is never stopped is finished")
+}
+
+/// As [`play_gate_pair`], asking `go_on` before every move: `None` if it said no.
+pub fn play_gate_pair_while(
+	net: &Arc<Network>,
+	settings: &GateSettings,
+	opening: &[Move],
+	judge: Option<&Tablebase>,
+	go_on: &dyn Fn() -> bool,
+) -> Option<PairOutcome> {
 	let mut candidate = NeuralPlayer::with_net(net.clone(), settings.search, SELF_PLAY_TABLE_BITS);
 	let mut reference = ClaudePlayer::with_settings(settings.search);
-	let as_sheep = play_game(&mut candidate, &mut reference, opening, settings.max_plies);
-	let as_tigers = play_game(&mut reference, &mut candidate, opening, settings.max_plies);
+	let max = settings.max_plies;
+	let as_sheep = play_game_while(&mut candidate, &mut reference, opening, max, go_on)?;
+	let as_tigers = play_game_while(&mut reference, &mut candidate, opening, max, go_on)?;
 	let mut pair = PairOutcome {
 		as_sheep: as_sheep.outcome(),
 		as_tigers: as_tigers.outcome(),
@@ -130,7 +143,7 @@ pub fn play_gate_pair(
 		pair.reference_accuracy = Accuracy::of_game(table, &as_sheep, Turn::Tiger)
 			.plus(Accuracy::of_game(table, &as_tigers, Turn::Sheep));
 	}
-	pair
+	Some(pair)
 }
 
 /// A gate match's running results.
@@ -230,6 +243,46 @@ mod tests {
 		assert_eq!(first.by_side.as_sheep.games(), pairs);
 		assert_eq!(first.by_side.as_tigers.games(), pairs);
 		assert!(first.record().is_some());
+	}
+
+	#[test]
+	fn a_pair_can_be_abandoned_between_moves() {
+		let net = Arc::new(Network::new(
+			Shape {
+				hidden1: 16,
+				hidden2: 8,
+			},
+			1,
+		));
+		let settings = small();
+		let opening = &gate_openings(&settings)[0];
+		let whole = play_gate_pair(&net, &settings, opening, None);
+		let asked = std::sync::atomic::AtomicUsize::new(0);
+		let always = || {
+			asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+			true
+		};
+		assert_eq!(
+			play_gate_pair_while(&net, &settings, opening, None, &always),
+			Some(whole)
+		);
+		// Asked once before each move of both games.
+		let moves = asked.load(std::sync::atomic::Ordering::Relaxed);
+		assert!(moves > 2 * settings.opening_plies, "{moves}");
+		// Told to stop part-way through the second game: nothing is counted.
+		let left = std::sync::atomic::AtomicUsize::new(moves - 1);
+		let until = || {
+			left.fetch_update(
+				std::sync::atomic::Ordering::Relaxed,
+				std::sync::atomic::Ordering::Relaxed,
+				|n| n.checked_sub(1),
+			)
+			.is_ok()
+		};
+		assert_eq!(
+			play_gate_pair_while(&net, &settings, opening, None, &until),
+			None
+		);
 	}
 
 	#[test]

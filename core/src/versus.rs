@@ -49,12 +49,28 @@ pub fn play_game<S: MinimaxPlayer, T: MinimaxPlayer>(
 	opening: &[Move],
 	max_plies: usize,
 ) -> Game {
+	play_game_while(sheep, tigers, opening, max_plies, &|| true)
+		.expect("a game that is never stopped is finished")
+}
+
+/// As [`play_game`], asking `go_on` before every move: `None` if it said no, so that a long
+/// match (one with a clock, say) can be abandoned between moves.
+pub fn play_game_while<S: MinimaxPlayer, T: MinimaxPlayer>(
+	sheep: &mut S,
+	tigers: &mut T,
+	opening: &[Move],
+	max_plies: usize,
+	go_on: &dyn Fn() -> bool,
+) -> Option<Game> {
 	let (game, refused) = Game::replay(Default::default(), opening);
 	assert!(refused.is_none(), "openings must be legal: {refused:?}");
 	let mut game = game;
 	sheep.new_game();
 	tigers.new_game();
 	while !game.is_over() && game.history().len() < max_plies {
+		if !go_on() {
+			return None;
+		}
 		let (board, turn, previous) = (game.board(), game.turn(), game.previous());
 		let report = match turn {
 			Turn::Sheep => sheep.pick_move(board, turn, &previous),
@@ -63,7 +79,7 @@ pub fn play_game<S: MinimaxPlayer, T: MinimaxPlayer>(
 		let report = report.expect("a game that is not over has a legal move");
 		game.play(report.mv).expect("searchers return legal moves");
 	}
-	game
+	Some(game)
 }
 
 /// Wins, draws and losses of one player in the games it played on one side.
