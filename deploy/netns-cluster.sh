@@ -43,7 +43,7 @@ TABLEBASE=${TABLEBASE:-}
 # steps, generations here came every few seconds and the batches w1 spooled while cut off were
 # stale (and refused) by the time its link came back.
 TRAINING_ARGS=(--depth 1 --games-per-batch 2 --batch-size 256 --window 20000 --max-uses 1
-	--steps-per-candidate 2000 --gate-max-pairs 2 --gate-min-pairs 1)
+	--steps-per-candidate 2000 --gate-max-pairs 2 --gate-min-pairs 1 --timed-ms 10 --timed-pairs 1)
 if [[ -n $TABLEBASE ]]; then
 	[[ -s $TABLEBASE ]] || fail "TABLEBASE=$TABLEBASE is not a file"
 	TABLEBASE_ARGS=(--tablebase "$TABLEBASE" --tablebase-use adjudicate)

@@ -45,6 +45,39 @@ pub struct RunSettings {
 	pub research_fraction: f64,
 	/// What self-play and training take from the tablebase once there is one.
 	pub tablebase_use: TablebaseUse,
+	/// The measurement of promoted nets at equal time per move.
+	pub timed: TimedSettings,
+}
+
+/// How promoted nets are measured at equal time per move against `ClaudePlayer`, beside the
+/// fixed-depth gate: what a person who plays the net experiences, rather than a reproducible
+/// bar for promotion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimedSettings {
+	/// Each player's time for each move.
+	pub move_time: Duration,
+	/// Pairs of games per measurement, all played; 0 turns the measurement off.
+	pub pairs: u32,
+}
+
+impl Default for TimedSettings {
+	/// 100 ms a move, 100 pairs.
+	fn default() -> TimedSettings {
+		TimedSettings {
+			move_time: Duration::from_millis(100),
+			pairs: 100,
+		}
+	}
+}
+
+impl TimedSettings {
+	/// The search both players use: iterative deepening on the clock.
+	pub fn search(&self) -> SearchSettings {
+		SearchSettings {
+			max_depth: 64,
+			time_limit: Some(self.move_time),
+		}
+	}
 }
 
 /// What self-play and training take from the tablebase (the gate judges exact accuracy with
@@ -143,6 +176,7 @@ impl Default for RunSettings {
 			max_staleness: 5,
 			research_fraction: 0.01,
 			tablebase_use: TablebaseUse::DEFAULT,
+			timed: TimedSettings::default(),
 		}
 	}
 }
@@ -333,9 +367,23 @@ mod tests {
 	}
 
 	#[test]
+	fn promoted_nets_are_measured_at_100_ms_a_move_over_100_pairs() {
+		let timed = RunSettings::default().timed;
+		assert_eq!(timed.move_time, Duration::from_millis(100));
+		assert_eq!(timed.pairs, 100);
+		assert_eq!(timed.search().time_limit, Some(Duration::from_millis(100)));
+	}
+
+	#[test]
 	fn self_play_is_adjudicated_by_the_table_unless_told_otherwise() {
 		assert_eq!(TablebaseUse::DEFAULT, TablebaseUse::Adjudicate);
-		assert_eq!(RunSettings::default().tablebase_use, TablebaseUse::Adjudicate);
-		assert_eq!(TablebaseUse::DEFAULT.name().parse(), Ok(TablebaseUse::Adjudicate));
+		assert_eq!(
+			RunSettings::default().tablebase_use,
+			TablebaseUse::Adjudicate
+		);
+		assert_eq!(
+			TablebaseUse::DEFAULT.name().parse(),
+			Ok(TablebaseUse::Adjudicate)
+		);
 	}
 }

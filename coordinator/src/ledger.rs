@@ -9,7 +9,7 @@
 //! file) by `ledger::schema`. Times are unix seconds as `REAL`; generations, steps and counts
 //! are `INTEGER`; a `NULL` `REAL` reads back as NaN (SQLite stores NaN as `NULL`).
 //!
-//! Schema, version 3:
+//! Schema, version 5:
 //!
 //! - `batches`: one row per sample batch received, kept for ever (for deduplication and the
 //!   counts) while its samples are pruned once a checkpoint holds them.
@@ -41,6 +41,11 @@
 //!   `reference_exact_kept` (`INTEGER`: the candidate's and ClaudePlayer's movement-phase moves,
 //!   and those that kept the exact result, judged by the tablebase; 0 without one, or in rows
 //!   from before version 4).
+//! - `timed`: one row per promoted net measured at equal time per move against ClaudePlayer
+//!   (version 5). `generation INTEGER PRIMARY KEY`, `move_ms INTEGER` (each player's time a
+//!   move), the six game counts, `score`, `score_low`, `score_high`, `elo`, `pairs` and the four
+//!   exact-accuracy counts as in `gates`, `started_at REAL`, `finished_at REAL`, `cpu_seconds
+//!   REAL` (worker CPU-seconds over the run when it finished).
 //! - `losses`: `step INTEGER PRIMARY KEY`, `loss REAL`, `recorded_at REAL`.
 //! - `throughput`: periodic snapshots. `at REAL PRIMARY KEY`, `samples_total INTEGER`,
 //!   `games_total INTEGER`, `training_steps INTEGER`, `workers_connected INTEGER`,
@@ -55,7 +60,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tigers_core::selfplay::Sample;
 
-pub use self::records::{GateRow, GenerationRow, StoredSecret, ThroughputRow, WorkerRow};
+pub use self::records::{GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, WorkerRow};
 pub use self::schema::LATEST_VERSION;
 use crate::samples_codec::{check_samples, decode_samples, encode_samples};
 use crate::storage_error::StorageError;

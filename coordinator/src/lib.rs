@@ -47,6 +47,7 @@ pub mod status;
 pub mod storage_error;
 pub mod tablebase;
 pub mod text;
+pub mod timed;
 pub mod training;
 pub mod validate;
 

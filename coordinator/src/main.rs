@@ -112,6 +112,13 @@ struct ServeArgs {
 	/// Pairs before the gate's SPRT may stop it.
 	#[arg(long, default_value_t = 20)]
 	gate_min_pairs: u32,
+	/// Each player's time a move when promoted nets are measured at equal time against
+	/// ClaudePlayer (1 to 60000).
+	#[arg(long, value_name = "MS", default_value_t = 100)]
+	timed_ms: u64,
+	/// Pairs of games in each measurement at equal time; 0 measures none.
+	#[arg(long, default_value_t = 100)]
+	timed_pairs: u32,
 	/// Seed of a new run's first net.
 	#[arg(long, default_value_t = 1)]
 	seed: u64,
@@ -165,6 +172,14 @@ impl ServeArgs {
 			Duration::from_secs(self.forget_workers_hours.saturating_mul(3600));
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
+		if !(1..=60_000).contains(&self.timed_ms) {
+			return Err(format!(
+				"--timed-ms must be 1 to 60000, not {}",
+				self.timed_ms
+			));
+		}
+		run.timed.move_time = Duration::from_millis(self.timed_ms);
+		run.timed.pairs = self.timed_pairs.min(10_000);
 		run.seed = self.seed;
 		run.tablebase_use = self.tablebase_use.parse()?;
 		config.tablebase = self.tablebase;

@@ -29,6 +29,7 @@ use crate::rundir::RunDir;
 use crate::service::CoordinatorService;
 use crate::state::{Current, Live, Shared, WorkerInfo, unix_now};
 use crate::tablebase;
+use crate::timed::{TimedMeasurer, timed_summary};
 use crate::training::{self, TrainingInput, TrainingStart, gate_summary};
 
 /// Opens the run directory, creating a new run or resuming the one there.
@@ -125,6 +126,9 @@ pub fn open_run(
 	};
 	for gate in &gates {
 		live.gates.push(gate_summary(gate));
+	}
+	for timed in ledger.timed()? {
+		live.timed.insert(timed.generation, timed_summary(&timed));
 	}
 	for (step, loss) in ledger.losses(0)? {
 		live.loss_history.push(v1::LossPoint {
@@ -263,6 +267,7 @@ pub async fn run(
 		start_tablebase_solve(shared.clone(), threads);
 	}
 	let research = Research::start(shared.clone());
+	let timed = TimedMeasurer::start(shared.clone());
 	let limits = config.limits;
 	let progress = AbortOnDrop(tokio::spawn(progress::publish_every(
 		shared.clone(),
@@ -348,7 +353,13 @@ pub async fn run(
 		.serve_with_incoming_shutdown(incoming, stopping)
 		.await;
 	let _ = training_inbox.send(TrainingInput::Stop);
-	let _ = tokio::task::spawn_blocking(move || training_thread.join()).await;
+	let _ = tokio::task::spawn_blocking(move || {
+		let _ = training_thread.join();
+		if let Some(timed) = timed {
+			timed.stop();
+		}
+	})
+	.await;
 	drop((publisher, progress));
 	release(shared).await;
 	info!("stopped");

@@ -154,6 +154,10 @@ pub struct Live {
 	pub recent_samples: RecentSamples,
 	/// How the latest games ended.
 	pub recent_games: RecentGames,
+	/// Promoted nets measured at equal time, by generation.
+	pub timed: BTreeMap<u64, v1::TimedMeasurement>,
+	/// The measurement at equal time under way.
+	pub timed_running: Option<v1::TimedRunning>,
 }
 
 impl Live {
@@ -237,6 +241,9 @@ impl Live {
 		listed
 	}
 }
+
+/// The most measurements at equal time a snapshot lists: the latest.
+pub const TIMED_LISTED: usize = 200;
 
 /// The process-wide state.
 pub struct Shared {
@@ -449,6 +456,15 @@ impl Shared {
 				})
 				.collect(),
 			tablebase: Some(self.tablebase.status()),
+			timed: live
+				.timed
+				.values()
+				.rev()
+				.take(TIMED_LISTED)
+				.rev()
+				.cloned()
+				.collect(),
+			timed_running: live.timed_running,
 		}
 	}
 }

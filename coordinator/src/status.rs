@@ -8,8 +8,9 @@ use tonic::metadata::MetadataValue;
 use tonic::transport::Endpoint;
 
 /// The run as JSON: generation, samples (total and per listed worker), games, training steps,
-/// the gate results per generation as the snapshot lists them and how many in all, the listed
-/// workers with the generation each plays and counts of all, and uptime.
+/// the gate results per generation as the snapshot lists them and how many in all, the
+/// measurements at equal time (and the one under way), the listed workers with the generation
+/// each plays and counts of all, and uptime.
 pub fn progress_json(progress: &v1::Progress) -> Value {
 	let side = |s: &Option<v1::SideResult>| {
 		let s = s.unwrap_or_default();
@@ -85,6 +86,29 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 				"reference": exact(&g.reference_exact),
 			},
 		})).collect::<Vec<_>>(),
+		"timed": progress.timed.iter().map(|t| json!({
+			"generation": t.generation,
+			"move_ms": t.move_ms,
+			"as_tigers": side(&t.as_tigers),
+			"as_sheep": side(&t.as_sheep),
+			"score": t.score,
+			"score_low": t.score_low,
+			"score_high": t.score_high,
+			"elo": finite(t.elo),
+			"cpu_hours": t.cpu_hours,
+			"finished_at": t.finished_at,
+			"exact_accuracy": {
+				"candidate": exact(&t.candidate_exact),
+				"reference": exact(&t.reference_exact),
+			},
+		})).collect::<Vec<_>>(),
+		"timed_running": progress.timed_running.map(|r| json!({
+			"generation": r.generation,
+			"move_ms": r.move_ms,
+			"pairs_done": r.pairs_done,
+			"pairs": r.pairs,
+			"started_at": r.started_at,
+		})),
 		"workers": progress.workers.iter().map(|w| json!({
 			"id": w.worker_id,
 			"name": w.name,

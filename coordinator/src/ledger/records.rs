@@ -1,7 +1,9 @@
-//! The ledger's small tables: workers, generations, gates, losses and throughput, as rows.
+//! The ledger's small tables: workers, generations, gates, measurements at equal time, losses
+//! and throughput, as rows.
 
 use rusqlite::{OptionalExtension, Row, params};
 use tigers_core::tablebase::Accuracy;
+use tigers_core::versus::{MatchResult, SideResult};
 
 use super::Ledger;
 use crate::storage_error::StorageError;
@@ -102,6 +104,37 @@ pub struct GateRow {
 	/// and the promotion rule need to compare a later candidate with this one. Stored as text,
 	/// five numbers separated by commas.
 	pub pairs: [u32; 5],
+}
+
+/// A promoted net measured at equal time per move against ClaudePlayer, all pairs played.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimedRow {
+	/// The measured generation.
+	pub generation: u64,
+	/// Each player's time a move, in milliseconds.
+	pub move_ms: u64,
+	/// The net's games by side, from its point of view.
+	pub result: MatchResult,
+	/// The net's score, 0..=1.
+	pub score: f64,
+	/// The low end of the score's interval.
+	pub score_low: f64,
+	/// The high end of the score's interval.
+	pub score_high: f64,
+	/// The Elo difference the score means.
+	pub elo: f64,
+	/// Pairs of games by the net's points in the pair, as in [`GateRow::pairs`].
+	pub pairs: [u32; 5],
+	/// The net's movement-phase moves that kept the exact result (none without a table).
+	pub candidate_exact: Accuracy,
+	/// ClaudePlayer's, in the same games.
+	pub reference_exact: Accuracy,
+	/// When the measurement started and finished, unix seconds.
+	pub started_at: f64,
+	/// See `started_at`.
+	pub finished_at: f64,
+	/// Worker CPU-seconds over the run when it finished.
+	pub cpu_seconds: f64,
 }
 
 fn pairs_text(pairs: &[u32; 5]) -> String {
@@ -381,6 +414,98 @@ impl Ledger {
 		)
 	}
 
+	/// Records a measurement at equal time, replacing an earlier one of the same generation.
+	pub fn record_timed(&mut self, timed: &TimedRow) -> Result<(), StorageError> {
+		let (t, s) = (timed.result.as_tigers, timed.result.as_sheep);
+		self.connection
+			.execute(
+				"INSERT OR REPLACE INTO timed (generation, move_ms, tigers_wins, tigers_draws,
+					tigers_losses, sheep_wins, sheep_draws, sheep_losses, score, score_low,
+					score_high, elo, pairs, candidate_exact_moves, candidate_exact_kept,
+					reference_exact_moves, reference_exact_kept, started_at, finished_at,
+					cpu_seconds)
+				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
+					?18, ?19, ?20)",
+				params![
+					timed.generation,
+					timed.move_ms,
+					t.wins,
+					t.draws,
+					t.losses,
+					s.wins,
+					s.draws,
+					s.losses,
+					timed.score,
+					timed.score_low,
+					timed.score_high,
+					timed.elo,
+					pairs_text(&timed.pairs),
+					timed.candidate_exact.moves,
+					timed.candidate_exact.kept,
+					timed.reference_exact.moves,
+					timed.reference_exact.kept,
+					timed.started_at,
+					timed.finished_at,
+					timed.cpu_seconds,
+				],
+			)
+			.map_err(StorageError::sqlite(
+				"recording a measurement at equal time",
+			))?;
+		Ok(())
+	}
+
+	/// Every measurement at equal time, by generation.
+	pub fn timed(&self) -> Result<Vec<TimedRow>, StorageError> {
+		self.rows(
+			"SELECT generation, move_ms, tigers_wins, tigers_draws, tigers_losses, sheep_wins,
+				sheep_draws, sheep_losses, score, score_low, score_high, elo, pairs,
+				candidate_exact_moves, candidate_exact_kept, reference_exact_moves,
+				reference_exact_kept, started_at, finished_at, cpu_seconds
+			FROM timed ORDER BY generation",
+			"reading measurements at equal time",
+			|row| {
+				let side = |first: usize| -> rusqlite::Result<SideResult> {
+					Ok(SideResult {
+						wins: row.get(first)?,
+						draws: row.get(first + 1)?,
+						losses: row.get(first + 2)?,
+					})
+				};
+				Ok(TimedRow {
+					generation: row.get(0)?,
+					move_ms: row.get(1)?,
+					result: MatchResult {
+						as_tigers: side(2)?,
+						as_sheep: side(5)?,
+					},
+					score: real(row, 8)?,
+					score_low: real(row, 9)?,
+					score_high: real(row, 10)?,
+					elo: real(row, 11)?,
+					pairs: pairs_from_text(&row.get::<_, String>(12)?).ok_or_else(|| {
+						rusqlite::Error::FromSqlConversionFailure(
+							12,
+							rusqlite::types::Type::Text,
+							"the pairs column is not five numbers".into(),
+						)
+					})?,
+					candidate_exact: Accuracy {
+						moves: row.get(13)?,
+						kept: row.get(14)?,
+					},
+					reference_exact: Accuracy {
+						moves: row.get(15)?,
+						kept: row.get(16)?,
+					},
+					started_at: real(row, 17)?,
+					finished_at: real(row, 18)?,
+					cpu_seconds: real(row, 19)?,
+				})
+			},
+		)
+	}
+
 	/// Records the loss of training step `step`. After a restart from a checkpoint the steps
 	/// since it are trained again; their new losses replace the old.
 	pub fn record_loss(&mut self, step: u64, loss: f32, now: f64) -> Result<(), StorageError> {
@@ -599,6 +724,41 @@ mod tests {
 				..snapshot
 			})
 			.unwrap();
+		let timed = |generation, score| TimedRow {
+			generation,
+			move_ms: 100,
+			result: MatchResult {
+				as_tigers: SideResult {
+					wins: 3,
+					draws: 2,
+					losses: 1,
+				},
+				as_sheep: SideResult {
+					wins: 1,
+					draws: 4,
+					losses: 1,
+				},
+			},
+			score,
+			score_low: score - 0.1,
+			score_high: score + 0.1,
+			elo: 35.0,
+			pairs: [0, 1, 2, 2, 1],
+			candidate_exact: Accuracy {
+				moves: 40,
+				kept: 39,
+			},
+			reference_exact: Accuracy {
+				moves: 44,
+				kept: 44,
+			},
+			started_at: 60.0,
+			finished_at: 90.5,
+			cpu_seconds: 12.0,
+		};
+		ledger.record_timed(&timed(2, 0.5)).unwrap();
+		ledger.record_timed(&timed(0, 0.25)).unwrap();
+		ledger.record_timed(&timed(2, 0.625)).unwrap();
 		drop(ledger);
 
 		let ledger = Ledger::open(&path).unwrap();
@@ -627,6 +787,11 @@ mod tests {
 		);
 		assert_eq!(ledger.losses(2).unwrap().len(), 2);
 		assert!(ledger.losses(4).unwrap().is_empty());
+		assert_eq!(
+			ledger.timed().unwrap(),
+			[timed(0, 0.25), timed(2, 0.625)],
+			"by generation, a generation measured again replaced"
+		);
 		let throughput = ledger.throughput().unwrap();
 		assert_eq!(
 			throughput,

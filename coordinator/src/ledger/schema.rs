@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: [&str; 4] = [VERSION_1, VERSION_2, VERSION_3, VERSION_4];
+const MIGRATIONS: [&str; 5] = [VERSION_1, VERSION_2, VERSION_3, VERSION_4, VERSION_5];
 
 /// The schema version this program writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -114,6 +114,33 @@ ALTER TABLE gates ADD COLUMN candidate_exact_moves INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE gates ADD COLUMN candidate_exact_kept INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE gates ADD COLUMN reference_exact_moves INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE gates ADD COLUMN reference_exact_kept INTEGER NOT NULL DEFAULT 0;
+";
+
+/// Version 5: promoted nets measured at equal time per move against ClaudePlayer, one row per
+/// measured generation.
+const VERSION_5: &str = "
+CREATE TABLE timed (
+	generation INTEGER PRIMARY KEY,
+	move_ms INTEGER NOT NULL,
+	tigers_wins INTEGER NOT NULL,
+	tigers_draws INTEGER NOT NULL,
+	tigers_losses INTEGER NOT NULL,
+	sheep_wins INTEGER NOT NULL,
+	sheep_draws INTEGER NOT NULL,
+	sheep_losses INTEGER NOT NULL,
+	score REAL,
+	score_low REAL,
+	score_high REAL,
+	elo REAL,
+	pairs TEXT NOT NULL,
+	candidate_exact_moves INTEGER NOT NULL,
+	candidate_exact_kept INTEGER NOT NULL,
+	reference_exact_moves INTEGER NOT NULL,
+	reference_exact_kept INTEGER NOT NULL,
+	started_at REAL NOT NULL,
+	finished_at REAL NOT NULL,
+	cpu_seconds REAL NOT NULL
+);
 ";
 
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is

@@ -39,6 +39,11 @@ const GATE_ELO: &str = "tigers_gate_elo";
 const INCUMBENT_ELO: &str = "tigers_incumbent_elo";
 const GATE_EXACT: &str = "tigers_gate_exact_accuracy";
 const INCUMBENT_EXACT: &str = "tigers_incumbent_exact_accuracy";
+const TIMED_SCORE: &str = "tigers_timed_score";
+const TIMED_ELO: &str = "tigers_timed_elo";
+const TIMED_GENERATION: &str = "tigers_timed_generation";
+const TIMED_EXACT: &str = "tigers_timed_exact_accuracy";
+const TIMED_PAIRS_DONE: &str = "tigers_timed_pairs_done";
 const TABLEBASE_READY: &str = "tigers_tablebase_ready";
 const TABLEBASE_PROGRESS: &str = "tigers_tablebase_solve_progress";
 
@@ -111,6 +116,30 @@ pub fn describe() {
 		"The promoted net's exact accuracy as last measured (see tigers_gate_exact_accuracy)."
 	);
 	describe_gauge!(
+		TIMED_SCORE,
+		"Score (0 to 1) against ClaudePlayer of the latest promoted net measured at equal time \
+		 per move (both players on the same clock, every pair played)."
+	);
+	describe_gauge!(
+		TIMED_ELO,
+		"Elo difference from ClaudePlayer of the latest net measured at equal time."
+	);
+	describe_gauge!(
+		TIMED_GENERATION,
+		Unit::Count,
+		"The generation of the latest net measured at equal time."
+	);
+	describe_gauge!(
+		TIMED_EXACT,
+		"Exact accuracy (see tigers_gate_exact_accuracy) in the latest measurement at equal \
+		 time: player=candidate (the net), or player=reference (ClaudePlayer)."
+	);
+	describe_gauge!(
+		TIMED_PAIRS_DONE,
+		Unit::Count,
+		"Pairs played of the measurement at equal time under way; 0 when none is."
+	);
+	describe_gauge!(
 		TABLEBASE_READY,
 		"1 once the coordinator has its tablebase, else 0."
 	);
@@ -138,11 +167,19 @@ pub struct LastGate {
 
 /// A gate's exact accuracies (candidate, reference), if it was judged.
 fn exact_shares(gate: &v1::GateSummary) -> Option<(f64, f64)> {
-	let share = |a: &Option<v1::ExactAccuracy>| {
+	shares(gate.candidate_exact, gate.reference_exact)
+}
+
+/// Two exact accuracies as shares, if both were judged.
+fn shares(
+	candidate: Option<v1::ExactAccuracy>,
+	reference: Option<v1::ExactAccuracy>,
+) -> Option<(f64, f64)> {
+	let share = |a: Option<v1::ExactAccuracy>| {
 		a.filter(|a| a.moves > 0)
 			.map(|a| f64::from(a.kept) / f64::from(a.moves))
 	};
-	Some((share(&gate.candidate_exact)?, share(&gate.reference_exact)?))
+	Some((share(candidate)?, share(reference)?))
 }
 
 /// The numbers published, copied out of the live state.
@@ -188,6 +225,23 @@ pub struct Figures {
 	pub incumbent_exact: Option<f64>,
 	/// The tablebase solve's progress (0 to 1), 1 once ready; `None` without one coming.
 	pub tablebase: Option<f64>,
+	/// The latest measurement at equal time.
+	pub timed: Option<LastTimed>,
+	/// Pairs played of the measurement at equal time under way.
+	pub timed_pairs_done: u32,
+}
+
+/// The latest measurement at equal time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LastTimed {
+	/// The measured generation.
+	pub generation: u64,
+	/// Score (0 to 1).
+	pub score: f64,
+	/// The score as Elo, within ±1000.
+	pub elo: f64,
+	/// The net's and the reference's exact accuracy, when judged by a tablebase.
+	pub exact: Option<(f64, f64)>,
 }
 
 impl Figures {
@@ -232,6 +286,13 @@ impl Figures {
 				.and_then(exact_shares)
 				.map(|(candidate, _)| candidate),
 			tablebase,
+			timed: live.timed.values().next_back().map(|t| LastTimed {
+				generation: t.generation,
+				score: t.score,
+				elo: t.elo,
+				exact: shares(t.candidate_exact, t.reference_exact),
+			}),
+			timed_pairs_done: live.timed_running.map_or(0, |r| r.pairs_done),
 		}
 	}
 
@@ -271,6 +332,16 @@ impl Figures {
 		if let Some(share) = self.incumbent_exact {
 			gauge!(INCUMBENT_EXACT).set(share);
 		}
+		if let Some(timed) = self.timed {
+			gauge!(TIMED_SCORE).set(timed.score);
+			gauge!(TIMED_ELO).set(timed.elo);
+			gauge!(TIMED_GENERATION).set(timed.generation as f64);
+			if let Some((candidate, reference)) = timed.exact {
+				gauge!(TIMED_EXACT, "player" => "candidate").set(candidate);
+				gauge!(TIMED_EXACT, "player" => "reference").set(reference);
+			}
+		}
+		gauge!(TIMED_PAIRS_DONE).set(f64::from(self.timed_pairs_done));
 		gauge!(TABLEBASE_READY).set(if self.tablebase == Some(1.0) {
 			1.0
 		} else {
@@ -407,8 +478,34 @@ mod tests {
 			.push(judged(gate(true, true, 0.5, 0.0), (200, 190), (100, 99)));
 		live.gates
 			.push(judged(gate(false, false, 0.4, -70.0), (80, 60), (40, 40)));
+		let exact = |moves, kept| Some(v1::ExactAccuracy { moves, kept });
+		for (generation, score) in [(3, 0.625), (1, 0.25)] {
+			live.timed.insert(
+				generation,
+				v1::TimedMeasurement {
+					generation,
+					score,
+					elo: 88.0,
+					candidate_exact: exact(400, 396),
+					reference_exact: exact(100, 98),
+					..v1::TimedMeasurement::default()
+				},
+			);
+		}
+		live.timed_running = Some(v1::TimedRunning {
+			generation: 4,
+			pairs_done: 7,
+			pairs: 100,
+			..v1::TimedRunning::default()
+		});
 		let text = rendered_with(&mut live, Some(1.0));
 		for line in [
+			"tigers_timed_score 0.625",
+			"tigers_timed_elo 88",
+			"tigers_timed_generation 3",
+			"tigers_timed_exact_accuracy{player=\"candidate\"} 0.99",
+			"tigers_timed_exact_accuracy{player=\"reference\"} 0.98",
+			"tigers_timed_pairs_done 7",
 			"tigers_gate_exact_accuracy{player=\"candidate\"} 0.75",
 			"tigers_gate_exact_accuracy{player=\"reference\"} 1",
 			"tigers_incumbent_exact_accuracy 0.95",

@@ -49,6 +49,8 @@ fn spawn_coordinator(port: u16, run_dir: &Path, log: &Path) -> Child {
 			"--listen",
 			&format!("127.0.0.1:{port}"),
 			"--no-tablebase",
+			"--timed-pairs",
+			"0",
 			"--run-dir",
 		])
 		.arg(run_dir)

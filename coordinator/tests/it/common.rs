@@ -42,6 +42,8 @@ pub fn test_config(run_dir: PathBuf, token: Option<&str>) -> CoordinatorConfig {
 	run.steps_per_candidate = 1_000_000;
 	run.training.batch_size = 16;
 	run.research_fraction = 0.0;
+	// Matches on the clock take minutes: only the tests of them turn them on.
+	run.timed.pairs = 0;
 	// Tests that want a tablebase say which: none is looked for in the default place.
 	config.no_tablebase = true;
 	config

@@ -8,4 +8,5 @@ mod limits;
 mod metrics;
 mod service;
 mod tablebase;
+mod timed;
 mod tls;

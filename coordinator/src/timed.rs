@@ -1,0 +1,236 @@
+//! Promoted nets measured at equal time per move against `ClaudePlayer`, on a thread of their
+//! own beside training and the fixed-depth gate.
+//!
+//! The gate plays at a fixed depth, so that promotion is reproducible; a person who plays the
+//! net meets it on the clock, where a slower evaluation sees less. So the newest promoted net
+//! is also measured with both players on the same time a move (`RunSettings::timed`), every
+//! pair played on openings of its own, its movement-phase moves judged by the tablebase when
+//! there is one. A measurement takes minutes (some 200 games of 100 ms moves), one game at a
+//! time so that each search has the time it is given; a net promoted meanwhile is measured
+//! next, and those promoted and superseded while one measurement ran are skipped. A stop
+//! abandons the measurement under way between moves; the next start measures the incumbent
+//! again if it was not finished.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use tigers_core::gate::{GateSettings, GateTally, gate_openings, play_gate_pair_while};
+use tigers_core::stats::GatePolicy;
+use tigers_core::tablebase::Accuracy;
+use tigers_proto::v1;
+use tracing::{error, info};
+
+use crate::ledger::TimedRow;
+use crate::state::{Shared, unix_now};
+
+/// How often the idle thread looks for a newly promoted net.
+const IDLE_LOOK: Duration = Duration::from_millis(200);
+
+/// The thread that measures promoted nets at equal time.
+pub struct TimedMeasurer {
+	stop: Arc<AtomicBool>,
+	handle: JoinHandle<()>,
+}
+
+impl TimedMeasurer {
+	/// Starts the thread, unless the run measures no pairs.
+	pub fn start(shared: Arc<Shared>) -> Option<TimedMeasurer> {
+		if shared.settings.timed.pairs == 0 {
+			return None;
+		}
+		let stop = Arc::new(AtomicBool::new(false));
+		let stopped = stop.clone();
+		let handle = std::thread::Builder::new()
+			.name("timed".into())
+			.spawn(move || measure_loop(&shared, &stopped))
+			.expect("the timed measurement thread starts");
+		Some(TimedMeasurer { stop, handle })
+	}
+
+	/// Abandons the measurement under way (between moves) and waits for the thread.
+	pub fn stop(self) {
+		self.stop.store(true, Ordering::Relaxed);
+		let _ = self.handle.join();
+	}
+}
+
+fn measure_loop(shared: &Shared, stop: &AtomicBool) {
+	while !stop.load(Ordering::Relaxed) {
+		let current = shared.current();
+		let generation = current.assignment.generation;
+		if shared.live().timed.contains_key(&generation) {
+			std::thread::sleep(IDLE_LOOK);
+			continue;
+		}
+		let Some(row) = measure(shared, generation, &current.net, stop) else {
+			return;
+		};
+		if let Err(e) = shared.ledger().record_timed(&row) {
+			error!(%e, "could not record the measurement at equal time");
+		}
+		info!(
+			generation,
+			move_ms = row.move_ms,
+			score = row.score,
+			low = row.score_low,
+			high = row.score_high,
+			"measured at equal time"
+		);
+		let mut live = shared.live();
+		live.timed_running = None;
+		live.timed.insert(generation, timed_summary(&row));
+	}
+}
+
+/// Plays the whole measurement of `net`; `None` if stopped first.
+fn measure(
+	shared: &Shared,
+	generation: u64,
+	net: &Arc<tigers_core::Network>,
+	stop: &AtomicBool,
+) -> Option<TimedRow> {
+	let timed = shared.settings.timed;
+	let move_ms = u64::try_from(timed.move_time.as_millis()).unwrap_or(u64::MAX);
+	let settings = settings_for(&shared.settings.gate, &timed, generation);
+	let judge = shared.tablebase.table();
+	let started_at = unix_now();
+	let started = Instant::now();
+	shared.live().timed_running = Some(v1::TimedRunning {
+		generation,
+		move_ms,
+		pairs_done: 0,
+		pairs: timed.pairs,
+		started_at,
+	});
+	info!(
+		generation,
+		move_ms,
+		pairs = timed.pairs,
+		"measuring at equal time"
+	);
+	let go_on = || !stop.load(Ordering::Relaxed);
+	let mut tally = GateTally::default();
+	for opening in gate_openings(&settings) {
+		let Some(pair) = play_gate_pair_while(net, &settings, &opening, judge.as_deref(), &go_on)
+		else {
+			shared.live().timed_running = None;
+			return None;
+		};
+		let done = tally.add(pair, &settings.policy);
+		if let Some(running) = shared.live().timed_running.as_mut() {
+			running.pairs_done = tally.pairs.pairs();
+		}
+		if done {
+			break;
+		}
+	}
+	let estimate = tally.record()?.estimate();
+	let cpu_seconds = {
+		let mut live = shared.live();
+		live.count_cpu(Instant::now());
+		live.cpu_seconds
+	};
+	info!(
+		generation,
+		seconds = started.elapsed().as_secs_f64(),
+		"measurement at equal time played"
+	);
+	Some(TimedRow {
+		generation,
+		move_ms,
+		result: tally.by_side,
+		score: estimate.score,
+		score_low: estimate.low,
+		score_high: estimate.high,
+		elo: estimate.elo().elo,
+		pairs: tally.pairs.counts,
+		candidate_exact: tally.candidate_accuracy,
+		reference_exact: tally.reference_accuracy,
+		started_at,
+		finished_at: unix_now(),
+		cpu_seconds,
+	})
+}
+
+/// The match that measures `generation`: the gate's openings and ply cap, both players on the
+/// clock, every pair played, openings of its own.
+pub fn settings_for(
+	gate: &GateSettings,
+	timed: &crate::config::TimedSettings,
+	generation: u64,
+) -> GateSettings {
+	GateSettings {
+		search: timed.search(),
+		policy: GatePolicy {
+			min_pairs: timed.pairs,
+			max_pairs: timed.pairs,
+			..gate.policy
+		},
+		seed: gate.seed
+			^ 0x7151_3d00_0000_0000
+			^ generation
+				.wrapping_add(1)
+				.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+		..*gate
+	}
+}
+
+/// The dashboard's view of a measurement at equal time.
+pub fn timed_summary(row: &TimedRow) -> v1::TimedMeasurement {
+	let side = |s: tigers_core::versus::SideResult| {
+		Some(v1::SideResult {
+			wins: s.wins,
+			draws: s.draws,
+			losses: s.losses,
+		})
+	};
+	let exact = |a: Accuracy| {
+		(a.moves > 0).then_some(v1::ExactAccuracy {
+			moves: a.moves,
+			kept: a.kept,
+		})
+	};
+	v1::TimedMeasurement {
+		generation: row.generation,
+		move_ms: row.move_ms,
+		as_tigers: side(row.result.as_tigers),
+		as_sheep: side(row.result.as_sheep),
+		score: row.score,
+		score_low: row.score_low,
+		score_high: row.score_high,
+		elo: row.elo,
+		candidate_exact: exact(row.candidate_exact),
+		reference_exact: exact(row.reference_exact),
+		finished_at: row.finished_at,
+		cpu_hours: row.cpu_seconds / 3600.0,
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+	use crate::config::{RunSettings, TimedSettings};
+
+	#[test]
+	fn a_measurement_plays_every_pair_on_the_clock_and_openings_of_its_own() {
+		let run = RunSettings::default();
+		let timed = TimedSettings {
+			move_time: Duration::from_millis(250),
+			pairs: 30,
+		};
+		let settings = settings_for(&run.gate, &timed, 4);
+		assert_eq!(settings.search.time_limit, Some(Duration::from_millis(250)));
+		assert_eq!(
+			(settings.policy.min_pairs, settings.policy.max_pairs),
+			(30, 30)
+		);
+		assert_eq!(settings.max_plies, run.gate.max_plies);
+		assert_eq!(settings.opening_plies, run.gate.opening_plies);
+		let openings = gate_openings(&settings);
+		assert_eq!(openings.len(), 30);
+		assert_ne!(openings, gate_openings(&run.gate)[..30]);
+		assert_ne!(openings, gate_openings(&settings_for(&run.gate, &timed, 5)));
+	}
+}

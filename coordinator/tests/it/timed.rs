@@ -1,0 +1,107 @@
+//! Promoted nets measured at equal time per move: shown while under way, stored when done,
+//! read back after a restart rather than played again, and abandoned promptly on a stop.
+
+use std::time::{Duration, Instant};
+
+use tigers_coordinator::config::TimedSettings;
+use tigers_coordinator::ledger::Ledger;
+use tigers_proto::v1;
+
+use crate::common::{client, start, temp_dir, test_config};
+
+async fn status(client: &mut crate::common::Client) -> v1::Progress {
+	client
+		.status(v1::StatusRequest {})
+		.await
+		.expect("status")
+		.into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_incumbent_is_measured_on_the_clock_once_and_kept_across_a_restart() {
+	let run_dir = temp_dir("timed");
+	let mut config = test_config(run_dir.clone(), None);
+	config.run.timed = TimedSettings {
+		move_time: Duration::from_millis(2),
+		pairs: 3,
+	};
+	config.run.gate.max_plies = 60;
+	let running = start(config.clone()).await;
+	let mut asker = client(running.address, None).await;
+	let measured = tokio::time::timeout(Duration::from_secs(120), async {
+		loop {
+			let progress = status(&mut asker).await;
+			if let Some(timed) = progress.timed.first() {
+				return (*timed, progress);
+			}
+			tokio::time::sleep(Duration::from_millis(50)).await;
+		}
+	})
+	.await
+	.expect("generation 0 measured at equal time within two minutes");
+	let (timed, progress) = measured;
+	assert_eq!((timed.generation, timed.move_ms), (0, 2));
+	let (t, s) = (timed.as_tigers.unwrap(), timed.as_sheep.unwrap());
+	assert_eq!(t.wins + t.draws + t.losses, 3, "{timed:?}");
+	assert_eq!(s.wins + s.draws + s.losses, 3, "{timed:?}");
+	assert!(timed.score_low <= timed.score && timed.score <= timed.score_high);
+	// Without a table there is no exact accuracy to report.
+	assert_eq!(timed.candidate_exact, None);
+	// Nothing newer was promoted, so nothing else is under way.
+	assert_eq!(progress.generation, 0);
+	running.stop().await;
+
+	let ledger = Ledger::open(&run_dir.join("ledger.sqlite")).unwrap();
+	let rows = ledger.timed().unwrap();
+	assert_eq!(rows.len(), 1);
+	assert_eq!(rows[0].generation, 0);
+	drop(ledger);
+
+	// Started again, the measurement is listed from the ledger and not played again.
+	let running = start(config).await;
+	let mut asker = client(running.address, None).await;
+	let progress = status(&mut asker).await;
+	assert_eq!(progress.timed.len(), 1);
+	assert_eq!(progress.timed[0].score, timed.score);
+	tokio::time::sleep(Duration::from_millis(500)).await;
+	assert_eq!(status(&mut asker).await.timed_running, None);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stop_abandons_a_long_measurement_between_moves() {
+	let run_dir = temp_dir("timed-stop");
+	let mut config = test_config(run_dir.clone(), None);
+	config.run.timed = TimedSettings {
+		move_time: Duration::from_millis(500),
+		pairs: 100,
+	};
+	let running = start(config).await;
+	let mut asker = client(running.address, None).await;
+	let under_way = tokio::time::timeout(Duration::from_secs(30), async {
+		loop {
+			if let Some(running) = status(&mut asker).await.timed_running {
+				return running;
+			}
+			tokio::time::sleep(Duration::from_millis(50)).await;
+		}
+	})
+	.await
+	.expect("a measurement under way");
+	assert_eq!(under_way.generation, 0);
+	assert_eq!(under_way.pairs, 100);
+	assert_eq!(under_way.move_ms, 500);
+	let asked = Instant::now();
+	running.stop().await;
+	// One move's time and the checkpoint, not the hour the measurement would take.
+	assert!(
+		asked.elapsed() < Duration::from_secs(10),
+		"{:?}",
+		asked.elapsed()
+	);
+	let ledger = Ledger::open(&run_dir.join("ledger.sqlite")).unwrap();
+	assert!(
+		ledger.timed().unwrap().is_empty(),
+		"nothing half-played is stored"
+	);
+}
