@@ -112,6 +112,10 @@ struct ServeArgs {
 	/// Pairs before the gate's SPRT may stop it.
 	#[arg(long, default_value_t = 20)]
 	gate_min_pairs: u32,
+	/// Threads each training step computes its gradient on (1 to 64); the result does not
+	/// depend on it. More pays only where cores are left over from self-play and gating.
+	#[arg(long, default_value_t = 1)]
+	train_threads: usize,
 	/// Each player's time a move when promoted nets are measured at equal time against
 	/// ClaudePlayer (1 to 60000).
 	#[arg(long, value_name = "MS", default_value_t = 100)]
@@ -165,6 +169,13 @@ impl ServeArgs {
 		}
 		run.training.targets.result_weight = self.result_weight;
 		run.training.adam.learning_rate = self.learning_rate;
+		if !(1..=64).contains(&self.train_threads) {
+			return Err(format!(
+				"--train-threads must be 1 to 64, not {}",
+				self.train_threads
+			));
+		}
+		run.training.threads = self.train_threads;
 		run.steps_per_candidate = self.steps_per_candidate.max(1);
 		run.steps_per_checkpoint = run.steps_per_candidate;
 		run.checkpoint_every = Duration::from_secs(self.checkpoint_seconds.max(1));

@@ -206,17 +206,18 @@ impl Training {
 	}
 
 	fn train_some(&mut self) -> usize {
-		let mut trained = 0;
-		for _ in 0..STEPS_PER_TURN {
-			let Some(loss) = self.trainer.step() else {
-				break;
-			};
-			trained += 1;
-			self.steps += 1;
-			self.losses_since_row.push(loss);
+		// Several steps in one call: with more than one training thread, they are started
+		// once for the call rather than once a step.
+		let losses = self.trainer.train(STEPS_PER_TURN);
+		let trained = losses.len();
+		if trained > 0 {
+			self.steps += trained as u64;
+			self.losses_since_row.extend_from_slice(&losses);
 			let mut live = self.shared.live();
 			live.training_steps = self.steps;
-			live.push_loss(loss);
+			for loss in losses {
+				live.push_loss(loss);
+			}
 		}
 		if self.losses_since_row.len() as u64 >= LOSS_EVERY {
 			let mean =

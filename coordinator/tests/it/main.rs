@@ -10,3 +10,4 @@ mod service;
 mod tablebase;
 mod timed;
 mod tls;
+mod training;
