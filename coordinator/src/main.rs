@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use tigers_coordinator::config::{CoordinatorConfig, DEFAULT_CHECKPOINT_EVERY, TablebaseUse};
+use tigers_coordinator::config::{CoordinatorConfig, RunSettings, ServiceLimits, TablebaseUse};
 use tigers_coordinator::error::CoordinatorError;
 use tigers_coordinator::local_dashboard::LocalDashboard;
 use tigers_coordinator::status::{fetch_status, progress_json};
@@ -35,6 +35,13 @@ enum Command {
 		#[arg(long, env = "TIGERS_TOKEN", hide_env_values = true)]
 		token: Option<String>,
 	},
+}
+
+/// The library's defaults, which the command line's are taken from: one source for both.
+fn run_defaults() -> &'static RunSettings {
+	static DEFAULTS: std::sync::LazyLock<RunSettings> =
+		std::sync::LazyLock::new(RunSettings::default);
+	&DEFAULTS
 }
 
 #[derive(Args)]
@@ -75,56 +82,58 @@ struct ServeArgs {
 	#[arg(long)]
 	log_json: bool,
 	/// Search depth for self-play and the gate.
-	#[arg(long, default_value_t = 3)]
+	#[arg(long, default_value_t = run_defaults().depth)]
 	depth: u32,
 	/// Games per sample batch.
-	#[arg(long, default_value_t = 16)]
+	#[arg(long, default_value_t = run_defaults().games_per_batch)]
 	games_per_batch: u32,
 	/// Examples per training step.
-	#[arg(long, default_value_t = 256)]
+	#[arg(long, default_value_t = run_defaults().training.batch_size)]
 	batch_size: usize,
 	/// Samples in the replay window.
-	#[arg(long, default_value_t = 200_000)]
+	#[arg(long, default_value_t = run_defaults().training.window)]
 	window: usize,
 	/// Times each sample may be trained on.
-	#[arg(long, default_value_t = 8)]
+	#[arg(long, default_value_t = run_defaults().training.max_uses)]
 	max_uses: u32,
 	/// Weight of the game result in the target (the rest is the search score).
-	#[arg(long, default_value_t = 0.5)]
+	#[arg(long, default_value_t = run_defaults().training.targets.result_weight)]
 	result_weight: f32,
 	/// Adam's learning rate.
-	#[arg(long, default_value_t = 1e-3)]
+	#[arg(long, default_value_t = run_defaults().training.adam.learning_rate)]
 	learning_rate: f32,
 	/// Training steps between candidates (and between checkpoints).
-	#[arg(long, default_value_t = 500)]
+	#[arg(long, default_value_t = run_defaults().steps_per_candidate)]
 	steps_per_candidate: u64,
 	/// Longest time between checkpoints while training, in seconds: the most training a crash
 	/// can cost.
-	#[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_CHECKPOINT_EVERY.as_secs())]
+	#[arg(long, value_name = "SECONDS", default_value_t = run_defaults().checkpoint_every.as_secs())]
 	checkpoint_seconds: u64,
 	/// Forget workers gone for this many hours: the dashboards and status stop listing them
 	/// (the ledger keeps them).
-	#[arg(long, value_name = "HOURS", default_value_t = 168)]
+	#[arg(long, value_name = "HOURS",
+		default_value_t = ServiceLimits::default().forget_workers_after.as_secs() / 3600)]
 	forget_workers_hours: u64,
 	/// Most pairs of games in a gate match.
-	#[arg(long, default_value_t = 100)]
+	#[arg(long, default_value_t = run_defaults().gate.policy.max_pairs)]
 	gate_max_pairs: u32,
 	/// Pairs before the gate's SPRT may stop it.
-	#[arg(long, default_value_t = 20)]
+	#[arg(long, default_value_t = run_defaults().gate.policy.min_pairs)]
 	gate_min_pairs: u32,
 	/// Threads each training step computes its gradient on (1 to 64); the result does not
 	/// depend on it. More pays only where cores are left over from self-play and gating.
-	#[arg(long, default_value_t = 1)]
+	#[arg(long, default_value_t = run_defaults().training.threads)]
 	train_threads: usize,
 	/// Each player's time a move when promoted nets are measured at equal time against
 	/// ClaudePlayer (1 to 60000).
-	#[arg(long, value_name = "MS", default_value_t = 100)]
+	#[arg(long, value_name = "MS",
+		default_value_t = run_defaults().timed.move_time.as_millis() as u64)]
 	timed_ms: u64,
 	/// Pairs of games in each measurement at equal time; 0 measures none.
-	#[arg(long, default_value_t = 100)]
+	#[arg(long, default_value_t = run_defaults().timed.pairs)]
 	timed_pairs: u32,
 	/// Seed of a new run's first net.
-	#[arg(long, default_value_t = 1)]
+	#[arg(long, default_value_t = run_defaults().seed)]
 	seed: u64,
 	/// The tablebase file, solved there at start if missing [default: movement-phase-f1-r1.tb
 	/// in the platform's cache directory, e.g. ~/.cache/tigers-and-sheep/tablebase/].
@@ -137,7 +146,7 @@ struct ServeArgs {
 	/// with it, movement-phase samples train towards its exact result); or adjudicate, the
 	/// default (rescore, and self-play stops at the first movement-phase position with the exact
 	/// result).
-	#[arg(long, value_name = "USE", default_value = TablebaseUse::DEFAULT.name(),
+	#[arg(long, value_name = "USE", default_value = run_defaults().tablebase_use.name(),
 		value_parser = clap::builder::PossibleValuesParser::new(TablebaseUse::NAMES))]
 	tablebase_use: String,
 }
@@ -288,6 +297,41 @@ fn exit(result: Result<(), CoordinatorError>) -> ExitCode {
 		Err(error) => {
 			eprintln!("coordinator: {error}");
 			ExitCode::FAILURE
+		}
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn the_command_lines_defaults_are_the_librarys() {
+		let cli = Cli::try_parse_from(["coordinator"]).expect("no arguments parse");
+		let config = cli.serve.into_config().expect("the defaults are valid");
+		let library = CoordinatorConfig::new(
+			"127.0.0.1:50051".parse().unwrap(),
+			PathBuf::from("runs/default"),
+		);
+		assert_eq!(config.run, RunSettings::default());
+		assert_eq!(config.limits, library.limits);
+		assert_eq!(config.local_workers, library.local_workers);
+		assert_eq!(config.local_worker_threads, library.local_worker_threads);
+		assert_eq!(config.tablebase, None);
+		assert!(!config.no_tablebase);
+	}
+
+	#[test]
+	fn out_of_range_settings_are_refused_with_the_flag_named() {
+		for (flag, value) in [
+			("--depth", "0"),
+			("--result-weight", "1.5"),
+			("--train-threads", "0"),
+			("--timed-ms", "0"),
+		] {
+			let cli = Cli::try_parse_from(["coordinator", flag, value]).expect("parses");
+			let error = cli.serve.into_config().expect_err(flag);
+			assert!(error.contains(flag), "{error}");
 		}
 	}
 }
