@@ -494,7 +494,7 @@ fn heartbeat_message(shared: &Shared) -> worker_message::Body {
 		generation: shared
 			.control
 			.current()
-			.map_or(0, |playing| playing.assignment.generation),
+			.map(|playing| playing.assignment.generation),
 		games: stats.games,
 		samples_per_second: stats.samples_per_second,
 		unacked_batches: u32::try_from(shared.spool.len()).unwrap_or(u32::MAX),
