@@ -32,7 +32,8 @@ struct Cli {
 	/// The run's token.
 	#[arg(long, value_name = "T", env = "TIGERS_TOKEN", hide_env_values = true)]
 	token: Option<String>,
-	/// Where the worker's identity and spool live [default: worker-state/<name>].
+	/// Where the worker's identity and spool live [default: worker/<name> in the platform's
+	/// state directory, e.g. ~/.local/state/tigers-and-sheep/worker/<name>].
 	#[arg(long, value_name = "DIR")]
 	state_dir: Option<PathBuf>,
 	/// PEM certificate to trust for an https coordinator (its self-signed one, or its CA).
