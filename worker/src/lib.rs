@@ -61,7 +61,7 @@ use tokio::task::JoinHandle;
 use tracing::Instrument;
 
 pub use crate::backoff::BackoffSettings;
-pub use crate::bench::{BenchReport, BenchSettings, bench};
+pub use crate::bench::{BenchReport, BenchSettings, bench, bench_with_progress};
 pub use crate::config::WorkerConfig;
 pub use crate::error::WorkerError;
 pub use crate::tablebase::{FetchError, fetch_tablebase, share_tablebase};
