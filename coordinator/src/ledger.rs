@@ -60,7 +60,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use tigers_core::selfplay::Sample;
 
-pub use self::records::{GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, WorkerRow};
+pub use self::records::{
+	BatchSummary, GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, WorkerRow,
+};
 pub use self::schema::LATEST_VERSION;
 use crate::samples_codec::{check_samples, decode_samples, encode_samples};
 use crate::storage_error::StorageError;
@@ -364,6 +366,40 @@ impl Ledger {
 			.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
 			.and_then(Iterator::collect)
 			.map_err(StorageError::sqlite(DOING))
+	}
+
+	/// The batches received at `since` (Unix seconds) or later, newest first, without their
+	/// samples: for the counts of recent samples a restarted coordinator starts from. Reads
+	/// back from the newest batch and stops at the first older one, so its cost is the batches
+	/// returned, not the run's.
+	pub fn batches_since(&self, since: f64) -> Result<Vec<BatchSummary>, StorageError> {
+		const DOING: &str = "reading recent batches";
+		let mut statement = self
+			.connection
+			.prepare(
+				"SELECT received_at, sample_count, generation_min, generation_max FROM batches
+				ORDER BY id DESC",
+			)
+			.map_err(StorageError::sqlite(DOING))?;
+		let rows = statement
+			.query_map([], |row| {
+				Ok(BatchSummary {
+					received_at: row.get(0)?,
+					samples: row.get(1)?,
+					generation_min: row.get(2)?,
+					generation_max: row.get(3)?,
+				})
+			})
+			.map_err(StorageError::sqlite(DOING))?;
+		let mut batches = Vec::new();
+		for row in rows {
+			let batch = row.map_err(StorageError::sqlite(DOING))?;
+			if batch.received_at < since {
+				break;
+			}
+			batches.push(batch);
+		}
+		Ok(batches)
 	}
 
 	/// The last game record received, if any.

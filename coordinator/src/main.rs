@@ -11,6 +11,7 @@ use tigers_coordinator::config::{CoordinatorConfig, RunSettings, ServiceLimits, 
 use tigers_coordinator::error::CoordinatorError;
 use tigers_coordinator::local_dashboard::LocalDashboard;
 use tigers_coordinator::status::{fetch_status, progress_json};
+use tigers_tui::net_source::ClientSettings;
 use tigers_worker::process::{init_file_logging, init_logging, shutdown_signal};
 use tokio::sync::oneshot;
 
@@ -34,6 +35,9 @@ enum Command {
 		/// The run's token.
 		#[arg(long, env = "TIGERS_TOKEN", hide_env_values = true)]
 		token: Option<String>,
+		/// PEM certificate to trust for an https coordinator (its self-signed one, or its CA).
+		#[arg(long, value_name = "FILE")]
+		tls_ca: Option<PathBuf>,
 	},
 }
 
@@ -211,14 +215,25 @@ impl ServeArgs {
 #[tokio::main]
 async fn main() -> ExitCode {
 	let cli = Cli::parse();
-	if let Some(Command::Status { connect, token }) = cli.command {
-		return match fetch_status(&connect, token.as_deref()).await {
+	if let Some(Command::Status {
+		connect,
+		token,
+		tls_ca,
+	}) = cli.command
+	{
+		let client = ClientSettings {
+			token: token.filter(|t| !t.is_empty()),
+			tls_ca,
+		};
+		return match fetch_status(&connect, &client).await {
 			Ok(progress) => {
 				println!("{}", progress_json(&progress));
 				ExitCode::SUCCESS
 			}
 			Err(error) => {
-				eprintln!("coordinator status: {error}");
+				// The whole chain: the transport's own words ("transport error") say nothing
+				// of why, its sources do ("Connection refused", "invalid peer certificate").
+				eprintln!("coordinator status: {:#}", anyhow::Error::new(error));
 				ExitCode::FAILURE
 			}
 		};

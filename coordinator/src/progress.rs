@@ -12,7 +12,7 @@ use tokio::sync::mpsc;
 use tokio::time::MissedTickBehavior;
 use tonic::Status;
 
-use crate::state::Shared;
+use crate::state::{Shared, unix_now};
 
 /// How often the publisher builds a snapshot while some stream follows the run: the shortest
 /// interval a dashboard may ask for.
@@ -31,7 +31,7 @@ pub async fn publish_every(shared: Arc<Shared>, forget_after: Duration) {
 		ticks.tick().await;
 		if forgotten_at.elapsed() >= FORGET_EVERY {
 			forgotten_at = Instant::now();
-			let forgotten = shared.live().forget_workers(Instant::now(), forget_after);
+			let forgotten = shared.live().forget_workers(unix_now(), forget_after);
 			if forgotten > 0 {
 				tracing::info!(forgotten, "forgot workers gone for long");
 			}

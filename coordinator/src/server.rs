@@ -24,6 +24,7 @@ use crate::error::CoordinatorError;
 use crate::ledger::{GenerationRow, Ledger};
 use crate::metrics;
 use crate::progress;
+use crate::recent::RECENT_SAMPLES;
 use crate::research::Research;
 use crate::rundir::RunDir;
 use crate::service::CoordinatorService;
@@ -152,26 +153,23 @@ pub fn open_run(
 	}
 	let now = std::time::Instant::now();
 	live.cpu_counted_to = Some(now);
-	// Workers not seen within the horizon stay in the ledger but out of the snapshots; one that
-	// joins again is listed again.
-	let horizon = config.limits.forget_workers_after.as_secs_f64();
 	let unix = unix_now();
-	for worker in ledger.workers()? {
-		// A last_seen stored as NULL reads as NaN, and max(NaN, 0) is 0: kept, as if just seen.
-		let ago = (unix - worker.last_seen).max(0.0);
-		if ago > horizon {
-			continue;
-		}
-		let last_heard = now
-			.checked_sub(std::time::Duration::from_secs_f64(ago))
-			.unwrap_or(now);
-		let info = WorkerInfo {
-			samples: worker.samples,
-			flagged: u32::try_from(worker.flagged).unwrap_or(u32::MAX),
-			..WorkerInfo::new(worker.name, worker.host, worker.threads, last_heard)
-		};
-		live.workers.insert(worker.worker_id, info);
-	}
+	load_workers(&mut live, &ledger, config.limits.forget_workers_after, unix)?;
+	// The share of stale samples covers the last five minutes, across the restart.
+	let promotions: Vec<(f64, u64)> = generations
+		.iter()
+		.map(|g| (g.promoted_at, g.generation))
+		.collect();
+	let promoted_at = |t: f64| {
+		promotions
+			.iter()
+			.filter(|(at, _)| *at <= t)
+			.map(|(_, generation)| *generation)
+			.max()
+			.unwrap_or(0)
+	};
+	let recent = ledger.batches_since(unix - RECENT_SAMPLES.as_secs_f64())?;
+	live.recent_samples.seed(&recent, promoted_at, unix, now);
 	let tablebase = tablebase::open(config)?;
 	if let Some(table) = tablebase.table() {
 		// Local workers in this process take this one copy instead of reading the file again.
@@ -201,6 +199,37 @@ pub fn open_run(
 		gates_played: gates.len() as u64,
 	};
 	Ok((shared, start))
+}
+
+/// Lists the workers of the ledger as they were last seen, unconnected: when (by the wall
+/// clock, as the ledger keeps it), the generation of their last batch, their samples and flags.
+/// Workers not seen within `horizon` of `now` (Unix seconds) stay in the ledger but out of the
+/// snapshots; one that joins again is listed again.
+fn load_workers(
+	live: &mut Live,
+	ledger: &Ledger,
+	horizon: std::time::Duration,
+	now: f64,
+) -> Result<(), CoordinatorError> {
+	for worker in ledger.workers()? {
+		// A last_seen stored as NULL reads as NaN: kept, as if just seen.
+		let last_heard = if worker.last_seen.is_finite() {
+			worker.last_seen
+		} else {
+			now
+		};
+		if now - last_heard > horizon.as_secs_f64() {
+			continue;
+		}
+		let info = WorkerInfo {
+			samples: worker.samples,
+			flagged: u32::try_from(worker.flagged).unwrap_or(u32::MAX),
+			generation: worker.last_generation,
+			..WorkerInfo::new(worker.name, worker.host, worker.threads, last_heard)
+		};
+		live.workers.insert(worker.worker_id, info);
+	}
+	Ok(())
 }
 
 /// Solves the tablebase on a thread of its own while the run goes on; once it is ready, local

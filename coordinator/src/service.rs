@@ -21,7 +21,7 @@ use crate::identity::{self, JoinSecret};
 use crate::progress;
 use crate::research::Research;
 use crate::session::{Session, inbound_error};
-use crate::state::{Shared, WorkerInfo};
+use crate::state::{Shared, WorkerInfo, unix_now};
 use crate::tablebase;
 use crate::text::excerpt;
 use crate::training::TrainingInput;
@@ -101,7 +101,7 @@ fn join_in_ledger(shared: &Shared, join: &v1::JoinRequest) -> Result<Joined, Coo
 		&join.host,
 		join.threads,
 		&join.build_version,
-		crate::state::unix_now(),
+		unix_now(),
 	)?;
 	let (issued, secret_sha256, secret_confirmed) = match (decision, stored) {
 		(JoinSecret::Verified, Some(stored)) => (None, stored.sha256, stored.confirmed),
@@ -166,7 +166,7 @@ impl Coordinator for CoordinatorService {
 		{
 			let mut live = self.shared.live();
 			live.count_cpu(Instant::now());
-			let now = Instant::now();
+			let now = unix_now();
 			let entry = live
 				.workers
 				.entry(join.worker_id.clone())
@@ -264,7 +264,7 @@ impl Coordinator for CoordinatorService {
 			worker.session_id = id;
 			worker.connected = true;
 			worker.sessions += 1;
-			worker.last_heard = Instant::now();
+			worker.last_heard = unix_now();
 		}
 		let (outgoing, receiver) = mpsc::channel(32);
 		let session = Session {

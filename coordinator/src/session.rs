@@ -22,7 +22,7 @@ use tracing::{info, warn};
 use crate::ledger::BatchInsert;
 use crate::metrics::INGEST_SECONDS;
 use crate::research::Research;
-use crate::state::Shared;
+use crate::state::{Shared, unix_now};
 use crate::text::{bounded, excerpt};
 use crate::training::TrainingInput;
 use crate::validate::{Expect, RejectReason, Rejection, validate_batch};
@@ -146,6 +146,9 @@ impl Session {
 		{
 			worker.connected = false;
 			worker.take_over = None;
+			// Its last rate is no longer produced for this run: a total of the fleet's rates
+			// must not count it.
+			worker.samples_per_second = 0.0;
 		}
 		drop(live);
 		info!(worker = %self.worker_id, "session closed");
@@ -153,7 +156,7 @@ impl Session {
 
 	async fn handle(&self, message: v1::WorkerMessage) -> Result<(), Status> {
 		if let Some(worker) = self.shared.live().workers.get_mut(&self.worker_id) {
-			worker.last_heard = Instant::now();
+			worker.last_heard = unix_now();
 		}
 		match message.body {
 			Some(FromWorker::Batch(batch)) => {

@@ -75,14 +75,18 @@ pub struct WorkerInfo {
 	pub threads: u32,
 	/// Whether a session is open.
 	pub connected: bool,
-	/// From its last heartbeat.
-	pub generation: u64,
+	/// The generation it plays, from its last heartbeat; for a worker not heard from since
+	/// this process started, the newest generation of its last stored batch; `None` if
+	/// neither is known.
+	pub generation: Option<u64>,
 	/// Samples durably received from it over the run.
 	pub samples: u64,
-	/// From its last heartbeat.
+	/// From the last heartbeat of its open session; 0 without one.
 	pub samples_per_second: f64,
-	/// When it was last heard from.
-	pub last_heard: Instant,
+	/// When it was last heard from, in Unix seconds: a wall-clock time, as the ledger keeps
+	/// it, so that it means the same after a restart (even of the machine, which starts the
+	/// monotonic clock over).
+	pub last_heard: f64,
 	/// Sessions opened in this process's life.
 	pub sessions: u32,
 	/// Re-searched samples that disagreed.
@@ -90,8 +94,9 @@ pub struct WorkerInfo {
 }
 
 impl WorkerInfo {
-	/// A worker as its join describes it, without a session, last heard at `last_heard`.
-	pub fn new(name: String, host: String, threads: u32, last_heard: Instant) -> WorkerInfo {
+	/// A worker as its join describes it, without a session, last heard at `last_heard` (Unix
+	/// seconds).
+	pub fn new(name: String, host: String, threads: u32, last_heard: f64) -> WorkerInfo {
 		WorkerInfo {
 			secret_sha256: None,
 			secret_confirmed: false,
@@ -101,7 +106,7 @@ impl WorkerInfo {
 			host,
 			threads,
 			connected: false,
-			generation: 0,
+			generation: None,
 			samples: 0,
 			samples_per_second: 0.0,
 			last_heard,
@@ -211,30 +216,28 @@ impl Live {
 	}
 
 	/// Forgets the workers without a session that were last heard from more than `horizon`
-	/// before `now`; returns how many.
-	pub fn forget_workers(&mut self, now: Instant, horizon: Duration) -> usize {
+	/// before `now` (Unix seconds); returns how many.
+	pub fn forget_workers(&mut self, now: f64, horizon: Duration) -> usize {
 		let before = self.workers.len();
 		self.workers.retain(|_, worker| {
-			worker.connected || now.saturating_duration_since(worker.last_heard) <= horizon
+			worker.connected || heard_ago(worker, now) <= horizon.as_secs_f64()
 		});
 		before - self.workers.len()
 	}
 
 	/// The workers a snapshot lists, by identity: those with a session or heard from within
-	/// [`LISTED_RECENTLY`] of `now`, at most [`LISTED_WORKERS`], sessions and the most recently
-	/// heard first.
-	fn listed_workers(&self, now: Instant) -> Vec<(&String, &WorkerInfo)> {
+	/// [`LISTED_RECENTLY`] of `now` (Unix seconds), at most [`LISTED_WORKERS`], sessions and
+	/// the most recently heard first.
+	fn listed_workers(&self, now: f64) -> Vec<(&String, &WorkerInfo)> {
 		let mut listed: Vec<(&String, &WorkerInfo)> = self
 			.workers
 			.iter()
-			.filter(|(_, w)| {
-				w.connected || now.saturating_duration_since(w.last_heard) <= LISTED_RECENTLY
-			})
+			.filter(|(_, w)| w.connected || heard_ago(w, now) <= LISTED_RECENTLY.as_secs_f64())
 			.collect();
 		listed.sort_by(|(_, a), (_, b)| {
 			b.connected
 				.cmp(&a.connected)
-				.then(b.last_heard.cmp(&a.last_heard))
+				.then(b.last_heard.total_cmp(&a.last_heard))
 		});
 		listed.truncate(LISTED_WORKERS);
 		listed.sort_by_key(|(id, _)| *id);
@@ -244,6 +247,12 @@ impl Live {
 
 /// The most measurements at equal time a snapshot lists: the latest.
 pub const TIMED_LISTED: usize = 200;
+
+/// Seconds from when `worker` was last heard to `now` (Unix seconds); 0 if the wall clock
+/// has gone back since.
+fn heard_ago(worker: &WorkerInfo, now: f64) -> f64 {
+	(now - worker.last_heard).max(0.0)
+}
 
 /// The process-wide state.
 pub struct Shared {
@@ -404,8 +413,9 @@ impl Shared {
 		let since_samples = live.last_samples.unwrap_or(self.started);
 		let loss = live.recent_loss().unwrap_or(f64::NAN);
 		let workers_connected = live.workers.values().filter(|w| w.connected).count() as u64;
+		let taken_at = unix_now();
 		let workers = live
-			.listed_workers(now)
+			.listed_workers(taken_at)
 			.into_iter()
 			.map(|(id, w)| v1::WorkerSummary {
 				worker_id: id.clone(),
@@ -416,7 +426,7 @@ impl Shared {
 				generation: w.generation,
 				samples: w.samples,
 				samples_per_second: w.samples_per_second,
-				seconds_since_heard: now.saturating_duration_since(w.last_heard).as_secs_f64(),
+				seconds_since_heard: heard_ago(w, taken_at),
 				reconnects: w.sessions.saturating_sub(1),
 				flagged: w.flagged,
 			})
@@ -443,7 +453,7 @@ impl Shared {
 			throughput: live.throughput.points().to_vec(),
 			cpu_hours,
 			seconds_since_samples: now.saturating_duration_since(since_samples).as_secs_f64(),
-			taken_at: unix_now(),
+			taken_at,
 			recent_samples,
 			recent_superseded,
 			recent_games: Some(live.recent_games.tally()),
@@ -479,15 +489,15 @@ mod tests {
 		WorkerInfo {
 			connected,
 			sessions: 1,
-			..WorkerInfo::new(String::new(), String::new(), threads, Instant::now())
+			..WorkerInfo::new(String::new(), String::new(), threads, unix_now())
 		}
 	}
 
 	#[test]
 	fn old_workers_are_forgotten_and_listing_is_bounded() {
-		let start = Instant::now();
+		let start = unix_now();
 		let mut live = Live::default();
-		let at = |seconds| start + Duration::from_secs(seconds);
+		let at = |seconds: u32| start + f64::from(seconds);
 		let mut add = |id: String, connected, heard| {
 			let mut w = worker(1, connected);
 			w.last_heard = heard;

@@ -1,11 +1,10 @@
 //! `coordinator status`: the run's state as one JSON object, fetched over gRPC.
 
 use serde_json::{Value, json};
+use thiserror::Error;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_client::CoordinatorClient;
-use tonic::Request;
-use tonic::metadata::MetadataValue;
-use tonic::transport::Endpoint;
+use tigers_tui::net_source::{ClientSettings, authorized, endpoint};
 
 /// The run as JSON: generation, samples (total and per listed worker), games, training steps,
 /// the gate results per generation as the snapshot lists them and how many in all, the
@@ -125,35 +124,65 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 	})
 }
 
-/// Asks the coordinator at `url` for its status.
-pub async fn fetch_status(url: &str, token: Option<&str>) -> Result<v1::Progress, String> {
-	let endpoint =
-		Endpoint::from_shared(url.to_string()).map_err(|e| format!("bad URL {url:?}: {e}"))?;
-	let channel = endpoint
+/// Why `coordinator status` got no status.
+#[derive(Debug, Error)]
+pub enum StatusError {
+	/// The URL, token or TLS settings cannot make a client.
+	#[error("cannot ask {url}: {reason}")]
+	Settings {
+		/// The coordinator's URL.
+		url: String,
+		/// What is wrong with the settings.
+		reason: String,
+	},
+	/// No connection: the transport's error, whose sources say why (refused, timed out, a
+	/// certificate not trusted).
+	#[error("cannot reach {url}")]
+	Connect {
+		/// The coordinator's URL.
+		url: String,
+		/// The transport's error.
+		#[source]
+		source: tonic::transport::Error,
+	},
+	/// The coordinator (or the connection under the call) answered with an error.
+	#[error("the status call failed: {}", call_failure(.0))]
+	Call(tonic::Status),
+}
+
+/// A failed call's message and code (by its name, such as `Unauthenticated`), and the errors
+/// under it if the connection failed. (Not a `source`: a `Status` prints its message and code
+/// again.)
+fn call_failure(status: &tonic::Status) -> String {
+	let mut text = format!("{} ({:?})", status.message(), status.code());
+	let mut cause = std::error::Error::source(status);
+	while let Some(error) = cause {
+		text.push_str(&format!(": {error}"));
+		cause = error.source();
+	}
+	text
+}
+
+/// Asks the coordinator at `url` (`http://` or `https://`, trusting `client.tls_ca`) for its
+/// status, with `client.token` if there is one.
+pub async fn fetch_status(url: &str, client: &ClientSettings) -> Result<v1::Progress, StatusError> {
+	let settings = |reason: String| StatusError::Settings {
+		url: url.to_string(),
+		reason,
+	};
+	let channel = endpoint(url, client)
+		.map_err(settings)?
 		.connect()
 		.await
-		.map_err(|e| format!("cannot reach {url}: {e}"))?;
-	let bearer: Option<MetadataValue<_>> = match token {
-		Some(token) => Some(
-			format!("Bearer {token}")
-				.parse()
-				.map_err(|_| "the token is not valid metadata")?,
-		),
-		None => None,
-	};
-	let mut client =
-		CoordinatorClient::with_interceptor(channel, move |mut request: Request<()>| {
-			if let Some(bearer) = &bearer {
-				request
-					.metadata_mut()
-					.insert("authorization", bearer.clone());
-			}
-			Ok(request)
-		});
-	let response = client
-		.status(v1::StatusRequest {})
+		.map_err(|source| StatusError::Connect {
+			url: url.to_string(),
+			source,
+		})?;
+	let request = authorized(v1::StatusRequest {}, client).map_err(settings)?;
+	let response = CoordinatorClient::new(channel)
+		.status(request)
 		.await
-		.map_err(|s| format!("{}: {}", s.code(), s.message()))?;
+		.map_err(StatusError::Call)?;
 	Ok(response.into_inner())
 }
 

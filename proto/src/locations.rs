@@ -6,7 +6,11 @@
 //!   `coordinator` and `worker` share, solve or download once per machine, and could remake;
 //! - the **data** directory (`$XDG_DATA_HOME/tigers-and-sheep`, else
 //!   `~/.local/share/tigers-and-sheep`; `~/Library/Application Support/tigers-and-sheep`) holds
-//!   what a person made: the games `tui` saves.
+//!   what a person made: the games `tui` saves;
+//! - the **state** directory (`$XDG_STATE_HOME/tigers-and-sheep`, else
+//!   `~/.local/state/tigers-and-sheep` on Linux; the local data directory on platforms without
+//!   one, such as macOS and Windows) holds what a program keeps between runs and would lose
+//!   its place without: each worker's identity and spool, under `worker/<name>`.
 
 use std::path::{Path, PathBuf};
 
@@ -30,6 +34,22 @@ pub fn cache_dir() -> Result<PathBuf, NoHomeDir> {
 /// Where `tui` saves games unless told otherwise.
 pub fn games_dir() -> Result<PathBuf, NoHomeDir> {
 	Ok(project_dirs()?.data_dir().join("games"))
+}
+
+/// The platform's state directory for this project, or its local data directory where the
+/// platform has no state directory.
+pub fn state_dir() -> Result<PathBuf, NoHomeDir> {
+	let dirs = project_dirs()?;
+	Ok(dirs
+		.state_dir()
+		.unwrap_or_else(|| dirs.data_local_dir())
+		.to_path_buf())
+}
+
+/// Where the worker named `name` keeps its state unless told otherwise: `worker/<name>` in the
+/// state directory. `name` must already be one path component.
+pub fn worker_state_dir(name: &str) -> Result<PathBuf, NoHomeDir> {
+	Ok(state_dir()?.join("worker").join(name))
 }
 
 /// The tablebase file's name: its format and rules versions are part of it, so that a program
@@ -60,5 +80,28 @@ mod tests {
 			path.ends_with("tablebase/movement-phase-f1-r1.tb"),
 			"{path:?}"
 		);
+	}
+
+	#[cfg(target_os = "linux")]
+	#[test]
+	fn worker_state_lives_in_the_state_directory() {
+		let path = worker_state_dir("lab-box-1").expect("a test machine has a home directory");
+		assert!(path.is_absolute(), "{path:?}");
+		assert!(
+			path.ends_with("tigers-and-sheep/worker/lab-box-1"),
+			"{path:?}"
+		);
+		// $XDG_STATE_HOME if set, else ~/.local/state: never the working directory or the
+		// data directory.
+		let base = std::env::var_os("XDG_STATE_HOME")
+			.map(PathBuf::from)
+			.filter(|p| p.is_absolute());
+		match base {
+			Some(base) => assert!(path.starts_with(base), "{path:?}"),
+			None => assert!(
+				path.to_string_lossy().contains("/.local/state/"),
+				"{path:?}"
+			),
+		}
 	}
 }

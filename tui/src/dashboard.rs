@@ -5,6 +5,7 @@
 //! - [`alarms`]: what is wrong with a run, from one snapshot;
 //! - [`replay`]: the latest self-play game, stepped through;
 //! - [`format`]: durations, counts and rates as printed;
+//! - [`fit`]: text packed and wrapped to the width at hand;
 //! - [`view`]: the frame (title, tabs, alarms, keys) and the panes [`run_pane`],
 //!   [`gates_pane`], [`fleet_pane`] and [`game_pane`];
 //! - [`feed`]: following the stream over gRPC, reconnecting;
@@ -14,6 +15,7 @@
 
 pub mod alarms;
 pub mod feed;
+pub mod fit;
 pub mod fleet_pane;
 pub mod format;
 pub mod game_pane;

@@ -237,7 +237,7 @@ async fn fetch_latest_async(
 
 /// An endpoint for the coordinator at `url` (`http://` or `https://`, trusting
 /// `client.tls_ca`), connecting within [`CONNECT_TIMEOUT`]; or why the settings are unusable.
-pub(crate) fn endpoint(url: &str, client: &ClientSettings) -> Result<Endpoint, String> {
+pub fn endpoint(url: &str, client: &ClientSettings) -> Result<Endpoint, String> {
 	let endpoint = Endpoint::from_shared(url.to_string())
 		.map_err(|e| format!("not a usable URL: {e}"))?
 		.connect_timeout(CONNECT_TIMEOUT);
@@ -251,10 +251,7 @@ pub(crate) fn endpoint(url: &str, client: &ClientSettings) -> Result<Endpoint, S
 }
 
 /// `message` as a request carrying the run's token, if there is one.
-pub(crate) fn authorized<T>(
-	message: T,
-	client: &ClientSettings,
-) -> Result<tonic::Request<T>, String> {
+pub fn authorized<T>(message: T, client: &ClientSettings) -> Result<tonic::Request<T>, String> {
 	let mut request = tonic::Request::new(message);
 	if let Some(token) = &client.token {
 		let value: MetadataValue<_> = format!("Bearer {token}")

@@ -99,6 +99,15 @@ impl fmt::Display for BenchReport {
 
 /// Plays `settings.games` self-play games with the default settings and measures them.
 pub fn bench(settings: &BenchSettings) -> Result<BenchReport, WorkerError> {
+	bench_with_progress(settings, |_| {})
+}
+
+/// [`bench`], calling `finished` with the number of games finished so far after each game (from
+/// the playing threads, so it should be quick): for a progress bar.
+pub fn bench_with_progress(
+	settings: &BenchSettings,
+	finished: impl Fn(u64) + Sync,
+) -> Result<BenchReport, WorkerError> {
 	if settings.games == 0 || settings.threads == 0 || !(1..=64).contains(&settings.depth) {
 		return Err(WorkerError::Config(format!(
 			"bench needs at least 1 game and 1 thread and a depth of 1 to 64: {settings:?}"
@@ -123,6 +132,7 @@ pub fn bench(settings: &BenchSettings) -> Result<BenchReport, WorkerError> {
 		.thread_name(|index| format!("bench-{index}"))
 		.build()?;
 	let next_game = AtomicU64::new(0);
+	let games_done = AtomicU64::new(0);
 	let totals = Mutex::new((0u64, 0u64, 0.0f64));
 	let start = Instant::now();
 	pool.broadcast(|_| {
@@ -141,6 +151,8 @@ pub fn bench(settings: &BenchSettings) -> Result<BenchReport, WorkerError> {
 			totals.0 += game.samples.len() as u64;
 			totals.1 += game.nodes;
 			totals.2 += seconds;
+			drop(totals);
+			finished(games_done.fetch_add(1, Ordering::Relaxed) + 1);
 		}
 	});
 	let seconds = start.elapsed().as_secs_f64();
@@ -177,6 +189,20 @@ mod tests {
 			text.contains("games/s") && text.contains("nodes/s per thread"),
 			"{text}"
 		);
+	}
+
+	#[test]
+	fn progress_counts_every_game_once() {
+		let settings = BenchSettings {
+			games: 6,
+			threads: 2,
+			depth: 1,
+		};
+		let seen = Mutex::new(Vec::new());
+		bench_with_progress(&settings, |done| seen.lock().unwrap().push(done)).unwrap();
+		let mut seen = seen.into_inner().unwrap();
+		seen.sort_unstable();
+		assert_eq!(seen, [1, 2, 3, 4, 5, 6]);
 	}
 
 	#[test]

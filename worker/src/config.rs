@@ -30,7 +30,7 @@ pub struct WorkerConfig {
 	/// The run's token, sent as `authorization: Bearer <token>` on every call.
 	pub token: Option<String>,
 	/// Where the worker keeps its identity, next sequence number and spool; by default
-	/// `worker-state/<host name>` under the current directory (see
+	/// `worker/<host name>` in the platform's state directory (see
 	/// [`WorkerConfig::default_state_dir`]). Each worker needs its own.
 	pub state_dir: PathBuf,
 	/// A PEM certificate to trust for an https coordinator (its own self-signed one, or the
@@ -80,10 +80,15 @@ impl WorkerConfig {
 		}
 	}
 
-	/// `worker-state/<name>`, with the name made safe for a path: the state directory of a
-	/// worker called `name` unless told otherwise.
+	/// The state directory of a worker called `name` unless told otherwise: `worker/<name>`
+	/// (the name made safe for a path) in the platform's state directory, e.g.
+	/// `~/.local/state/tigers-and-sheep/worker/<name>` on Linux (see
+	/// [`tigers_proto::locations::state_dir`]). On a system that tells no home directory,
+	/// `worker-state/<name>` under the current directory.
 	pub fn default_state_dir(name: &str) -> PathBuf {
-		PathBuf::from("worker-state").join(path_safe(name))
+		let name = path_safe(name);
+		tigers_proto::locations::worker_state_dir(&name)
+			.unwrap_or_else(|_| PathBuf::from("worker-state").join(name))
 	}
 
 	/// Checks the settings a user can get wrong.
@@ -190,10 +195,13 @@ mod tests {
 			config.state_dir,
 			WorkerConfig::default_state_dir(&config.name)
 		);
-		assert_eq!(
-			WorkerConfig::default_state_dir("box 7/../x"),
-			PathBuf::from("worker-state/box_7_.._x")
+		let unsafe_name = WorkerConfig::default_state_dir("box 7/../x");
+		assert!(
+			unsafe_name.ends_with("worker/box_7_.._x"),
+			"{unsafe_name:?}"
 		);
+		// In the platform's state directory, never under the working directory.
+		assert!(unsafe_name.is_absolute(), "{unsafe_name:?}");
 	}
 
 	#[test]

@@ -61,7 +61,7 @@ use tokio::task::JoinHandle;
 use tracing::Instrument;
 
 pub use crate::backoff::BackoffSettings;
-pub use crate::bench::{BenchReport, BenchSettings, bench};
+pub use crate::bench::{BenchReport, BenchSettings, bench, bench_with_progress};
 pub use crate::config::WorkerConfig;
 pub use crate::error::WorkerError;
 pub use crate::tablebase::{FetchError, fetch_tablebase, share_tablebase};
@@ -117,11 +117,13 @@ pub async fn run(
 	.await
 	.map_err(|e| WorkerError::Internal(e.to_string()))??;
 	let span = tracing::info_span!("worker", id = %state.worker_id());
+	// The whole path, so that a user can find (or back up, or delete) what the worker keeps.
+	let state_dir = std::path::absolute(&config.state_dir).unwrap_or(config.state_dir.clone());
 	tracing::info!(
 		parent: &span,
 		url = %config.url,
 		threads = config.threads,
-		state_dir = %config.state_dir.display(),
+		state_dir = %state_dir.display(),
 		unacked_batches = spool.len(),
 		next_sequence = spool.next_sequence(),
 		"worker starting"

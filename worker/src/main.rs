@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
 use tigers_worker::bench::DEFAULT_GAMES_PER_THREAD;
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
 use tigers_worker::process::{init_logging, shutdown_signal};
@@ -32,7 +33,8 @@ struct Cli {
 	/// The run's token.
 	#[arg(long, value_name = "T", env = "TIGERS_TOKEN", hide_env_values = true)]
 	token: Option<String>,
-	/// Where the worker's identity and spool live [default: worker-state/<name>].
+	/// Where the worker's identity and spool live [default: worker/<name> in the platform's
+	/// state directory, e.g. ~/.local/state/tigers-and-sheep/worker/<name>].
 	#[arg(long, value_name = "DIR")]
 	state_dir: Option<PathBuf>,
 	/// PEM certificate to trust for an https coordinator (its self-signed one, or its CA).
@@ -126,7 +128,19 @@ fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
 		threads,
 		depth: args.depth,
 	};
-	let report = tigers_worker::bench(&settings).context("bench")?;
-	println!("{report}");
+	// Some 500 games a thread take seconds to minutes: show how far along it is, on stderr and
+	// only on a terminal, so that the report on stdout stays clean for scripts.
+	let bar = ProgressBar::new(settings.games);
+	bar.set_style(
+		ProgressStyle::with_template(
+			"{msg} [{bar:30}] {pos}/{len} games, {elapsed} elapsed, ETA {eta}",
+		)
+		.context("the progress bar's template")?
+		.progress_chars("=> "),
+	);
+	bar.set_message("playing");
+	let report = tigers_worker::bench_with_progress(&settings, |done| bar.set_position(done));
+	bar.finish_and_clear();
+	println!("{}", report.context("bench")?);
 	Ok(())
 }

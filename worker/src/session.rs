@@ -15,6 +15,7 @@
 //! nothing is deleted, nothing sent, and the session ends with an error.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -182,8 +183,24 @@ pub(crate) async fn run_sessions(
 	settings: BackoffSettings,
 ) -> Result<(), WorkerError> {
 	let mut backoff = Backoff::new(settings, random_u64());
+	retry_sessions(shared, &mut backoff, |shared, backoff| {
+		Box::pin(session(shared, backoff))
+	})
+	.await
+}
+
+/// One attempt at a session, boxed: a session's future is large, and made once a connection.
+type Attempt<'a> = Pin<Box<dyn Future<Output = Result<(), SessionError>> + Send + 'a>>;
+
+/// Runs `attempt` (one session) again and again with the backoff's delays between them, until a
+/// fatal error, or until the spool is empty once draining.
+async fn retry_sessions(
+	shared: &Shared,
+	backoff: &mut Backoff,
+	attempt: impl for<'a> Fn(&'a Shared, &'a mut Backoff) -> Attempt<'a>,
+) -> Result<(), WorkerError> {
 	loop {
-		let ended = session(shared, &mut backoff).await;
+		let ended = attempt(shared, backoff).await;
 		shared.stats.session_ended();
 		let error = match ended {
 			Ok(()) => return Ok(()),
@@ -199,7 +216,7 @@ pub(crate) async fn run_sessions(
 		if *shared.draining.borrow() && shared.spool.is_empty() {
 			return Ok(());
 		}
-		wait_before_retry(shared, &mut backoff, &error).await;
+		wait_before_retry(shared, backoff, &error).await;
 	}
 }
 
@@ -228,8 +245,15 @@ async fn wait_before_retry(shared: &Shared, backoff: &mut Backoff, error: &Sessi
 		self_play,
 		"no session with the coordinator"
 	);
-	// A stop cuts the wait short: the grace period is for sending, not for sleeping.
+	// A stop that comes during the wait cuts it short: the grace period is for sending, not
+	// for sleeping. Once stopping, though, the delays hold as before: a coordinator that is
+	// down would otherwise be asked (and the failure logged) thousands of times a second for
+	// the whole grace period.
 	let mut draining = shared.draining.clone();
+	if *draining.borrow_and_update() {
+		tokio::time::sleep(delay).await;
+		return;
+	}
 	tokio::select! {
 		() = tokio::time::sleep(delay) => {}
 		_ = draining.wait_for(|draining| *draining) => {}
@@ -470,7 +494,7 @@ fn heartbeat_message(shared: &Shared) -> worker_message::Body {
 		generation: shared
 			.control
 			.current()
-			.map_or(0, |playing| playing.assignment.generation),
+			.map(|playing| playing.assignment.generation),
 		games: stats.games,
 		samples_per_second: stats.samples_per_second,
 		unacked_batches: u32::try_from(shared.spool.len()).unwrap_or(u32::MAX),
@@ -499,9 +523,103 @@ async fn blocking<T: Send + 'static>(
 
 #[cfg(test)]
 mod tests {
+	use std::sync::atomic::AtomicU32;
+
+	use tigers_proto::v1::SampleBatch;
 	use tonic::metadata::MetadataValue;
 
 	use super::*;
+	use crate::config::WorkerConfig;
+	use crate::selfplay::Control;
+	use crate::state::StateDir;
+	use crate::testing::TempDir;
+
+	/// The parts of a worker that the retry loop uses, with one batch spooled (so that a
+	/// draining worker has something to send) and no coordinator.
+	struct Stopping {
+		shared: Shared,
+		draining: watch::Sender<bool>,
+		_state: StateDir,
+		_dir: TempDir,
+	}
+
+	fn stopping(label: &str) -> Stopping {
+		let dir = TempDir::new(label);
+		let state = StateDir::open(dir.path(), "retry").unwrap();
+		let spool = Spool::open(&state.spool_dir(), 10).unwrap();
+		spool.push(&mut SampleBatch::default()).unwrap();
+		let (draining, draining_receiver) = watch::channel(false);
+		let shared = Shared {
+			connector: Connector::new(&WorkerConfig::new("http://127.0.0.1:1")).unwrap(),
+			join: JoinRequest::default(),
+			secret: Arc::new(state.secret().unwrap()),
+			spool: Arc::new(spool),
+			control: Arc::new(Control::default()),
+			tablebases: Arc::new(TablebaseStore::new(None, false)),
+			stats: Arc::new(Stats::new(Instant::now())),
+			spooled: Arc::new(Notify::new()),
+			heartbeat_interval: Duration::from_secs(5),
+			draining: draining_receiver,
+		};
+		Stopping {
+			shared,
+			draining,
+			_state: state,
+			_dir: dir,
+		}
+	}
+
+	/// Runs the retry loop with `settings` for `grace` of the paused clock, every attempt
+	/// failing at once, and returns how many attempts were made. The attempts end the loop
+	/// after 1,000, so that a loop that never sleeps fails the test instead of hanging it.
+	async fn attempts_within(
+		stopping: &Stopping,
+		settings: BackoffSettings,
+		grace: Duration,
+	) -> u32 {
+		let attempts = Arc::new(AtomicU32::new(0));
+		let mut backoff = Backoff::new(settings, 7);
+		let counted = attempts.clone();
+		let retrying = retry_sessions(&stopping.shared, &mut backoff, move |_, _| {
+			let attempts = counted.clone();
+			Box::pin(async move {
+				if attempts.fetch_add(1, Ordering::Relaxed) >= 1000 {
+					return Ok(());
+				}
+				Err(SessionError::Closed)
+			})
+		});
+		let _ = tokio::time::timeout(grace, retrying).await;
+		attempts.load(Ordering::Relaxed)
+	}
+
+	#[tokio::test(start_paused = true)]
+	async fn a_draining_worker_without_a_coordinator_waits_between_attempts() {
+		let stopping = stopping("retry-draining");
+		stopping.draining.send_replace(true);
+		// Delays of 0.25-0.5 s, 0.5-1 s, 1-2 s, 2-4 s and 4-8 s: in a grace of 5 s, an attempt
+		// at 0 s and after each of the first three delays at least, the first four at most.
+		let grace = Duration::from_secs(5);
+		let attempts = attempts_within(&stopping, BackoffSettings::default(), grace).await;
+		assert!((4..=5).contains(&attempts), "{attempts} attempts");
+	}
+
+	#[tokio::test(start_paused = true)]
+	async fn a_stop_cuts_the_current_wait_short_and_only_that_one() {
+		let stopping = stopping("retry-stop");
+		let draining = stopping.draining.clone();
+		tokio::spawn(async move {
+			tokio::time::sleep(Duration::from_secs(1)).await;
+			draining.send_replace(true);
+		});
+		// Delays of 15 to 30 s: an attempt at 0 s, one at the stop (1 s), then a wait past 10 s.
+		let settings = BackoffSettings {
+			initial: Duration::from_secs(30),
+			max: Duration::from_secs(30),
+		};
+		let attempts = attempts_within(&stopping, settings, Duration::from_secs(10)).await;
+		assert_eq!(attempts, 2);
+	}
 
 	fn failed(call: &'static str, status: Status) -> SessionError {
 		SessionError::Rpc { call, status }

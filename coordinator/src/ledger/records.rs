@@ -1,5 +1,5 @@
 //! The ledger's small tables: workers, generations, gates, measurements at equal time, losses
-//! and throughput, as rows.
+//! and throughput, as rows; and `BatchSummary`, a batch without its samples.
 
 use rusqlite::{OptionalExtension, Row, params};
 use tigers_core::tablebase::Accuracy;
@@ -31,6 +31,22 @@ pub struct WorkerRow {
 	pub sessions: u64,
 	/// Times it was flagged (e.g. for bad batches); 0 if never.
 	pub flagged: u64,
+	/// The newest generation in its last stored batch that had samples; `None` if it never
+	/// sent one. What it played last, as far as the ledger knows.
+	pub last_generation: Option<u64>,
+}
+
+/// A stored batch, counted but not read.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BatchSummary {
+	/// When it was received, unix seconds.
+	pub received_at: f64,
+	/// Samples in it.
+	pub samples: u64,
+	/// The oldest and newest generation of its samples; `None` if it had none.
+	pub generation_min: Option<u64>,
+	/// See `generation_min`.
+	pub generation_max: Option<u64>,
 }
 
 /// The secret an identity is bound to, as the ledger keeps it.
@@ -589,9 +605,12 @@ impl Ledger {
 	}
 }
 
-/// The columns [`worker_row`] reads, in its order.
+/// The columns [`worker_row`] reads, in its order, from `workers`. The last generation comes
+/// from the worker's latest batch, found through the `(worker_id, sequence)` index.
 const WORKER_COLUMNS: &str = "worker_id, name, host, threads, build_version, first_seen, \
-	last_seen, samples, sessions, flagged";
+	last_seen, samples, sessions, flagged, \
+	(SELECT generation_max FROM batches WHERE batches.worker_id = workers.worker_id \
+		AND generation_max IS NOT NULL ORDER BY sequence DESC LIMIT 1)";
 
 fn worker_row(row: &Row<'_>) -> rusqlite::Result<WorkerRow> {
 	Ok(WorkerRow {
@@ -605,6 +624,7 @@ fn worker_row(row: &Row<'_>) -> rusqlite::Result<WorkerRow> {
 		samples: row.get(7)?,
 		sessions: row.get(8)?,
 		flagged: row.get(9)?,
+		last_generation: row.get(10)?,
 	})
 }
 

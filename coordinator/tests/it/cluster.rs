@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use tigers_coordinator::status::fetch_status;
 use tigers_proto::v1;
+use tigers_tui::net_source::ClientSettings;
 
 use crate::common::temp_dir;
 
@@ -130,7 +131,7 @@ async fn wait_for(
 	let deadline = Instant::now() + limit;
 	let mut last = None;
 	while Instant::now() < deadline {
-		if let Ok(progress) = fetch_status(&url, None).await {
+		if let Ok(progress) = fetch_status(&url, &ClientSettings::default()).await {
 			if done(&progress) {
 				return progress;
 			}

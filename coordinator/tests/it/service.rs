@@ -326,3 +326,84 @@ async fn a_resumed_run_shows_its_last_loss_until_training_runs_again() {
 	assert!(trained.loss_history.len() <= status.loss_history.len());
 	running.stop().await;
 }
+
+/// The status until `done` holds (or a few seconds pass: then the last one).
+async fn status_when(client: &mut Client, done: impl Fn(&v1::Progress) -> bool) -> v1::Progress {
+	let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+	loop {
+		let status = client
+			.status(v1::StatusRequest {})
+			.await
+			.unwrap()
+			.into_inner();
+		if done(&status) || std::time::Instant::now() > deadline {
+			return status;
+		}
+		tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+	}
+}
+
+fn listed<'a>(status: &'a v1::Progress, worker_id: &str) -> &'a v1::WorkerSummary {
+	status
+		.workers
+		.iter()
+		.find(|w| w.worker_id == worker_id)
+		.expect("the worker is listed")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn after_a_restart_a_worker_not_back_shows_what_the_ledger_knows() {
+	let dir = temp_dir("restart-fleet");
+	let running = start(test_config(dir.clone(), None)).await;
+	let mut client = client(running.address, None).await;
+	let secret = join(&mut client, "w4").await;
+	let (sender, mut inbound, _) = session(&mut client, "w4", &secret).await;
+	let batch = real_batch(1, 0, 9);
+	let count = batch.samples.len() as u64;
+	sender.send(batch_message(batch)).await.unwrap();
+	assert!(next_ack(&mut inbound).await.unwrap().accepted);
+	let beat = v1::WorkerMessage {
+		body: Some(v1::worker_message::Body::Heartbeat(v1::Heartbeat {
+			generation: Some(0),
+			samples_per_second: 500.0,
+			..v1::Heartbeat::default()
+		})),
+	};
+	sender.send(beat).await.unwrap();
+	let status = status_when(&mut client, |s| listed(s, "w4").samples_per_second > 0.0).await;
+	assert_eq!(listed(&status, "w4").samples_per_second, 500.0);
+	// A worker whose session ends no longer counts as producing.
+	drop(sender);
+	let status = status_when(&mut client, |s| !listed(s, "w4").connected).await;
+	let gone = listed(&status, "w4");
+	assert!(!gone.connected);
+	assert_eq!(gone.samples_per_second, 0.0);
+	running.stop().await;
+
+	// Long enough that "heard" by the new process's clock would differ.
+	tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+	let running = start(test_config(dir, None)).await;
+	let mut client = crate::common::client(running.address, None).await;
+	let status = client
+		.status(v1::StatusRequest {})
+		.await
+		.unwrap()
+		.into_inner();
+	let not_back = listed(&status, "w4");
+	assert!(!not_back.connected);
+	// The generation of its last batch, not "none" or 0 by default.
+	assert_eq!(not_back.generation, Some(0));
+	assert_eq!(not_back.samples, count);
+	assert_eq!(not_back.samples_per_second, 0.0);
+	// Heard from before the restart by the wall clock: more than this process's uptime.
+	assert!(
+		not_back.seconds_since_heard >= 1.5 && not_back.seconds_since_heard > status.uptime_seconds,
+		"heard {} s ago, up {} s",
+		not_back.seconds_since_heard,
+		status.uptime_seconds
+	);
+	// The samples of the last five minutes count across the restart.
+	assert_eq!(status.recent_samples, count);
+	assert_eq!(status.recent_superseded, 0);
+	running.stop().await;
+}

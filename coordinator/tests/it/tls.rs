@@ -1,11 +1,14 @@
-//! A coordinator serving TLS: a client trusting its certificate gets through, and its local
-//! worker, which trusts the coordinator's own certificate, delivers samples over TLS.
+//! A coordinator serving TLS: a client trusting its certificate gets through, its local
+//! worker, which trusts the coordinator's own certificate, delivers samples over TLS, and
+//! `coordinator status --tls-ca` reads it. Also what `status` says when it cannot.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use tigers_coordinator::status::{StatusError, fetch_status};
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_client::CoordinatorClient;
+use tigers_tui::net_source::ClientSettings;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig};
 
 use crate::common::{start, temp_dir, test_config};
@@ -73,4 +76,103 @@ async fn a_tls_coordinator_serves_trusting_clients_and_its_local_worker() {
 		tokio::time::sleep(Duration::from_millis(200)).await;
 	}
 	running.stop().await;
+}
+
+/// Runs the `coordinator` binary with `args` and returns its exit code, stdout and stderr.
+fn coordinator_binary(args: &[&str]) -> (Option<i32>, String, String) {
+	let output = std::process::Command::new(env!("CARGO_BIN_EXE_coordinator"))
+		.args(args)
+		.env_remove("TIGERS_TOKEN")
+		.output()
+		.expect("the coordinator binary runs");
+	(
+		output.status.code(),
+		String::from_utf8_lossy(&output.stdout).into_owned(),
+		String::from_utf8_lossy(&output.stderr).into_owned(),
+	)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_reaches_a_tls_coordinator_given_its_certificate() {
+	let mut config = test_config(temp_dir("tls-status"), Some("s3cret"));
+	config.tls = Some((
+		test_data("test-coordinator.pem"),
+		test_data("test-coordinator.key"),
+	));
+	let running = start(config).await;
+	let url = format!("https://127.0.0.1:{}", running.address.port());
+	let trusting = ClientSettings {
+		token: Some("s3cret".into()),
+		tls_ca: Some(test_data("test-coordinator.pem")),
+	};
+	let progress = fetch_status(&url, &trusting)
+		.await
+		.expect("status over TLS");
+	assert!(!progress.run_name.is_empty());
+
+	// Without a certificate to trust, the settings say what is missing.
+	let untrusting = ClientSettings {
+		tls_ca: None,
+		..trusting.clone()
+	};
+	let error = fetch_status(&url, &untrusting).await.unwrap_err();
+	assert!(matches!(error, StatusError::Settings { .. }), "{error:?}");
+	assert!(error.to_string().contains("--tls-ca"), "{error}");
+	// Trusting another certificate, the connection fails, and its sources say why.
+	let wrong = ClientSettings {
+		tls_ca: Some(test_data("unrelated-ca.pem")),
+		..trusting.clone()
+	};
+	let error = fetch_status(&url, &wrong).await.unwrap_err();
+	let chain = format!("{:#}", anyhow::Error::new(error));
+	assert!(chain.contains("certificate"), "{chain}");
+
+	// The binary: --tls-ca works, and a refusal prints the coordinator's reason.
+	let pem = test_data("test-coordinator.pem");
+	let pem = pem.to_str().expect("a UTF-8 path");
+	let args = [
+		"status",
+		"--connect",
+		&url,
+		"--tls-ca",
+		pem,
+		"--token",
+		"s3cret",
+	];
+	let (code, stdout, stderr) = coordinator_binary(&args);
+	assert_eq!(code, Some(0), "{stderr}");
+	let json: serde_json::Value = serde_json::from_str(&stdout).expect("one JSON object");
+	assert_eq!(json["run"], progress.run_name.as_str());
+	let args = [
+		"status",
+		"--connect",
+		&url,
+		"--tls-ca",
+		pem,
+		"--token",
+		"wrong",
+	];
+	let (code, _, stderr) = coordinator_binary(&args);
+	assert_eq!(code, Some(1), "{stderr}");
+	assert!(stderr.contains("Unauthenticated"), "{stderr}");
+	running.stop().await;
+}
+
+#[test]
+fn status_prints_why_it_cannot_reach_a_coordinator() {
+	// A port that was free a moment ago: nothing listens there.
+	let port = std::net::TcpListener::bind("127.0.0.1:0")
+		.and_then(|listener| listener.local_addr())
+		.expect("a free port")
+		.port();
+	let url = format!("http://127.0.0.1:{port}");
+	let (code, stdout, stderr) = coordinator_binary(&["status", "--connect", &url]);
+	assert_eq!(code, Some(1), "{stderr}");
+	assert!(stdout.is_empty(), "{stdout}");
+	// Not only "transport error": the cause the transport keeps further down.
+	assert!(stderr.contains(&format!("cannot reach {url}")), "{stderr}");
+	assert!(
+		stderr.to_lowercase().contains("connection refused"),
+		"{stderr}"
+	);
 }

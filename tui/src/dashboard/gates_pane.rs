@@ -14,31 +14,38 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{
-	Axis, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, Widget, Wrap,
+	Axis, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, Widget,
 };
 use tigers_core::stats::MAX_ELO;
 use tigers_proto::v1;
 
-use super::format;
 use super::model::{Dashboard, GateAxis};
+use super::{fit, format};
+
+/// The most lines a gate's decision takes: a promotion's sentence, the longest, names both
+/// scores with their intervals and the SPRT's stop, some 190 characters, three lines at 80
+/// columns and four at 60.
+const MAX_REASON_LINES: usize = 4;
 
 /// Draws the pane.
 pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer) {
-	let [table_area, reason_area, legend_area, charts_area] = Layout::vertical([
-		Constraint::Percentage(45),
-		Constraint::Length(2),
-		Constraint::Length(1),
-		Constraint::Min(6),
-	])
-	.areas(area);
 	let selected = p.gates.len().checked_sub(1 + dashboard.gate_scroll());
-	table(p, selected, table_area, buf);
 	let reason = selected.and_then(|i| p.gates.get(i)).map_or_else(
 		|| "no gate match has finished yet".to_string(),
 		|g| format!("gen {}: {}", g.generation, g.reason),
 	);
-	Paragraph::new(reason)
-		.wrap(Wrap { trim: true })
+	// The decision in full: as many lines as it wraps to, up to a few.
+	let mut reason = fit::wrap(&reason, usize::from(area.width));
+	reason.truncate(MAX_REASON_LINES);
+	let [table_area, reason_area, legend_area, charts_area] = Layout::vertical([
+		Constraint::Percentage(45),
+		Constraint::Length(reason.len() as u16),
+		Constraint::Length(1),
+		Constraint::Min(6),
+	])
+	.areas(area);
+	table(p, selected, table_area, buf);
+	Paragraph::new(reason.into_iter().map(Line::from).collect::<Vec<_>>())
 		.style(Style::new().fg(Color::Gray))
 		.render(reason_area, buf);
 	let axis = dashboard.axis();
@@ -89,6 +96,122 @@ fn verdict(g: &v1::GateSummary) -> (&'static str, Style) {
 	}
 }
 
+/// One column of the gates table.
+struct Column {
+	/// The header with room to spare, and the short one.
+	header: (&'static str, &'static str),
+	/// Its width with room to spare, and the narrow one (at least its widest usual value).
+	width: (u16, u16),
+	/// Columns with a higher number go first when the table is too wide; 0 never goes.
+	drop_rank: u8,
+	/// Its cell for a gate.
+	cell: fn(&v1::GateSummary) -> Cell<'static>,
+}
+
+/// The table's columns, left to right. At 80 columns they all fit, narrow, with one column to
+/// spare; a column added here pushes out the columns of the highest drop ranks at narrow
+/// widths, CPU-hours first (the charts show them on their axis with `x`), so that one more
+/// narrow column (an equal-time score, say) still fits at 80.
+const COLUMNS: [Column; 10] = [
+	Column {
+		header: ("gen", "gen"),
+		width: (4, 4),
+		drop_rank: 0,
+		cell: |g| Cell::from(g.generation.to_string()),
+	},
+	Column {
+		header: ("steps", "steps"),
+		width: (8, 7),
+		drop_rank: 2,
+		cell: |g| Cell::from(format::count(g.training_steps)),
+	},
+	Column {
+		header: ("as tigers", "tigers"),
+		width: (10, 8),
+		drop_rank: 0,
+		cell: |g| Cell::from(side(g.as_tigers)),
+	},
+	Column {
+		header: ("as sheep", "sheep"),
+		width: (10, 8),
+		drop_rank: 0,
+		cell: |g| Cell::from(side(g.as_sheep)),
+	},
+	Column {
+		header: ("score", "score"),
+		width: (6, 5),
+		drop_rank: 0,
+		cell: |g| Cell::from(format!("{:.3}", g.score)),
+	},
+	Column {
+		header: ("95% interval", "95% int"),
+		width: (12, 11),
+		drop_rank: 1,
+		cell: |g| Cell::from(format!("{:.3}-{:.3}", g.score_low, g.score_high)),
+	},
+	Column {
+		header: ("Elo", "Elo"),
+		width: (5, 5),
+		drop_rank: 0,
+		cell: |g| Cell::from(format::elo(g.elo)),
+	},
+	Column {
+		header: ("exact", "exact"),
+		width: (6, 6),
+		drop_rank: 0,
+		cell: |g| {
+			Cell::from(exact_share(g).map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a)))
+		},
+	},
+	Column {
+		header: ("verdict", "verdict"),
+		width: (9, 8),
+		drop_rank: 0,
+		cell: |g| {
+			let (word, style) = verdict(g);
+			Cell::from(word).style(style)
+		},
+	},
+	Column {
+		header: ("CPU-h", "CPU-h"),
+		width: (6, 6),
+		drop_rank: 3,
+		cell: |g| Cell::from(format!("{:.2}", g.cpu_hours)),
+	},
+];
+
+/// Which of `columns` to show in `width` cells, and whether spelt out in full: every column
+/// wide if they fit so, else narrow, dropping the highest drop ranks first until they fit.
+fn shown_columns(columns: &[Column], width: u16) -> (Vec<usize>, bool) {
+	let used = |shown: &[usize], wide: bool| -> u16 {
+		let cells: u16 = shown
+			.iter()
+			.map(|&i| {
+				let (full, narrow) = columns[i].width;
+				if wide { full } else { narrow }
+			})
+			.sum();
+		// One column of space between neighbours.
+		cells + shown.len().saturating_sub(1) as u16
+	};
+	let mut shown: Vec<usize> = (0..columns.len()).collect();
+	if used(&shown, true) <= width {
+		return (shown, true);
+	}
+	while used(&shown, false) > width {
+		let Some(worst) = shown
+			.iter()
+			.copied()
+			.filter(|&i| columns[i].drop_rank > 0)
+			.max_by_key(|&i| columns[i].drop_rank)
+		else {
+			break;
+		};
+		shown.retain(|&i| i != worst);
+	}
+	(shown, false)
+}
+
 fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer) {
 	// A long run's snapshot lists its older gates thinned; say how many there were in all.
 	let count = if p.gates_total > p.gates.len() as u64 {
@@ -96,61 +219,45 @@ fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer
 	} else {
 		p.gates.len().to_string()
 	};
-	let block = Block::bordered().title(format!(
-		"gate matches against ClaudePlayer ({count}, newest first; W-D-L by the candidate's side)"
+	let titles = [
+		format!(
+			"gate matches against ClaudePlayer ({count}, newest first; W-D-L by the candidate's \
+			 side)"
+		),
+		format!("gates vs ClaudePlayer ({count}, newest first; W-D-L by side)"),
+		format!("gates ({count}; W-D-L by side)"),
+	];
+	let block = Block::bordered().title(fit::first_fitting(
+		&titles,
+		usize::from(area.width).saturating_sub(2),
 	));
-	let header = Row::new([
-		"gen",
-		"steps",
-		"as tigers",
-		"as sheep",
-		"score",
-		"95% interval",
-		"Elo",
-		"exact",
-		"verdict",
-		"CPU-h",
-	])
+	let (shown, wide) = shown_columns(&COLUMNS, area.width.saturating_sub(2));
+	let header = Row::new(shown.iter().map(|&i| {
+		let (full, short) = COLUMNS[i].header;
+		if wide { full } else { short }
+	}))
 	.style(Style::new().add_modifier(Modifier::BOLD));
-	let shown = selected.map_or(0, |i| i + 1);
-	let rows = p.gates[..shown].iter().enumerate().rev().map(|(i, g)| {
-		let (word, style) = verdict(g);
-		let row = Row::new([
-			Cell::from(g.generation.to_string()),
-			Cell::from(format::count(g.training_steps)),
-			Cell::from(side(g.as_tigers)),
-			Cell::from(side(g.as_sheep)),
-			Cell::from(format!("{:.3}", g.score)),
-			Cell::from(format!("{:.3}-{:.3}", g.score_low, g.score_high)),
-			Cell::from(format::elo(g.elo)),
-			Cell::from(exact_share(g).map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a))),
-			Cell::from(word).style(style),
-			Cell::from(format!("{:.2}", g.cpu_hours)),
-		]);
-		if Some(i) == selected {
-			row.style(Style::new().add_modifier(Modifier::REVERSED))
-		} else {
-			row
-		}
+	let rows_shown = selected.map_or(0, |i| i + 1);
+	let rows = p.gates[..rows_shown]
+		.iter()
+		.enumerate()
+		.rev()
+		.map(|(i, g)| {
+			let row = Row::new(shown.iter().map(|&c| (COLUMNS[c].cell)(g)));
+			if Some(i) == selected {
+				row.style(Style::new().add_modifier(Modifier::REVERSED))
+			} else {
+				row
+			}
+		});
+	let widths = shown.iter().map(|&i| {
+		let (full, narrow) = COLUMNS[i].width;
+		Constraint::Length(if wide { full } else { narrow })
 	});
-	Table::new(
-		rows,
-		[
-			Constraint::Length(4),
-			Constraint::Length(8),
-			Constraint::Length(10),
-			Constraint::Length(10),
-			Constraint::Length(6),
-			Constraint::Length(12),
-			Constraint::Length(5),
-			Constraint::Length(6),
-			Constraint::Length(9),
-			Constraint::Length(6),
-		],
-	)
-	.header(header)
-	.block(block)
-	.render(area, buf);
+	Table::new(rows, widths)
+		.header(header)
+		.block(block)
+		.render(area, buf);
 }
 
 #[derive(Clone, Copy)]
@@ -258,4 +365,71 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 			.labels([label(y_bounds[0]), label(y_bounds[1])]),
 	)
 	.render(area, buf);
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	/// Inside the border of an 80-column table.
+	const INSIDE_80: u16 = 78;
+
+	fn headers(columns: &[Column], shown: &[usize]) -> Vec<&'static str> {
+		shown.iter().map(|&i| columns[i].header.0).collect()
+	}
+
+	#[test]
+	fn wide_tables_show_every_column_in_full() {
+		let (shown, wide) = shown_columns(&COLUMNS, 118);
+		assert!(wide);
+		assert_eq!(shown.len(), COLUMNS.len());
+	}
+
+	#[test]
+	fn at_80_columns_every_column_fits_narrow() {
+		let (shown, wide) = shown_columns(&COLUMNS, INSIDE_80);
+		assert!(!wide);
+		assert_eq!(
+			shown.len(),
+			COLUMNS.len(),
+			"{:?}",
+			headers(&COLUMNS, &shown)
+		);
+	}
+
+	#[test]
+	fn one_more_narrow_column_still_fits_at_80_columns() {
+		let more = Column {
+			header: ("equal time", "eq t"),
+			width: (10, 6),
+			drop_rank: 0,
+			cell: |_| Cell::from("0.500"),
+		};
+		let columns: Vec<Column> = COLUMNS.into_iter().chain([more]).collect();
+		let (shown, _) = shown_columns(&columns, INSIDE_80);
+		let names = headers(&columns, &shown);
+		assert!(names.contains(&"equal time"), "{names:?}");
+		for kept in ["gen", "score", "95% interval", "Elo", "exact", "verdict"] {
+			assert!(names.contains(&kept), "{kept} dropped: {names:?}");
+		}
+		// CPU-hours go first.
+		assert!(!names.contains(&"CPU-h"), "{names:?}");
+	}
+
+	#[test]
+	fn the_narrowest_screen_keeps_what_matters() {
+		let (shown, _) = shown_columns(&COLUMNS, 58);
+		let names = headers(&COLUMNS, &shown);
+		for kept in [
+			"gen",
+			"as tigers",
+			"as sheep",
+			"score",
+			"Elo",
+			"exact",
+			"verdict",
+		] {
+			assert!(names.contains(&kept), "{kept} dropped: {names:?}");
+		}
+	}
 }

@@ -12,30 +12,75 @@ use ratatui::widgets::{
 };
 use tigers_proto::v1;
 
-use super::format;
+use super::fleet_pane::worker_counts;
 use super::model::Dashboard;
 use super::view::throughput_rates;
+use super::{fit, format};
 
 /// Draws the pane.
 pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer) {
-	let [top, loss_area] =
-		Layout::vertical([Constraint::Length(12), Constraint::Min(0)]).areas(area);
 	let figures_width = (area.width * 3 / 5).clamp(48, 58);
+	// Inside the border.
+	let lines = figure_lines(dashboard, p, usize::from(figures_width.saturating_sub(2)));
+	let [top, loss_area] = Layout::vertical([
+		Constraint::Length(lines.len() as u16 + 2),
+		Constraint::Min(0),
+	])
+	.areas(area);
 	let [figures_area, sparks_area] =
 		Layout::horizontal([Constraint::Length(figures_width), Constraint::Min(0)]).areas(top);
-	figures(dashboard, p, figures_area, buf);
+	figures(p, lines, figures_area, buf);
 	sparklines(p, sparks_area, buf);
 	loss_chart(p, loss_area, buf);
 }
 
+/// Columns of a figure's label.
+const LABEL_WIDTH: usize = 15;
+
 fn label(text: &str) -> Span<'static> {
-	Span::styled(format!("{text:<15}"), Style::new().fg(Color::DarkGray))
+	Span::styled(
+		format!("{text:<LABEL_WIDTH$}"),
+		Style::new().fg(Color::DarkGray),
+	)
 }
 
-fn figures(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer) {
-	let block = Block::bordered().title("Run");
-	let inner = block.inner(area);
-	block.render(area, buf);
+/// Workers connected of those known, and the CPU-hours they gave the run if there is room
+/// (the Fleet pane has them too).
+fn workers_line(p: &v1::Progress, columns: usize) -> String {
+	let (connected, known) = worker_counts(p);
+	let workers = format!("{connected} of {known} connected");
+	let choices = [
+		format!("{workers} · {:.2} CPU-hours", p.cpu_hours),
+		format!("{workers} · {:.2} CPU-h", p.cpu_hours),
+		workers,
+	];
+	fit::first_fitting(&choices, columns)
+}
+
+/// Batches refused, with as many of the reasons as fit in `columns` (all of them are in
+/// `coordinator status`).
+fn rejected_line(p: &v1::Progress, columns: usize) -> String {
+	let total = format::count(p.batches_rejected);
+	let reasons: Vec<String> = p
+		.rejections
+		.iter()
+		.map(|r| format!("{} {}", r.reason, r.count))
+		.collect();
+	(0..=reasons.len())
+		.rev()
+		.map(|shown| match (shown, reasons.len() - shown) {
+			(0, 0) => total.clone(),
+			(0, _) => format!("{total} (by reason in status)"),
+			(_, 0) => format!("{total} ({})", reasons.join(", ")),
+			(_, more) => format!("{total} ({}, +{more})", reasons[..shown].join(", ")),
+		})
+		.find(|text| text.chars().count() <= columns)
+		.unwrap_or(total)
+}
+
+/// The figures, in `columns` inside the pane's border: one line each, but for a tablebase's
+/// failure (or reason to be off), which wraps.
+fn figure_lines(dashboard: &Dashboard, p: &v1::Progress, columns: usize) -> Vec<Line<'static>> {
 	let (samples_rate, games_rate) = dashboard
 		.rates_now()
 		.map_or(("-".to_string(), "-".to_string()), |(s, g)| {
@@ -44,20 +89,8 @@ fn figures(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer
 	let games = p.recent_games.unwrap_or_default();
 	let played = games.tiger_wins + games.sheep_wins + games.draws;
 	let share = |n: u32| format::percent(u64::from(n), u64::from(played));
-	let rejected = if p.rejections.is_empty() {
-		format::count(p.batches_rejected)
-	} else {
-		let reasons: Vec<String> = p
-			.rejections
-			.iter()
-			.map(|r| format!("{} {}", r.reason, r.count))
-			.collect();
-		format!(
-			"{} ({})",
-			format::count(p.batches_rejected),
-			reasons.join(", ")
-		)
-	};
+	let value_columns = columns.saturating_sub(LABEL_WIDTH);
+	let rejected = rejected_line(p, value_columns);
 	let last_gate = p.gates.last().map_or("none yet".to_string(), |g| {
 		format!(
 			"gen {}: {:.3} {}",
@@ -72,7 +105,7 @@ fn figures(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer
 			}
 		)
 	});
-	let lines = vec![
+	let mut lines = vec![
 		Line::from(vec![
 			label("samples"),
 			Span::raw(format!(
@@ -103,7 +136,9 @@ fn figures(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer
 				format::count(p.window_capacity)
 			)),
 		]),
-		Line::from(vec![label("tablebase"), tablebase_line(p)]),
+	];
+	lines.extend(tablebase_lines(p, columns));
+	lines.extend([
 		Line::from(vec![
 			label("stale samples"),
 			Span::raw(format!(
@@ -121,19 +156,26 @@ fn figures(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer
 				share(games.draws)
 			)),
 		]),
-		Line::from(vec![label("rejected"), Span::raw(rejected)]),
 		Line::from(vec![
-			label("CPU-hours"),
-			Span::raw(format!("{:.2}", p.cpu_hours)),
+			label("workers"),
+			Span::raw(workers_line(p, value_columns)),
 		]),
+		Line::from(vec![label("rejected"), Span::raw(rejected)]),
 		Line::from(vec![label("last gate"), Span::raw(last_gate)]),
-	];
+	]);
+	lines
+}
+
+fn figures(p: &v1::Progress, lines: Vec<Line<'static>>, area: Rect, buf: &mut Buffer) {
+	let block = Block::bordered().title("Run");
+	let inner = block.inner(area);
+	block.render(area, buf);
 	Paragraph::new(lines).render(inner, buf);
 	// The window's fill as a gauge on its own row, right of the figures.
 	let row = Rect {
-		x: inner.x + 15 + 24,
+		x: inner.x + LABEL_WIDTH as u16 + 24,
 		y: inner.y + 3,
-		width: inner.width.saturating_sub(15 + 24),
+		width: inner.width.saturating_sub(LABEL_WIDTH as u16 + 24),
 		height: 1,
 	};
 	if row.width >= 8 && p.window_capacity > 0 {
@@ -144,25 +186,52 @@ fn figures(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer
 	}
 }
 
-/// The coordinator's tablebase: ready (with its identity's start), being solved, or why not.
-fn tablebase_line(p: &v1::Progress) -> Span<'static> {
+/// Most lines the tablebase's figure takes: a failure's reason names a file and the system's
+/// error.
+const MAX_TABLEBASE_LINES: usize = 4;
+
+/// Columns a wrapped value is indented by under its first line.
+const HANGING_INDENT: usize = 2;
+
+/// The coordinator's tablebase: ready (with its identity's start), being solved, or why not;
+/// the reason wrapped in `columns` (right of the label on the first line, under it on the
+/// others), cut only past [`MAX_TABLEBASE_LINES`].
+fn tablebase_lines(p: &v1::Progress, columns: usize) -> Vec<Line<'static>> {
 	let status = p.tablebase.clone().unwrap_or_default();
-	match status.state.as_str() {
-		"ready" => Span::styled(
+	let (text, style) = match status.state.as_str() {
+		"ready" => (
 			format!("ready {:.12}", status.sha256),
 			Style::new().fg(Color::Green),
 		),
-		"building" => Span::styled(
+		"building" => (
 			format!("solving, {:.0}% done", 100.0 * status.progress),
 			Style::new().fg(Color::Yellow),
 		),
-		"failed" => Span::styled(
+		"failed" => (
 			format!("failed: {}", status.detail),
 			Style::new().fg(Color::Red),
 		),
-		"off" => Span::raw(status.detail),
-		_ => Span::raw("unknown (an older coordinator)"),
+		"off" => (status.detail, Style::new()),
+		_ => ("unknown (an older coordinator)".to_string(), Style::new()),
+	};
+	let under = columns.saturating_sub(HANGING_INDENT);
+	let mut wrapped = fit::wrap_hanging(&text, columns.saturating_sub(LABEL_WIDTH), under);
+	if wrapped.len() > MAX_TABLEBASE_LINES {
+		wrapped.truncate(MAX_TABLEBASE_LINES);
+		if let Some(last) = wrapped.last_mut() {
+			let keep = under.saturating_sub(1).min(last.chars().count());
+			*last = last.chars().take(keep).chain(['…']).collect();
+		}
 	}
+	let first = Span::styled(wrapped.remove(0), style);
+	std::iter::once(Line::from(vec![label("tablebase"), first]))
+		.chain(wrapped.into_iter().map(|text| {
+			Line::from(vec![
+				Span::raw(" ".repeat(HANGING_INDENT)),
+				Span::styled(text, style),
+			])
+		}))
+		.collect()
 }
 
 fn sparklines(p: &v1::Progress, area: Rect, buf: &mut Buffer) {
@@ -173,10 +242,15 @@ fn sparklines(p: &v1::Progress, area: Rect, buf: &mut Buffer) {
 		(samples_area, samples, "samples/s"),
 		(games_area, games, "games/min"),
 	] {
-		let block = Block::bordered().title(format!(
-			"{what} over the run (peak {})",
-			format::count(data.iter().copied().max().unwrap_or(0))
-		));
+		let peak = format::count(data.iter().copied().max().unwrap_or(0));
+		let titles = [
+			format!("{what} over the run (peak {peak})"),
+			format!("{what} (peak {peak})"),
+			format!("{what} {peak} peak"),
+		];
+		// Two columns of border.
+		let title = fit::first_fitting(&titles, usize::from(area.width).saturating_sub(2));
+		let block = Block::bordered().title(title);
 		let inner = block.inner(area);
 		let shown = &data[data.len().saturating_sub(usize::from(inner.width))..];
 		Sparkline::default()

@@ -10,8 +10,8 @@ use ratatui::widgets::{Paragraph, Tabs, Widget, Wrap};
 use tigers_proto::v1;
 
 use super::alarms::alarms;
-use super::format;
 use super::model::{Dashboard, Link, Pane};
+use super::{fit, format};
 use super::{fleet_pane, game_pane, gates_pane, run_pane};
 
 /// The smallest screen drawn.
@@ -33,25 +33,32 @@ impl Widget for &Dashboard {
 			.render(area, buf);
 			return;
 		}
-		let alarm_lines = alarm_lines(self);
+		let columns = usize::from(area.width);
+		let header = Header::new(self, columns);
+		let alarm_lines = alarm_lines(self, columns);
+		let key_lines = match self.quit_question() {
+			Some(question) => fit::wrap(&question, columns)
+				.into_iter()
+				.map(|line| Line::styled(line, Style::new().fg(Color::Yellow).bold()))
+				.collect(),
+			None => key_lines(self.pane(), columns),
+		};
 		let [title, tabs, alarms_area, body, keys] = Layout::vertical([
-			Constraint::Length(1),
+			Constraint::Length(header.title.len() as u16),
 			Constraint::Length(1),
 			Constraint::Length(alarm_lines.len() as u16),
 			Constraint::Min(0),
-			Constraint::Length(1),
+			Constraint::Length(key_lines.len() as u16),
 		])
 		.areas(area);
-		title_line(self).render(title, buf);
-		Tabs::new(
-			Pane::ALL
-				.iter()
-				.enumerate()
-				.map(|(i, p)| format!("{} {}", i + 1, p.title())),
-		)
-		.select(Pane::ALL.iter().position(|p| *p == self.pane()))
-		.highlight_style(Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD))
-		.render(tabs, buf);
+		Paragraph::new(header.title).render(title, buf);
+		let source_width = header.source.as_ref().map_or(0, |s| s.width() as u16);
+		let [tabs, source] =
+			Layout::horizontal([Constraint::Min(0), Constraint::Length(source_width)]).areas(tabs);
+		tabs_widget(self).render(tabs, buf);
+		if let Some(line) = header.source {
+			line.render(source, buf);
+		}
 		Paragraph::new(alarm_lines).render(alarms_area, buf);
 		match self.progress() {
 			None => waiting(self).render(body, buf),
@@ -62,32 +69,87 @@ impl Widget for &Dashboard {
 				Pane::Game => game_pane::render(self, body, buf),
 			},
 		}
-		let line = match self.quit_question() {
-			Some(question) => Line::styled(question, Style::new().fg(Color::Yellow).bold()),
-			None => keys_line(self.pane()),
-		};
-		line.render(keys, buf);
+		Paragraph::new(key_lines).render(keys, buf);
 	}
 }
 
-fn title_line(dashboard: &Dashboard) -> Line<'static> {
-	let bold = Style::new().add_modifier(Modifier::BOLD);
-	let mut spans = vec![Span::styled("Tigers and Sheep", bold)];
-	if let Some(p) = dashboard.progress() {
-		spans.push(Span::raw(format!(
-			" · run {} · up {} · generation {}",
-			p.run_name,
-			format::duration(p.uptime_seconds),
-			p.generation
-		)));
-		if p.generation_since > 0.0 {
-			spans.push(Span::raw(format!(
-				" for {}",
-				format::duration(dashboard.clock() - p.generation_since)
-			)));
+fn tabs_widget(dashboard: &Dashboard) -> Tabs<'static> {
+	Tabs::new(
+		Pane::ALL
+			.iter()
+			.enumerate()
+			.map(|(i, p)| format!("{} {}", i + 1, p.title())),
+	)
+	.select(Pane::ALL.iter().position(|p| *p == dashboard.pane()))
+	.highlight_style(Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD))
+}
+
+/// Columns the tabs take: each title padded by a space on either side, and a divider between.
+fn tabs_width() -> usize {
+	let titles: usize = Pane::ALL
+		.iter()
+		.enumerate()
+		.map(|(i, p)| format!("{} {}", i + 1, p.title()).chars().count() + 2)
+		.sum();
+	titles + Pane::ALL.len() - 1
+}
+
+/// The title lines, and the source when it goes at the right of the tabs instead.
+struct Header {
+	title: Vec<Line<'static>>,
+	source: Option<Line<'static>>,
+}
+
+impl Header {
+	/// The run's name, uptime, generation, the link's state and where the snapshots come from,
+	/// in `columns`: on one line when they fit; else the source right of the tabs if it fits
+	/// there; else on as many lines as they take, none of them cut.
+	fn new(dashboard: &Dashboard, columns: usize) -> Header {
+		let mut parts = title_parts(dashboard);
+		let source = vec![Span::raw(dashboard.source().to_string())];
+		let all: usize = parts.iter().map(|p| fit::width(p)).sum::<usize>()
+			+ parts.len() * fit::SEPARATOR.chars().count()
+			+ fit::width(&source);
+		if all <= columns {
+			parts.push(source);
+			return Header {
+				title: fit::pack(parts, columns),
+				source: None,
+			};
+		}
+		// A space between the tabs and the source.
+		if tabs_width() + 1 + fit::width(&source) <= columns {
+			return Header {
+				title: fit::pack(parts, columns),
+				source: Some(Line::from(source).right_aligned()),
+			};
+		}
+		parts.push(source);
+		Header {
+			title: fit::pack(parts, columns),
+			source: None,
 		}
 	}
-	spans.push(Span::raw(" · "));
+}
+
+fn title_parts(dashboard: &Dashboard) -> Vec<Vec<Span<'static>>> {
+	let bold = Style::new().add_modifier(Modifier::BOLD);
+	let mut parts = vec![vec![Span::styled("Tigers and Sheep", bold)]];
+	if let Some(p) = dashboard.progress() {
+		parts.push(vec![Span::raw(format!("run {}", p.run_name))]);
+		parts.push(vec![Span::raw(format!(
+			"up {}",
+			format::duration(p.uptime_seconds)
+		))]);
+		let mut generation = format!("generation {}", p.generation);
+		if p.generation_since > 0.0 {
+			generation.push_str(&format!(
+				" for {}",
+				format::duration(dashboard.clock() - p.generation_since)
+			));
+		}
+		parts.push(vec![Span::raw(generation)]);
+	}
 	let (state, color) = match dashboard.link() {
 		Link::Connecting => ("CONNECTING".to_string(), Color::Yellow),
 		_ if dashboard.paused() => ("PAUSED".to_string(), Color::Cyan),
@@ -96,46 +158,68 @@ fn title_line(dashboard: &Dashboard) -> Line<'static> {
 		Link::Lost(_) => ("RECONNECTING".to_string(), Color::Red),
 		Link::Ended => ("ENDED".to_string(), Color::Red),
 	};
-	spans.push(Span::styled(state, bold.fg(color)));
-	spans.push(Span::raw(format!(" · {}", dashboard.source())));
-	Line::from(spans)
+	parts.push(vec![Span::styled(state, bold.fg(color))]);
+	parts
 }
 
-fn alarm_lines(dashboard: &Dashboard) -> Vec<Line<'static>> {
+/// The alarms, each wrapped to `columns`, in at most [`MAX_ALARM_LINES`] lines; alarms that do
+/// not fit are counted on the last one shown.
+fn alarm_lines(dashboard: &Dashboard, columns: usize) -> Vec<Line<'static>> {
 	let red = Style::new().fg(Color::Red).add_modifier(Modifier::BOLD);
-	let mut lines = Vec::new();
-	match dashboard.link() {
-		Link::Lost(reason) => lines.push(Line::styled(
-			format!("! lost the coordinator ({reason}); trying again"),
-			red,
-		)),
-		Link::Ended => lines.push(Line::styled(
-			"! the coordinator ended the stream: it is shutting down".to_string(),
-			red,
-		)),
-		Link::Connecting | Link::Live => {}
-	}
-	let Some(progress) = dashboard.progress() else {
-		return lines;
+	let link = match dashboard.link() {
+		Link::Lost(reason) => Some(format!("! lost the coordinator ({reason}); trying again")),
+		Link::Ended => Some("! the coordinator ended the stream: it is shutting down".to_string()),
+		Link::Connecting | Link::Live => None,
 	};
-	let found = alarms(progress);
-	if found.is_empty() && lines.is_empty() {
-		lines.push(Line::styled(
-			"no alarms".to_string(),
-			Style::new().fg(Color::Green),
-		));
+	let mut lines: Vec<String> = link
+		.map(|text| fit::wrap(&text, columns))
+		.unwrap_or_default();
+	// The lost link's reason may be long: it keeps a line for the run's own alarms.
+	lines.truncate(MAX_ALARM_LINES - 1);
+	let styled = |lines: Vec<String>| lines.into_iter().map(|l| Line::styled(l, red)).collect();
+	let Some(progress) = dashboard.progress() else {
+		return styled(lines);
+	};
+	let found: Vec<String> = alarms(progress).iter().map(ToString::to_string).collect();
+	if found.is_empty() {
+		if lines.is_empty() {
+			return vec![Line::styled(
+				"no alarms".to_string(),
+				Style::new().fg(Color::Green),
+			)];
+		}
+		return styled(lines);
 	}
-	let room = MAX_ALARM_LINES.saturating_sub(lines.len());
-	for (i, alarm) in found.iter().enumerate().take(room) {
-		if i + 1 == room && found.len() > room {
-			lines.push(Line::styled(
-				format!("! {alarm} (and {} more)", found.len() - room),
-				red,
-			));
-		} else {
-			lines.push(Line::styled(format!("! {alarm}"), red));
+	let room = MAX_ALARM_LINES - lines.len();
+	lines.extend(fitting_alarms(&found, columns, room));
+	styled(lines)
+}
+
+/// As many of `found` as fit whole in `room` lines of `columns`, the last shown saying how
+/// many more there are.
+fn fitting_alarms(found: &[String], columns: usize, room: usize) -> Vec<String> {
+	for shown in (1..=found.len()).rev() {
+		let mut lines = Vec::new();
+		for (i, alarm) in found[..shown].iter().enumerate() {
+			let more = found.len() - shown;
+			let text = if i + 1 == shown && more > 0 {
+				format!("! {alarm} (and {more} more)")
+			} else {
+				format!("! {alarm}")
+			};
+			lines.extend(fit::wrap(&text, columns));
+		}
+		if lines.len() <= room {
+			return lines;
 		}
 	}
+	// Not even the first fits whole: as much of it as fits, with the count.
+	let text = match found.len() {
+		1 => format!("! {}", found[0]),
+		n => format!("! {} (and {} more)", found[0], n - 1),
+	};
+	let mut lines = fit::wrap(&text, columns);
+	lines.truncate(room);
 	lines
 }
 
@@ -150,17 +234,23 @@ fn waiting(dashboard: &Dashboard) -> Paragraph<'static> {
 	Paragraph::new(text).wrap(Wrap { trim: true })
 }
 
-fn keys_line(pane: Pane) -> Line<'static> {
-	let pane_keys = match pane {
-		Pane::Run => "",
-		Pane::Gates => " · x time/CPU-hours · ↑↓ scroll",
-		Pane::Fleet => " · ↑↓ scroll",
-		Pane::Game => " · ←→ step · PgUp PgDn 10 · Home End · l latest",
+/// The keys that work in `pane`, packed onto as many lines of `columns` as they take, none cut.
+fn key_lines(pane: Pane, columns: usize) -> Vec<Line<'static>> {
+	let pane_keys: &[&'static str] = match pane {
+		Pane::Run => &[],
+		Pane::Gates => &["x time/CPU-hours", "↑↓ scroll"],
+		Pane::Fleet => &["↑↓ scroll"],
+		Pane::Game => &["←→ step", "PgUp PgDn 10", "Home End", "l latest"],
 	};
-	Line::styled(
-		format!("1-4 Tab panes · p pause display · q quit{pane_keys}"),
-		Style::new().fg(Color::DarkGray),
-	)
+	let parts = ["1-4 Tab panes", "p pause display", "q quit"]
+		.iter()
+		.chain(pane_keys)
+		.map(|keys| vec![Span::raw(*keys)])
+		.collect();
+	fit::pack(parts, columns)
+		.into_iter()
+		.map(|line| line.style(Style::new().fg(Color::DarkGray)))
+		.collect()
 }
 
 /// Samples and games per second between consecutive throughput points.

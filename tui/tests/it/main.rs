@@ -3,6 +3,7 @@
 
 mod board_geometry;
 mod dashboard;
+mod dashboard_80x24;
 mod engine;
 mod input;
 mod net_source;

@@ -1,6 +1,7 @@
 //! Integration tests: real workers ([`tigers_worker::run`]) against a small in-test coordinator
 //! on 127.0.0.1, over real gRPC.
 
+mod bench;
 mod coordinator;
 mod identity;
 mod metrics;

@@ -44,7 +44,7 @@ async fn a_worker_joins_fetches_the_net_and_streams_numbered_batches() {
 			check_batch(batch, &[3]);
 		}
 		let beat = record.heartbeats.iter().find(|h| h.games > 0).unwrap();
-		assert_eq!(beat.generation, 3);
+		assert_eq!(beat.generation, Some(3));
 		assert!(beat.unacked_batches <= 20);
 	}
 	worker.stop().await.unwrap();
