@@ -1,7 +1,8 @@
 //! The Gates pane: every gate match against `ClaudePlayer`, newest first, with its result by
-//! side, score and interval, Elo, the candidate's exact accuracy and the verdict; the reason for
-//! the selected one; and three charts of the promoted nets' score, Elo and exact accuracy
-//! against time or worker CPU-hours.
+//! side, score and interval, Elo, the candidate's exact accuracy, the verdict and, on a promoted
+//! net's measurement, its score at equal time per move (or how far that measurement has got);
+//! the reason for the selected one; and three charts of the promoted nets' score, Elo and exact
+//! accuracy against time or worker CPU-hours, at fixed depth and at equal time.
 //!
 //! A promoted net's point is its measurement on fresh openings when it has one (the unbiased
 //! figure), else the match that promoted it; rejected candidates are dots.
@@ -54,7 +55,9 @@ pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buf
 		GateAxis::CpuHours => "worker CPU-hours",
 	};
 	Line::from(vec![
-		Span::styled("── promoted nets", Style::new().fg(Color::Green)),
+		Span::styled("── promoted", Style::new().fg(Color::Green)),
+		Span::raw("  "),
+		Span::styled("── equal time", Style::new().fg(Color::Yellow)),
 		Span::raw("  "),
 		Span::styled("• rejected", Style::new().fg(Color::DarkGray)),
 		Span::raw(format!("  across: {x_name}")),
@@ -73,9 +76,32 @@ pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buf
 
 /// The candidate's exact accuracy (0 to 1), if the gate was judged by a tablebase.
 fn exact_share(g: &v1::GateSummary) -> Option<f64> {
-	g.candidate_exact
+	share(g.candidate_exact)
+}
+
+/// An exact accuracy as a share (0 to 1), if there was one.
+fn share(accuracy: Option<v1::ExactAccuracy>) -> Option<f64> {
+	accuracy
 		.filter(|a| a.moves > 0)
 		.map(|a| f64::from(a.kept) / f64::from(a.moves))
+}
+
+/// On a promoted net's measurement row: its score at equal time per move, or how many pairs of
+/// that measurement are played while it runs; blank on other rows.
+fn equal_time(g: &v1::GateSummary, p: &v1::Progress) -> Cell<'static> {
+	if !g.measurement {
+		return Cell::from("");
+	}
+	if let Some(timed) = p.timed.iter().find(|t| t.generation == g.generation) {
+		return Cell::from(format!("{:.3}", timed.score)).style(Style::new().fg(Color::Yellow));
+	}
+	match p.timed_running {
+		Some(running) if running.generation == g.generation => {
+			Cell::from(format!("{}/{}", running.pairs_done, running.pairs))
+				.style(Style::new().fg(Color::DarkGray))
+		}
+		_ => Cell::from("-"),
+	}
 }
 
 fn side(result: Option<v1::SideResult>) -> String {
@@ -104,62 +130,61 @@ struct Column {
 	width: (u16, u16),
 	/// Columns with a higher number go first when the table is too wide; 0 never goes.
 	drop_rank: u8,
-	/// Its cell for a gate.
-	cell: fn(&v1::GateSummary) -> Cell<'static>,
+	/// Its cell for a gate, in the snapshot that lists it.
+	cell: fn(&v1::GateSummary, &v1::Progress) -> Cell<'static>,
 }
 
-/// The table's columns, left to right. At 80 columns they all fit, narrow, with one column to
-/// spare; a column added here pushes out the columns of the highest drop ranks at narrow
-/// widths, CPU-hours first (the charts show them on their axis with `x`), so that one more
-/// narrow column (an equal-time score, say) still fits at 80.
-const COLUMNS: [Column; 10] = [
+/// The table's columns, left to right. At 80 columns all but CPU-hours fit, narrow (the charts
+/// show CPU-hours on their axis with `x`); a column added here pushes out the columns of the
+/// highest drop ranks at narrow widths.
+const COLUMNS: [Column; 11] = [
 	Column {
 		header: ("gen", "gen"),
 		width: (4, 4),
 		drop_rank: 0,
-		cell: |g| Cell::from(g.generation.to_string()),
+		cell: |g, _| Cell::from(g.generation.to_string()),
 	},
 	Column {
 		header: ("steps", "steps"),
 		width: (8, 7),
 		drop_rank: 2,
-		cell: |g| Cell::from(format::count(g.training_steps)),
+		cell: |g, _| Cell::from(format::count(g.training_steps)),
 	},
 	Column {
 		header: ("as tigers", "tigers"),
 		width: (10, 8),
 		drop_rank: 0,
-		cell: |g| Cell::from(side(g.as_tigers)),
+		cell: |g, _| Cell::from(side(g.as_tigers)),
 	},
 	Column {
 		header: ("as sheep", "sheep"),
 		width: (10, 8),
 		drop_rank: 0,
-		cell: |g| Cell::from(side(g.as_sheep)),
+		cell: |g, _| Cell::from(side(g.as_sheep)),
 	},
 	Column {
 		header: ("score", "score"),
 		width: (6, 5),
 		drop_rank: 0,
-		cell: |g| Cell::from(format!("{:.3}", g.score)),
+		cell: |g, _| Cell::from(format!("{:.3}", g.score)),
 	},
 	Column {
 		header: ("95% interval", "95% int"),
 		width: (12, 11),
 		drop_rank: 1,
-		cell: |g| Cell::from(format!("{:.3}-{:.3}", g.score_low, g.score_high)),
+		cell: |g, _| Cell::from(format!("{:.3}-{:.3}", g.score_low, g.score_high)),
 	},
 	Column {
 		header: ("Elo", "Elo"),
 		width: (5, 5),
 		drop_rank: 0,
-		cell: |g| Cell::from(format::elo(g.elo)),
+		cell: |g, _| Cell::from(format::elo(g.elo)),
 	},
 	Column {
 		header: ("exact", "exact"),
 		width: (6, 6),
 		drop_rank: 0,
-		cell: |g| {
+		cell: |g, _| {
 			Cell::from(exact_share(g).map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a)))
 		},
 	},
@@ -167,16 +192,22 @@ const COLUMNS: [Column; 10] = [
 		header: ("verdict", "verdict"),
 		width: (9, 8),
 		drop_rank: 0,
-		cell: |g| {
+		cell: |g, _| {
 			let (word, style) = verdict(g);
 			Cell::from(word).style(style)
 		},
 	},
 	Column {
+		header: ("equal time", "eq.t"),
+		width: (10, 6),
+		drop_rank: 0,
+		cell: equal_time,
+	},
+	Column {
 		header: ("CPU-h", "CPU-h"),
 		width: (6, 6),
 		drop_rank: 3,
-		cell: |g| Cell::from(format!("{:.2}", g.cpu_hours)),
+		cell: |g, _| Cell::from(format!("{:.2}", g.cpu_hours)),
 	},
 ];
 
@@ -243,7 +274,7 @@ fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer
 		.enumerate()
 		.rev()
 		.map(|(i, g)| {
-			let row = Row::new(shown.iter().map(|&c| (COLUMNS[c].cell)(g)));
+			let row = Row::new(shown.iter().map(|&c| (COLUMNS[c].cell)(g, p)));
 			if Some(i) == selected {
 				row.style(Style::new().add_modifier(Modifier::REVERSED))
 			} else {
@@ -296,12 +327,30 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 		.filter(|g| !g.promoted && y(g).is_finite())
 		.map(point)
 		.collect();
+	let timed: Vec<(f64, f64)> = p
+		.timed
+		.iter()
+		.map(|t| {
+			let x = match axis {
+				GateAxis::Time => (t.finished_at - start) / 3600.0,
+				GateAxis::CpuHours => t.cpu_hours,
+			};
+			let y = match measure {
+				Measure::Score => t.score,
+				Measure::Elo => t.elo.clamp(-MAX_ELO, MAX_ELO),
+				Measure::Exact => share(t.candidate_exact).unwrap_or(f64::NAN),
+			};
+			(x, y)
+		})
+		.filter(|(x, y)| x.is_finite() && y.is_finite())
+		.collect();
 	let (title, y_bounds) = match measure {
 		Measure::Score => ("score vs ClaudePlayer", [0.0, 1.0]),
 		Measure::Exact => {
 			let lo = promoted
 				.iter()
 				.chain(&rejected)
+				.chain(&timed)
 				.fold(1.0_f64, |lo, (_, y)| lo.min(*y));
 			("exact accuracy", [(lo - 0.02).clamp(0.0, 0.98), 1.0])
 		}
@@ -309,6 +358,7 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 			let (lo, hi) = promoted
 				.iter()
 				.chain(&rejected)
+				.chain(&timed)
 				.fold((0.0_f64, 0.0_f64), |(lo, hi), (_, y)| {
 					(lo.min(*y), hi.max(*y))
 				});
@@ -317,7 +367,7 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 	};
 	let block = Block::bordered().title(title);
 	let hide_legend = (Constraint::Length(0), Constraint::Length(0));
-	if promoted.is_empty() && rejected.is_empty() {
+	if promoted.is_empty() && rejected.is_empty() && timed.is_empty() {
 		let inner = block.inner(area);
 		block.render(area, buf);
 		Paragraph::new(Line::from("nothing to chart yet")).render(inner, buf);
@@ -326,6 +376,7 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 	let x_max = promoted
 		.iter()
 		.chain(&rejected)
+		.chain(&timed)
 		.map(|(x, _)| *x)
 		.fold(0.0_f64, f64::max)
 		.max(0.01);
@@ -348,6 +399,12 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 			.graph_type(GraphType::Line)
 			.style(Style::new().fg(Color::Green))
 			.data(&promoted),
+		Dataset::default()
+			.name("equal time")
+			.marker(Marker::Braille)
+			.graph_type(GraphType::Line)
+			.style(Style::new().fg(Color::Yellow))
+			.data(&timed),
 	])
 	.block(block)
 	.hidden_legend_constraints(hide_legend)
@@ -386,34 +443,58 @@ mod tests {
 	}
 
 	#[test]
-	fn at_80_columns_every_column_fits_narrow() {
+	fn at_80_columns_all_but_cpu_hours_fit_narrow() {
 		let (shown, wide) = shown_columns(&COLUMNS, INSIDE_80);
 		assert!(!wide);
-		assert_eq!(
-			shown.len(),
-			COLUMNS.len(),
-			"{:?}",
-			headers(&COLUMNS, &shown)
-		);
-	}
-
-	#[test]
-	fn one_more_narrow_column_still_fits_at_80_columns() {
-		let more = Column {
-			header: ("equal time", "eq t"),
-			width: (10, 6),
-			drop_rank: 0,
-			cell: |_| Cell::from("0.500"),
-		};
-		let columns: Vec<Column> = COLUMNS.into_iter().chain([more]).collect();
-		let (shown, _) = shown_columns(&columns, INSIDE_80);
-		let names = headers(&columns, &shown);
-		assert!(names.contains(&"equal time"), "{names:?}");
-		for kept in ["gen", "score", "95% interval", "Elo", "exact", "verdict"] {
+		let names = headers(&COLUMNS, &shown);
+		for kept in [
+			"gen",
+			"score",
+			"95% interval",
+			"Elo",
+			"exact",
+			"verdict",
+			"equal time",
+		] {
 			assert!(names.contains(&kept), "{kept} dropped: {names:?}");
 		}
 		// CPU-hours go first.
 		assert!(!names.contains(&"CPU-h"), "{names:?}");
+	}
+
+	#[test]
+	fn a_measurement_row_shows_its_equal_time_score_or_its_progress() {
+		let gate = |generation, measurement| v1::GateSummary {
+			generation,
+			measurement,
+			promoted: true,
+			..v1::GateSummary::default()
+		};
+		let progress = v1::Progress {
+			timed: vec![v1::TimedMeasurement {
+				generation: 2,
+				score: 0.4375,
+				..v1::TimedMeasurement::default()
+			}],
+			timed_running: Some(v1::TimedRunning {
+				generation: 3,
+				pairs_done: 37,
+				pairs: 100,
+				..v1::TimedRunning::default()
+			}),
+			..v1::Progress::default()
+		};
+		let text = |cell: Cell<'static>| {
+			let mut buf = Buffer::empty(Rect::new(0, 0, 10, 1));
+			Table::new([Row::new([cell])], [Constraint::Length(10)])
+				.render(Rect::new(0, 0, 10, 1), &mut buf);
+			buf.content.iter().map(|c| c.symbol()).collect::<String>()
+		};
+		assert_eq!(text(equal_time(&gate(2, true), &progress)).trim(), "0.438");
+		assert_eq!(text(equal_time(&gate(3, true), &progress)).trim(), "37/100");
+		assert_eq!(text(equal_time(&gate(4, true), &progress)).trim(), "-");
+		// The promotion itself is not the measurement.
+		assert_eq!(text(equal_time(&gate(2, false), &progress)).trim(), "");
 	}
 
 	#[test]

@@ -81,6 +81,57 @@ fn gates_pane_120x40() {
 	assert_snapshot!(draw(&dashboard, 120, 40).backend());
 }
 
+/// The later snapshots with their promotions and measurements only, each measured net also
+/// measured at equal time (a little below its fixed-depth score, ten minutes later) but the
+/// newest, whose measurement is under way.
+fn later_with_equal_time() -> Vec<v1::Progress> {
+	let mut snapshots = recorded()[2..4].to_vec();
+	for progress in &mut snapshots {
+		progress.gates.retain(|g| g.promoted);
+		let measured: Vec<v1::GateSummary> = progress
+			.gates
+			.iter()
+			.filter(|g| g.measurement)
+			.cloned()
+			.collect();
+		let (newest, older) = measured.split_last().expect("a measured net");
+		progress.timed = older
+			.iter()
+			.map(|g| v1::TimedMeasurement {
+				generation: g.generation,
+				move_ms: 100,
+				as_tigers: g.as_tigers,
+				as_sheep: g.as_sheep,
+				score: g.score - 0.05,
+				score_low: g.score_low - 0.05,
+				score_high: g.score_high - 0.05,
+				elo: g.elo - 35.0,
+				finished_at: g.finished_at + 600.0,
+				cpu_hours: g.cpu_hours + 0.05,
+				..v1::TimedMeasurement::default()
+			})
+			.collect();
+		progress.timed_running = Some(v1::TimedRunning {
+			generation: newest.generation,
+			move_ms: 100,
+			pairs_done: 37,
+			pairs: 100,
+			started_at: newest.finished_at,
+		});
+	}
+	snapshots
+}
+
+#[test]
+fn gates_pane_with_equal_time_120x40() {
+	let mut dashboard = fed(&later_with_equal_time());
+	press(&mut dashboard, KeyCode::Char('2'));
+	let screen = text(&draw(&dashboard, 120, 40));
+	assert!(screen.contains("equal time"), "{screen}");
+	assert!(screen.contains("37/100"), "{screen}");
+	assert_snapshot!(screen);
+}
+
 #[test]
 fn gates_pane_by_cpu_hours_scrolled_120x40() {
 	let mut dashboard = later();

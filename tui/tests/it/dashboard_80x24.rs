@@ -46,7 +46,7 @@ fn gates_pane() {
 	let decision = format!("gen {}: {}", latest.generation, latest.reason);
 	assert!(joined(&screen).contains(&decision), "{decision}\n{screen}");
 	for header in [
-		"gen", "tigers", "sheep", "score", "95% int", "Elo", "exact", "verdict",
+		"gen", "tigers", "sheep", "score", "95% int", "Elo", "exact", "verdict", "eq.t",
 	] {
 		assert!(screen.contains(header), "{header}\n{screen}");
 	}
