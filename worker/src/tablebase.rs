@@ -243,6 +243,7 @@ pub(crate) async fn fetch(
 		blocking(move || PartialFile::create(&partial)).await??
 	};
 	let mut total = None;
+	let mut progress = Tenths::new(std::time::Instant::now());
 	while let Some(chunk) = stream.message().await.map_err(FetchError::Rpc)? {
 		let mismatch = |why: String| Err(FetchError::Mismatch(why));
 		if chunk.sha256 != identity {
@@ -266,7 +267,18 @@ pub(crate) async fn fetch(
 			return mismatch("more bytes than the file's length".into());
 		}
 		// Hashing and writing a megabyte is CPU and disk work: off the async threads.
+		let total_bytes = chunk.total_bytes;
 		writer = blocking(move || writer.append(&chunk.data).map(|()| writer)).await??;
+		if let Some(done) = progress.passed(writer.written, total_bytes, std::time::Instant::now())
+		{
+			tracing::info!(
+				percent = done.percent,
+				megabytes = format!("{:.1}", writer.written as f64 / 1e6),
+				megabytes_per_second = format!("{:.1}", done.bytes_per_second / 1e6),
+				seconds_left = format!("{:.0}", done.seconds_left),
+				"fetching the tablebase"
+			);
+		}
 	}
 	let expected = total.unwrap_or(0);
 	if writer.written != expected || expected == 0 {
@@ -278,6 +290,53 @@ pub(crate) async fn fetch(
 	let target = path.to_path_buf();
 	let identity = identity.to_string();
 	blocking(move || writer.finish(&identity, &target)).await?
+}
+
+/// Where a transfer stands each time it passes another tenth of the file: for the log, so that
+/// a slow download says how far it has got and how long it has left.
+struct Tenths {
+	started: std::time::Instant,
+	logged: u64,
+}
+
+/// A tenth passed.
+#[derive(Debug, PartialEq)]
+struct Passed {
+	percent: u64,
+	bytes_per_second: f64,
+	seconds_left: f64,
+}
+
+impl Tenths {
+	fn new(started: std::time::Instant) -> Tenths {
+		Tenths { started, logged: 0 }
+	}
+
+	/// `Some` when `written` of `total` bytes at `now` is past a tenth not yet reported (the
+	/// last tenth, the whole file, is left to the line that says it is done).
+	fn passed(&mut self, written: u64, total: u64, now: std::time::Instant) -> Option<Passed> {
+		let tenth = (written.saturating_mul(10)).checked_div(total)?;
+		if tenth <= self.logged || tenth >= 10 {
+			return None;
+		}
+		self.logged = tenth;
+		let seconds = now.saturating_duration_since(self.started).as_secs_f64();
+		let bytes_per_second = if seconds > 0.0 {
+			written as f64 / seconds
+		} else {
+			0.0
+		};
+		let seconds_left = if bytes_per_second > 0.0 {
+			(total - written) as f64 / bytes_per_second
+		} else {
+			0.0
+		};
+		Some(Passed {
+			percent: tenth * 10,
+			bytes_per_second,
+			seconds_left,
+		})
+	}
 }
 
 /// A file being received: written and hashed piece by piece, and removed unless it is kept
@@ -348,4 +407,35 @@ async fn blocking<T: Send + 'static>(
 	tokio::task::spawn_blocking(work)
 		.await
 		.map_err(|e| FetchError::Internal(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+	use std::time::{Duration, Instant};
+
+	use super::*;
+
+	#[test]
+	fn a_download_reports_each_tenth_once_with_its_rate_and_time_left() {
+		let start = Instant::now();
+		let mut tenths = Tenths::new(start);
+		let at = |seconds| start + Duration::from_secs(seconds);
+		// Below the first tenth: nothing.
+		assert_eq!(tenths.passed(5, 100, at(1)), None);
+		// 25 of 100 bytes in 5 s: past the second tenth, 5 bytes a second, 15 s left.
+		assert_eq!(
+			tenths.passed(25, 100, at(5)),
+			Some(Passed {
+				percent: 20,
+				bytes_per_second: 5.0,
+				seconds_left: 15.0,
+			})
+		);
+		// Still within the same tenth: nothing more.
+		assert_eq!(tenths.passed(29, 100, at(6)), None);
+		assert_eq!(tenths.passed(31, 100, at(6)).map(|p| p.percent), Some(30));
+		// The whole file is for the line that says it is done; an unknown length says nothing.
+		assert_eq!(tenths.passed(100, 100, at(9)), None);
+		assert_eq!(Tenths::new(start).passed(10, 0, at(1)), None);
+	}
 }
