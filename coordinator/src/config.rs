@@ -9,7 +9,7 @@ use tigers_core::gate::GateSettings;
 use tigers_core::network::Shape;
 use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::SelfPlaySettings;
-use tigers_core::stats::{GatePolicy, PromotionRule, Sprt};
+use tigers_core::stats::PromotionRule;
 use tigers_core::trainer::TrainingSettings;
 use tigers_proto::convert::Assignment;
 
@@ -163,13 +163,10 @@ impl Default for RunSettings {
 			steps_per_candidate: 500,
 			steps_per_checkpoint: 500,
 			checkpoint_every: DEFAULT_CHECKPOINT_EVERY,
+			// The gate's own defaults (an SPRT of 0 against 50 Elo at 5% errors, 20 to 100
+			// pairs), at the self-play depth.
 			gate: GateSettings {
 				search: SearchSettings::fixed_depth(3),
-				policy: GatePolicy {
-					sprt: Sprt::new(0.0, 50.0, 0.05, 0.05).expect("valid SPRT"),
-					min_pairs: 20,
-					max_pairs: 100,
-				},
 				..GateSettings::default()
 			},
 			promotion: PromotionRule::default(),

@@ -12,10 +12,7 @@ use tigers_core::{GameRecord, Outcome, Position, Tablebase, Turn};
 use tigers_proto::convert::sample_from_wire;
 use tigers_proto::v1;
 
-/// Most samples in one batch.
-pub const MAX_BATCH_SAMPLES: usize = 100_000;
-/// Most game records in one batch.
-pub const MAX_BATCH_GAMES: usize = 1_000;
+pub use tigers_proto::{MAX_BATCH_GAMES, MAX_BATCH_SAMPLES};
 /// Most bytes of one game record. A game stops at 10,000 plies at most (the largest
 /// `max_plies`), and a move takes at most 7 bytes (`ta5xc3` and a space): 70,000 bytes of moves,
 /// plus the header and metadata lines.

@@ -19,6 +19,13 @@ pub const REJECTED_SEQUENCE_KEY: &str = "tigers-rejected-sequence";
 /// The largest message either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 
+/// The most samples one batch may hold: workers cut batches at this, the coordinator refuses
+/// larger ones.
+pub const MAX_BATCH_SAMPLES: usize = 100_000;
+
+/// The most game records one batch may hold.
+pub const MAX_BATCH_GAMES: usize = 1_000;
+
 /// A sample batch as bytes (for a worker's spool on disk), in the wire encoding.
 pub fn encode_batch(batch: &v1::SampleBatch) -> Vec<u8> {
 	batch.encode_to_vec()

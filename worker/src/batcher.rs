@@ -19,8 +19,7 @@ use crate::selfplay::Control;
 use crate::spool::{Spool, SpoolError};
 use crate::stats::Stats;
 
-/// The most samples a batch may hold, as the proto allows.
-pub const MAX_BATCH_SAMPLES: usize = 100_000;
+pub use tigers_proto::MAX_BATCH_SAMPLES;
 
 /// The most bytes a batch should take on the wire. gRPC implementations refuse messages above
 /// 4 MiB unless told otherwise; 3 MiB leaves room for framing and for the estimate's error.
