@@ -405,11 +405,5 @@ impl fmt::Display for GameBoard {
 	}
 }
 
-impl fmt::Debug for GameBoard {
-	fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-		write!(f, "GameBoard({})", crate::position::board_text(*self))
-	}
-}
-
 #[cfg(test)]
 mod tests;

@@ -132,9 +132,17 @@ pub(crate) fn rows_text(board: GameBoard) -> String {
 	text
 }
 
-/// The board with its sheep in hand, as in the notation but without a side to move.
-pub(crate) fn board_text(board: GameBoard) -> String {
-	format!("{} {}", rows_text(board), board.sheep_in_hand())
+/// The board with its sheep in hand, as in the notation but without a side to move. (Here
+/// rather than in `board`, which the notation builds on and so does not depend on.)
+impl fmt::Debug for GameBoard {
+	fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+		write!(
+			f,
+			"GameBoard({} {})",
+			rows_text(*self),
+			self.sheep_in_hand()
+		)
+	}
 }
 
 impl fmt::Display for Position {

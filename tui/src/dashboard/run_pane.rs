@@ -14,7 +14,6 @@ use tigers_proto::v1;
 
 use super::fleet_pane::worker_counts;
 use super::model::Dashboard;
-use super::view::throughput_rates;
 use super::{fit, format};
 
 /// Draws the pane.
@@ -339,6 +338,22 @@ fn loss_bounds(raw: &[(f64, f64)], smoothed: &[(f64, f64)]) -> (f64, f64) {
 	}
 	let pad = ((hi - lo) * 0.05).max(1e-3);
 	(lo - pad, hi + pad)
+}
+
+/// Samples and games per second between consecutive throughput points.
+fn throughput_rates(points: &[v1::ThroughputPoint]) -> (Vec<u64>, Vec<u64>) {
+	points
+		.windows(2)
+		.map(|w| {
+			let seconds = (w[1].at - w[0].at).max(1e-9);
+			(
+				(w[1].samples_total.saturating_sub(w[0].samples_total) as f64 / seconds).round()
+					as u64,
+				(w[1].games_total.saturating_sub(w[0].games_total) as f64 / seconds * 60.0).round()
+					as u64,
+			)
+		})
+		.unzip()
 }
 
 #[cfg(test)]

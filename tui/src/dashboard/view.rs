@@ -7,7 +7,6 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Tabs, Widget, Wrap};
-use tigers_proto::v1;
 
 use super::alarms::alarms;
 use super::model::{Dashboard, Link, Pane};
@@ -251,20 +250,4 @@ fn key_lines(pane: Pane, columns: usize) -> Vec<Line<'static>> {
 		.into_iter()
 		.map(|line| line.style(Style::new().fg(Color::DarkGray)))
 		.collect()
-}
-
-/// Samples and games per second between consecutive throughput points.
-pub fn throughput_rates(points: &[v1::ThroughputPoint]) -> (Vec<u64>, Vec<u64>) {
-	points
-		.windows(2)
-		.map(|w| {
-			let seconds = (w[1].at - w[0].at).max(1e-9);
-			(
-				(w[1].samples_total.saturating_sub(w[0].samples_total) as f64 / seconds).round()
-					as u64,
-				(w[1].games_total.saturating_sub(w[0].games_total) as f64 / seconds * 60.0).round()
-					as u64,
-			)
-		})
-		.unzip()
 }
