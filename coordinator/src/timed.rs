@@ -18,12 +18,12 @@ use std::time::{Duration, Instant};
 
 use tigers_core::gate::{GateSettings, GateTally, gate_openings, play_gate_pair_while};
 use tigers_core::stats::GatePolicy;
-use tigers_core::tablebase::Accuracy;
 use tigers_proto::v1;
 use tracing::{error, info};
 
 use crate::ledger::TimedRow;
 use crate::state::{Shared, unix_now};
+use crate::training::exact;
 
 /// How often the idle thread looks for a newly promoted net.
 const IDLE_LOOK: Duration = Duration::from_millis(200);
@@ -184,12 +184,6 @@ pub fn timed_summary(row: &TimedRow) -> v1::TimedMeasurement {
 			wins: s.wins,
 			draws: s.draws,
 			losses: s.losses,
-		})
-	};
-	let exact = |a: Accuracy| {
-		(a.moves > 0).then_some(v1::ExactAccuracy {
-			moves: a.moves,
-			kept: a.kept,
 		})
 	};
 	v1::TimedMeasurement {

@@ -518,8 +518,8 @@ pub fn gate_summary(row: &GateRow) -> v1::GateSummary {
 	}
 }
 
-/// An accuracy for the wire; absent for gates played without a tablebase.
-fn exact(accuracy: Accuracy) -> Option<v1::ExactAccuracy> {
+/// An accuracy for the wire; absent for matches played without a tablebase.
+pub fn exact(accuracy: Accuracy) -> Option<v1::ExactAccuracy> {
 	(accuracy.moves > 0).then_some(v1::ExactAccuracy {
 		moves: accuracy.moves,
 		kept: accuracy.kept,

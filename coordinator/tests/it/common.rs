@@ -239,3 +239,12 @@ pub async fn next_ack(
 		}
 	}
 }
+
+/// The run's progress snapshot, asked with `Status`.
+pub async fn status(client: &mut Client) -> v1::Progress {
+	client
+		.status(v1::StatusRequest {})
+		.await
+		.expect("status")
+		.into_inner()
+}

@@ -16,7 +16,7 @@ use tigers_proto::v1;
 use tigers_proto::v1::coordinator_message::Body as ToWorker;
 use tonic::Code;
 
-use crate::common::{WAIT, client, join, session, start, temp_dir, test_config};
+use crate::common::{WAIT, client, join, session, start, status, temp_dir, test_config};
 
 /// Where the workspace's test binaries share one solved table.
 fn table_path() -> PathBuf {
@@ -39,14 +39,6 @@ fn with_table(run_dir: PathBuf, path: PathBuf, using: TablebaseUse) -> Coordinat
 	config.tablebase = Some(path);
 	config.run.tablebase_use = using;
 	config
-}
-
-async fn status(client: &mut crate::common::Client) -> v1::Progress {
-	client
-		.status(v1::StatusRequest {})
-		.await
-		.expect("status")
-		.into_inner()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

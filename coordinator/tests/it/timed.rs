@@ -5,17 +5,8 @@ use std::time::{Duration, Instant};
 
 use tigers_coordinator::config::TimedSettings;
 use tigers_coordinator::ledger::Ledger;
-use tigers_proto::v1;
 
-use crate::common::{client, start, temp_dir, test_config};
-
-async fn status(client: &mut crate::common::Client) -> v1::Progress {
-	client
-		.status(v1::StatusRequest {})
-		.await
-		.expect("status")
-		.into_inner()
-}
+use crate::common::{client, start, status, temp_dir, test_config};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_incumbent_is_measured_on_the_clock_once_and_kept_across_a_restart() {
