@@ -21,6 +21,8 @@
 //! - [`samples_codec`]: the binary layouts of samples in ledger blobs and window files;
 //! - [`storage_error`]: how storage fails;
 //! - [`status`]: the run as JSON for `coordinator status`;
+//! - [`timed`]: promoted nets measured at equal time per move, beside the gate;
+//! - [`measure`]: a net file measured the same way outside a run (`coordinator measure`);
 //! - [`local_dashboard`]: the coordinator's own dashboard on its terminal;
 //! - [`metrics`]: the Prometheus endpoint and the figures it serves;
 //! - [`error`]: the error type and its mapping to gRPC statuses.
@@ -32,6 +34,7 @@ pub mod gates;
 pub mod identity;
 pub mod ledger;
 pub mod local_dashboard;
+pub mod measure;
 pub mod metrics;
 pub mod progress;
 pub mod recent;

@@ -4,14 +4,22 @@ use std::io::{self, IsTerminal};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use tigers_coordinator::config::{CoordinatorConfig, RunSettings, ServiceLimits, TablebaseUse};
+use tigers_coordinator::config::{
+	CoordinatorConfig, RunSettings, ServiceLimits, TablebaseUse, TimedSettings,
+};
 use tigers_coordinator::error::CoordinatorError;
 use tigers_coordinator::local_dashboard::LocalDashboard;
+use tigers_coordinator::measure::{MeasureSettings, measure};
 use tigers_coordinator::status::{fetch_status, progress_json};
+use tigers_core::tablebase::Tablebase;
+use tigers_proto::locations;
 use tigers_tui::net_source::ClientSettings;
+use tigers_tui::tablebase_command::progress_bar;
 use tigers_worker::process::{init_file_logging, init_logging, shutdown_signal};
 use tokio::sync::oneshot;
 
@@ -39,6 +47,126 @@ enum Command {
 		#[arg(long, value_name = "FILE")]
 		tls_ca: Option<PathBuf>,
 	},
+	/// Measures a net file at equal time per move against ClaudePlayer, as a run measures its
+	/// promoted nets, and prints the result.
+	Measure(MeasureArgs),
+}
+
+#[derive(Args)]
+struct MeasureArgs {
+	/// The net (a safetensors file, such as a run's nets/gen-000024.safetensors).
+	net: PathBuf,
+	/// Each player's time a move (1 to 60000).
+	#[arg(long, value_name = "MS",
+		default_value_t = run_defaults().timed.move_time.as_millis() as u64)]
+	move_ms: u64,
+	/// Pairs of games, all played (1 to 10000).
+	#[arg(long, default_value_t = run_defaults().timed.pairs)]
+	pairs: u32,
+	/// Games played at once, each on a core of its own (1 to 64).
+	#[arg(long, default_value_t = 1)]
+	threads: usize,
+	/// Play the openings a run draws to measure this generation [default: the one the file's
+	/// name gives, else 0].
+	#[arg(long)]
+	generation: Option<u64>,
+	/// The tablebase that judges the moves [default: the platform's cache, as for a run].
+	#[arg(long, value_name = "PATH")]
+	tablebase: Option<PathBuf>,
+	/// Do not judge the moves with a tablebase.
+	#[arg(long, conflicts_with = "tablebase")]
+	no_tablebase: bool,
+}
+
+impl MeasureArgs {
+	fn settings(&self) -> Result<MeasureSettings, String> {
+		if !(1..=60_000).contains(&self.move_ms) {
+			return Err(format!(
+				"--move-ms must be 1 to 60000, not {}",
+				self.move_ms
+			));
+		}
+		if !(1..=10_000).contains(&self.pairs) {
+			return Err(format!("--pairs must be 1 to 10000, not {}", self.pairs));
+		}
+		if !(1..=64).contains(&self.threads) {
+			return Err(format!("--threads must be 1 to 64, not {}", self.threads));
+		}
+		Ok(MeasureSettings {
+			net: self.net.clone(),
+			timed: TimedSettings {
+				move_time: Duration::from_millis(self.move_ms),
+				pairs: self.pairs,
+			},
+			threads: self.threads,
+			generation: self.generation,
+			gate: run_defaults().gate,
+		})
+	}
+
+	/// The table to judge with: none if told so; the one at the default path if it is there
+	/// (said on stderr if not); the one named, which must be there.
+	fn tablebase(&self) -> Result<Option<Tablebase>, String> {
+		if self.no_tablebase {
+			return Ok(None);
+		}
+		let path =
+			locations::tablebase_path(self.tablebase.as_deref()).map_err(|e| e.to_string())?;
+		let cannot = |e: &dyn std::fmt::Display| {
+			format!("the tablebase at {} cannot be used: {e}", path.display())
+		};
+		if self.tablebase.is_some() {
+			return Tablebase::read(&path).map(Some).map_err(|e| cannot(&e));
+		}
+		let table = Tablebase::read_if_present(&path).map_err(|e| cannot(&e))?;
+		if table.is_none() {
+			eprintln!(
+				"coordinator measure: no tablebase at {} (solve it with `tui tablebase build`); \
+				 the moves are not judged",
+				path.display()
+			);
+		}
+		Ok(table)
+	}
+}
+
+async fn run_measure(args: MeasureArgs) -> ExitCode {
+	let (settings, table) = match args.settings().and_then(|s| Ok((s, args.tablebase()?))) {
+		Ok(both) => both,
+		Err(error) => {
+			eprintln!("coordinator measure: {error}");
+			return ExitCode::from(2);
+		}
+	};
+	let stop = Arc::new(AtomicBool::new(false));
+	let stopping = stop.clone();
+	tokio::spawn(async move {
+		shutdown_signal().await;
+		stopping.store(true, Ordering::Relaxed);
+	});
+	let played = tokio::task::spawn_blocking(move || {
+		let bar = progress_bar(u64::from(settings.timed.pairs), "measuring");
+		let go_on = || !stop.load(Ordering::Relaxed);
+		let on_pair = |done: u32| bar.set_position(u64::from(done));
+		let measured = measure(&settings, table.as_ref(), &go_on, &on_pair);
+		bar.finish_and_clear();
+		measured
+	})
+	.await;
+	match played {
+		Ok(Ok(measurement)) => {
+			println!("{measurement}");
+			ExitCode::SUCCESS
+		}
+		Ok(Err(error)) => {
+			eprintln!("coordinator measure: {error}");
+			ExitCode::FAILURE
+		}
+		Err(error) => {
+			eprintln!("coordinator measure: the measurement failed: {error}");
+			ExitCode::FAILURE
+		}
+	}
 }
 
 /// The library's defaults, which the command line's are taken from: one source for both.
@@ -215,6 +343,9 @@ impl ServeArgs {
 #[tokio::main]
 async fn main() -> ExitCode {
 	let cli = Cli::parse();
+	if let Some(Command::Measure(args)) = cli.command {
+		return run_measure(args).await;
+	}
 	if let Some(Command::Status {
 		connect,
 		token,
@@ -334,6 +465,26 @@ mod tests {
 		assert_eq!(config.local_worker_threads, library.local_worker_threads);
 		assert_eq!(config.tablebase, None);
 		assert!(!config.no_tablebase);
+	}
+
+	#[test]
+	fn measure_plays_a_runs_measurement_by_default() {
+		let cli = Cli::try_parse_from(["coordinator", "measure", "net.safetensors"]).unwrap();
+		let Some(Command::Measure(args)) = cli.command else {
+			panic!("the measure command");
+		};
+		let settings = args.settings().expect("the defaults are valid");
+		assert_eq!(settings.timed, RunSettings::default().timed);
+		assert_eq!(settings.gate, RunSettings::default().gate);
+		assert_eq!((settings.threads, settings.generation), (1, None));
+		for (flag, value) in [("--move-ms", "0"), ("--pairs", "0"), ("--threads", "65")] {
+			let cli = Cli::try_parse_from(["coordinator", "measure", "n", flag, value]).unwrap();
+			let Some(Command::Measure(args)) = cli.command else {
+				panic!("the measure command");
+			};
+			let error = args.settings().expect_err(flag);
+			assert!(error.contains(flag), "{error}");
+		}
 	}
 
 	#[test]

@@ -169,7 +169,8 @@ fn net_file_name(generation: u64) -> String {
 	format!("gen-{generation:06}.safetensors")
 }
 
-fn parse_net_file_name(name: &str) -> Option<u64> {
+/// The generation a net file's name gives (`gen-000007.safetensors` is 7), if it is one.
+pub fn parse_net_file_name(name: &str) -> Option<u64> {
 	let digits = name.strip_prefix("gen-")?.strip_suffix(".safetensors")?;
 	if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
 		return None;

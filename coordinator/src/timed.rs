@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use tigers_core::gate::{GateSettings, GateTally, gate_openings, play_gate_pair_while};
+use tigers_core::gate::{GateSettings, play_gate_match};
 use tigers_core::stats::GatePolicy;
 use tigers_proto::v1;
 use tracing::{error, info};
@@ -111,21 +111,16 @@ fn measure(
 		"measuring at equal time"
 	);
 	let go_on = || !stop.load(Ordering::Relaxed);
-	let mut tally = GateTally::default();
-	for opening in gate_openings(&settings) {
-		let Some(pair) = play_gate_pair_while(net, &settings, &opening, judge.as_deref(), &go_on)
-		else {
-			shared.live().timed_running = None;
-			return None;
-		};
-		let done = tally.add(pair, &settings.policy);
+	let on_pair = |done: u32| {
 		if let Some(running) = shared.live().timed_running.as_mut() {
-			running.pairs_done = tally.pairs.pairs();
+			running.pairs_done = done;
 		}
-		if done {
-			break;
-		}
-	}
+	};
+	// One game at a time, so that each search has the time it is told.
+	let Some(tally) = play_gate_match(net, &settings, judge.as_deref(), 1, &go_on, &on_pair) else {
+		shared.live().timed_running = None;
+		return None;
+	};
 	let estimate = tally.record()?.estimate();
 	let cpu_seconds = {
 		let mut live = shared.live();
@@ -204,6 +199,8 @@ pub fn timed_summary(row: &TimedRow) -> v1::TimedMeasurement {
 
 #[cfg(test)]
 mod tests {
+	use tigers_core::gate::gate_openings;
+
 	use super::*;
 	use crate::config::{RunSettings, TimedSettings};
 

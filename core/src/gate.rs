@@ -6,7 +6,8 @@
 //! opening order keeps the match, including where it stops, the same as playing them one by
 //! one with [`run_gate`].
 
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use crate::claude::ClaudePlayer;
 use crate::moves::{Move, Turn};
@@ -208,6 +209,89 @@ pub fn run_gate(
 	tally
 }
 
+/// Plays a match on `threads` threads, each taking the next opening as it finishes a pair, and
+/// counts the pairs in opening order, so that the tally (and where the policy stops it) is
+/// the one [`run_gate`] gives at a fixed depth. No new pair starts once the counted ones have
+/// stopped the match. `on_pair` hears how many pairs have finished after each one; `go_on` is
+/// asked before every move, and `None` means it said no before the match was decided.
+///
+/// On the clock each game wants a core of its own: more threads than idle cores would give
+/// both players less time than they were told.
+pub fn play_gate_match(
+	net: &Arc<Network>,
+	settings: &GateSettings,
+	judge: Option<&Tablebase>,
+	threads: usize,
+	go_on: &(dyn Fn() -> bool + Sync),
+	on_pair: &(dyn Fn(u32) + Sync),
+) -> Option<GateTally> {
+	struct Counted {
+		tally: GateTally,
+		next: usize,
+		finished: Vec<Option<PairOutcome>>,
+		pairs_done: u32,
+	}
+	let openings = gate_openings(settings);
+	let taken = AtomicUsize::new(0);
+	let abandoned = AtomicBool::new(false);
+	let counted = Mutex::new(Counted {
+		tally: GateTally::default(),
+		next: 0,
+		finished: vec![None; openings.len()],
+		pairs_done: 0,
+	});
+	let decided = || {
+		counted
+			.lock()
+			.expect("no thread panics holding it")
+			.tally
+			.stop
+			.is_some()
+	};
+	let play = || {
+		loop {
+			let index = taken.fetch_add(1, Ordering::Relaxed);
+			if index >= openings.len() || abandoned.load(Ordering::Relaxed) || decided() {
+				return;
+			}
+			let Some(pair) = play_gate_pair_while(net, settings, &openings[index], judge, go_on)
+			else {
+				abandoned.store(true, Ordering::Relaxed);
+				return;
+			};
+			let done = {
+				let mut counted = counted.lock().expect("no thread panics holding it");
+				let counted = &mut *counted;
+				counted.finished[index] = Some(pair);
+				while let Some(pair) = counted
+					.finished
+					.get_mut(counted.next)
+					.and_then(Option::take)
+				{
+					counted.next += 1;
+					if counted.tally.add(pair, &settings.policy) {
+						break;
+					}
+				}
+				counted.pairs_done += 1;
+				counted.pairs_done
+			};
+			on_pair(done);
+		}
+	};
+	std::thread::scope(|scope| {
+		for _ in 1..threads.clamp(1, openings.len().max(1)) {
+			scope.spawn(play);
+		}
+		play();
+	});
+	let tally = counted
+		.into_inner()
+		.expect("no thread panics holding it")
+		.tally;
+	(tally.stop.is_some() || !abandoned.load(Ordering::Relaxed)).then_some(tally)
+}
+
 #[cfg(test)]
 mod tests {
 	use super::*;
@@ -257,9 +341,9 @@ mod tests {
 		let settings = small();
 		let opening = &gate_openings(&settings)[0];
 		let whole = play_gate_pair(&net, &settings, opening, None);
-		let asked = std::sync::atomic::AtomicUsize::new(0);
+		let asked = AtomicUsize::new(0);
 		let always = || {
-			asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+			asked.fetch_add(1, Ordering::Relaxed);
 			true
 		};
 		assert_eq!(
@@ -267,20 +351,44 @@ mod tests {
 			Some(whole)
 		);
 		// Asked once before each move of both games.
-		let moves = asked.load(std::sync::atomic::Ordering::Relaxed);
+		let moves = asked.load(Ordering::Relaxed);
 		assert!(moves > 2 * settings.opening_plies, "{moves}");
 		// Told to stop part-way through the second game: nothing is counted.
-		let left = std::sync::atomic::AtomicUsize::new(moves - 1);
+		let left = AtomicUsize::new(moves - 1);
 		let until = || {
-			left.fetch_update(
-				std::sync::atomic::Ordering::Relaxed,
-				std::sync::atomic::Ordering::Relaxed,
-				|n| n.checked_sub(1),
-			)
-			.is_ok()
+			left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+				.is_ok()
 		};
 		assert_eq!(
 			play_gate_pair_while(&net, &settings, opening, None, &until),
+			None
+		);
+	}
+
+	#[test]
+	fn a_match_on_threads_counts_as_one_played_in_order() {
+		let net = Arc::new(Network::new(
+			Shape {
+				hidden1: 16,
+				hidden2: 8,
+			},
+			3,
+		));
+		let settings = small();
+		let alone = run_gate(&net, &settings, None);
+		let heard = AtomicUsize::new(0);
+		let on_pair = |_| {
+			heard.fetch_add(1, Ordering::Relaxed);
+		};
+		let threaded = play_gate_match(&net, &settings, None, 3, &|| true, &on_pair);
+		assert_eq!(threaded, Some(alone));
+		// Told of every pair that finished: those counted, and perhaps some after the stop.
+		let heard = heard.load(Ordering::Relaxed);
+		assert!(heard >= alone.pairs.pairs() as usize, "{heard}");
+		assert!(heard <= settings.policy.max_pairs as usize, "{heard}");
+		// Stopped before the first move: nothing is decided.
+		assert_eq!(
+			play_gate_match(&net, &settings, None, 2, &|| false, &|_| {}),
 			None
 		);
 	}

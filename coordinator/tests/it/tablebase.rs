@@ -19,12 +19,12 @@ use tonic::Code;
 use crate::common::{WAIT, client, join, session, start, status, temp_dir, test_config};
 
 /// Where the workspace's test binaries share one solved table.
-fn table_path() -> PathBuf {
+pub(crate) fn table_path() -> PathBuf {
 	PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tablebase/tigers-and-sheep.tb")
 }
 
 /// The shared table, solved by whichever test binary needs it first.
-fn table() -> &'static Arc<Tablebase> {
+pub(crate) fn table() -> &'static Arc<Tablebase> {
 	static TABLE: OnceLock<Arc<Tablebase>> = OnceLock::new();
 	TABLE.get_or_init(|| {
 		let (table, _) = Tablebase::load_or_build(&table_path(), 2, &|_| {})

@@ -5,6 +5,8 @@ use std::time::{Duration, Instant};
 
 use tigers_coordinator::config::TimedSettings;
 use tigers_coordinator::ledger::Ledger;
+use tigers_core::Network;
+use tigers_core::network::Shape;
 
 use crate::common::{client, start, status, temp_dir, test_config};
 
@@ -95,4 +97,77 @@ async fn a_stop_abandons_a_long_measurement_between_moves() {
 		ledger.timed().unwrap().is_empty(),
 		"nothing half-played is stored"
 	);
+}
+
+/// Runs `coordinator measure` with `args`: its exit code, stdout and stderr.
+fn measure_command(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+	let output = std::process::Command::new(env!("CARGO_BIN_EXE_coordinator"))
+		.arg("measure")
+		.args(args)
+		.output()
+		.expect("the coordinator runs");
+	(
+		output.status.code(),
+		String::from_utf8_lossy(&output.stdout).into_owned(),
+		String::from_utf8_lossy(&output.stderr).into_owned(),
+	)
+}
+
+#[test]
+fn coordinator_measure_plays_a_net_file_on_the_clock_and_judges_its_moves() {
+	let table = crate::tablebase::table_path();
+	crate::tablebase::table();
+	let dir = temp_dir("measure");
+	std::fs::create_dir_all(&dir).unwrap();
+	let net = dir.join("gen-000005.safetensors");
+	Network::new(
+		Shape {
+			hidden1: 16,
+			hidden2: 8,
+		},
+		9,
+	)
+	.save(&net)
+	.unwrap();
+	let os = |s: &'static str| std::ffi::OsStr::new(s);
+	let timing = [os("--move-ms"), os("2"), os("--pairs"), os("2")];
+
+	let mut args = vec![net.as_os_str()];
+	args.extend(timing);
+	args.extend([
+		os("--threads"),
+		os("2"),
+		os("--tablebase"),
+		table.as_os_str(),
+	]);
+	let (code, stdout, stderr) = measure_command(&args);
+	assert_eq!(code, Some(0), "{stderr}");
+	assert!(
+		stdout.contains(
+			"2 pairs against ClaudePlayer at 2 ms a move, the openings of generation 5, \
+			 2 games at a time"
+		),
+		"{stdout}"
+	);
+	assert!(stdout.contains("score "), "{stdout}");
+	assert!(stdout.contains("exact result kept: the net "), "{stdout}");
+
+	// A file that is not there, a setting out of range, a named table that is not there: a
+	// sentence each, and nothing played.
+	let missing = dir.join("gen-000006.safetensors");
+	let mut args = vec![missing.as_os_str()];
+	args.extend(timing);
+	args.push(os("--no-tablebase"));
+	let (code, _, stderr) = measure_command(&args);
+	assert_eq!(code, Some(1), "{stderr}");
+	assert!(stderr.contains("gen-000006.safetensors"), "{stderr}");
+	let (code, _, stderr) = measure_command(&[net.as_os_str(), os("--pairs"), os("0")]);
+	assert_eq!(code, Some(2), "{stderr}");
+	assert!(stderr.contains("--pairs must be 1 to 10000"), "{stderr}");
+	let nowhere = dir.join("nowhere.tb");
+	let (code, _, stderr) =
+		measure_command(&[net.as_os_str(), os("--tablebase"), nowhere.as_os_str()]);
+	assert_eq!(code, Some(2), "{stderr}");
+	assert!(stderr.contains("nowhere.tb"), "{stderr}");
+	std::fs::remove_dir_all(&dir).unwrap();
 }
