@@ -17,8 +17,9 @@ use tigers_coordinator::local_dashboard::LocalDashboard;
 use tigers_coordinator::measure::{MeasureSettings, measure};
 use tigers_coordinator::status::{fetch_status, progress_json};
 use tigers_core::tablebase::Tablebase;
+use tigers_proto::client::ClientSettings;
+use tigers_proto::client::error_chain;
 use tigers_proto::locations;
-use tigers_tui::net_source::ClientSettings;
 use tigers_tui::tablebase_command::progress_bar;
 use tigers_worker::process::{init_file_logging, init_logging, shutdown_signal};
 use tokio::sync::oneshot;
@@ -364,7 +365,7 @@ async fn main() -> ExitCode {
 			Err(error) => {
 				// The whole chain: the transport's own words ("transport error") say nothing
 				// of why, its sources do ("Connection refused", "invalid peer certificate").
-				eprintln!("coordinator status: {:#}", anyhow::Error::new(error));
+				eprintln!("coordinator status: {}", error_chain(&error));
 				ExitCode::FAILURE
 			}
 		};

@@ -2,9 +2,9 @@
 
 use serde_json::{Value, json};
 use thiserror::Error;
+use tigers_proto::client::{ClientError, ClientSettings, Connector, call_failure};
 use tigers_proto::v1;
-use tigers_proto::v1::coordinator_client::CoordinatorClient;
-use tigers_tui::net_source::{ClientSettings, authorized, endpoint};
+use tigers_tui::net_source::CONNECT_TIMEOUT;
 
 /// The run as JSON: generation, samples (total and per listed worker), games, training steps,
 /// the gate results per generation as the snapshot lists them and how many in all, the
@@ -133,7 +133,7 @@ pub enum StatusError {
 		/// The coordinator's URL.
 		url: String,
 		/// What is wrong with the settings.
-		reason: String,
+		reason: ClientError,
 	},
 	/// No connection: the transport's error, whose sources say why (refused, timed out, a
 	/// certificate not trusted).
@@ -145,42 +145,29 @@ pub enum StatusError {
 		#[source]
 		source: tonic::transport::Error,
 	},
-	/// The coordinator (or the connection under the call) answered with an error.
+	/// The coordinator (or the connection under the call) answered with an error. (Not a
+	/// `source`: a `Status` prints its message and code again.)
 	#[error("the status call failed: {}", call_failure(.0))]
 	Call(tonic::Status),
-}
-
-/// A failed call's message and code (by its name, such as `Unauthenticated`), and the errors
-/// under it if the connection failed. (Not a `source`: a `Status` prints its message and code
-/// again.)
-fn call_failure(status: &tonic::Status) -> String {
-	let mut text = format!("{} ({:?})", status.message(), status.code());
-	let mut cause = std::error::Error::source(status);
-	while let Some(error) = cause {
-		text.push_str(&format!(": {error}"));
-		cause = error.source();
-	}
-	text
 }
 
 /// Asks the coordinator at `url` (`http://` or `https://`, trusting `client.tls_ca`) for its
 /// status, with `client.token` if there is one.
 pub async fn fetch_status(url: &str, client: &ClientSettings) -> Result<v1::Progress, StatusError> {
-	let settings = |reason: String| StatusError::Settings {
-		url: url.to_string(),
-		reason,
-	};
-	let channel = endpoint(url, client)
-		.map_err(settings)?
+	let connector =
+		Connector::new(url, client, CONNECT_TIMEOUT).map_err(|reason| StatusError::Settings {
+			url: url.to_string(),
+			reason,
+		})?;
+	let mut client = connector
 		.connect()
 		.await
 		.map_err(|source| StatusError::Connect {
 			url: url.to_string(),
 			source,
 		})?;
-	let request = authorized(v1::StatusRequest {}, client).map_err(settings)?;
-	let response = CoordinatorClient::new(channel)
-		.status(request)
+	let response = client
+		.status(v1::StatusRequest {})
 		.await
 		.map_err(StatusError::Call)?;
 	Ok(response.into_inner())

@@ -3,10 +3,13 @@
 //! everything and refuse what does not convert.
 //!
 //! - [`v1`]: the generated messages, client and server;
+//! - [`client`]: the one client of the coordinator (endpoint, TLS, token, limits, errors)
+//!   and the check of a received net against its announced hash;
 //! - [`convert`]: samples and assignments to and from core types;
 //! - [`locations`]: where the binaries keep shared files by default (the tablebase);
 //! - [`encode_batch`] and [`decode_batch`]: a sample batch as bytes, for storage.
 
+pub mod client;
 pub mod convert;
 pub mod locations;
 

@@ -15,7 +15,9 @@ use tigers_core::{
 	PositionError, SearchPlayer, SearchReport, Tablebase,
 };
 
-use crate::net_source::{self, ClientSettings, NetSource, NetSourceError};
+use tigers_proto::client::ClientSettings;
+
+use crate::net_source::{self, NetSource, NetSourceError};
 use crate::player::format_score;
 
 /// The longest `go time` accepted: an hour.

@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use tigers_proto::client::ClientSettings;
 use tigers_proto::locations;
 use tigers_tui::dashboard::FeedSettings;
 use tigers_tui::engine::Engine;
-use tigers_tui::net_source::{ClientSettings, DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
+use tigers_tui::net_source::{DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
 use tigers_tui::setup::{PlayConfig, PlayerKind};
 use tigers_tui::tablebase_command;
 

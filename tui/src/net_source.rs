@@ -7,11 +7,9 @@ use std::time::Duration;
 
 use thiserror::Error;
 use tigers_core::Network;
-use tigers_core::network::file::{NetFileError, sha256_hex};
+use tigers_core::network::file::NetFileError;
+use tigers_proto::client::{ClientSettings, Connector, check_net, error_chain};
 use tigers_proto::v1::FetchNetRequest;
-use tigers_proto::v1::coordinator_client::CoordinatorClient;
-use tonic::metadata::MetadataValue;
-use tonic::transport::{Certificate, ClientTlsConfig, Endpoint};
 
 /// The coordinator's default run directory.
 pub const DEFAULT_RUN_DIR: &str = "runs/default";
@@ -41,15 +39,6 @@ impl NetSource {
 			NetSource::File(PathBuf::from(text))
 		}
 	}
-}
-
-/// How to talk to a coordinator.
-#[derive(Clone, Debug, Default)]
-pub struct ClientSettings {
-	/// The run's token, sent as `authorization: Bearer <token>`.
-	pub token: Option<String>,
-	/// A PEM certificate to trust for `https` (the coordinator's own, or its CA's).
-	pub tls_ca: Option<PathBuf>,
 }
 
 /// A net and a few words on where it came from, for the screen.
@@ -187,101 +176,37 @@ async fn fetch_latest_async(
 	url: &str,
 	client: &ClientSettings,
 ) -> Result<LoadedNet, NetSourceError> {
-	let url_error = |reason: String| NetSourceError::Url {
-		url: url.to_string(),
-		reason,
-	};
-	let channel = endpoint(url, client)
-		.map_err(url_error)?
-		.timeout(FETCH_TIMEOUT)
+	let connector = Connector::new(url, client, CONNECT_TIMEOUT)
+		.map_err(|e| NetSourceError::Url {
+			url: url.to_string(),
+			reason: e.to_string(),
+		})?
+		.with_call_timeout(FETCH_TIMEOUT);
+	let file = connector
 		.connect()
 		.await
 		.map_err(|e| NetSourceError::Unreachable {
 			url: url.to_string(),
 			reason: error_chain(&e),
-		})?;
-	let request = authorized(
-		FetchNetRequest {
+		})?
+		.fetch_net(FetchNetRequest {
 			generation: 0,
 			latest: true,
-		},
-		client,
-	)
-	.map_err(url_error)?;
-	let file = CoordinatorClient::new(channel)
-		.max_decoding_message_size(tigers_proto::MAX_MESSAGE_BYTES)
-		.fetch_net(request)
+		})
 		.await
 		.map_err(|status| NetSourceError::Refused {
 			url: url.to_string(),
 			status: format!("{:?}: {}", status.code(), status.message()),
 		})?
 		.into_inner();
-	let bad_net = |reason: String| NetSourceError::BadNet {
+	let net = check_net(&file.safetensors, &file.sha256).map_err(|e| NetSourceError::BadNet {
 		url: url.to_string(),
-		reason,
-	};
-	let actual = sha256_hex(&file.safetensors);
-	if actual != file.sha256 {
-		return Err(bad_net(format!(
-			"its bytes hash to {actual}, not the {} announced",
-			file.sha256
-		)));
-	}
-	let net = Network::from_bytes(&file.safetensors).map_err(|e| bad_net(e.to_string()))?;
+		reason: e.to_string(),
+	})?;
 	Ok(LoadedNet {
 		origin: format!("generation {} from {url}", net.generation),
 		net: Arc::new(net),
 	})
-}
-
-/// An endpoint for the coordinator at `url` (`http://` or `https://`, trusting
-/// `client.tls_ca`), connecting within [`CONNECT_TIMEOUT`]; or why the settings are unusable.
-pub fn endpoint(url: &str, client: &ClientSettings) -> Result<Endpoint, String> {
-	let endpoint = Endpoint::from_shared(url.to_string())
-		.map_err(|e| format!("not a usable URL: {e}"))?
-		.connect_timeout(CONNECT_TIMEOUT);
-	if url.starts_with("https://") {
-		endpoint
-			.tls_config(tls_config(client)?)
-			.map_err(|e| format!("TLS settings refused: {e}"))
-	} else {
-		Ok(endpoint)
-	}
-}
-
-/// `message` as a request carrying the run's token, if there is one.
-pub fn authorized<T>(message: T, client: &ClientSettings) -> Result<tonic::Request<T>, String> {
-	let mut request = tonic::Request::new(message);
-	if let Some(token) = &client.token {
-		let value: MetadataValue<_> = format!("Bearer {token}")
-			.parse()
-			.map_err(|_| "the token must be printable ASCII".to_string())?;
-		request.metadata_mut().insert("authorization", value);
-	}
-	Ok(request)
-}
-
-fn tls_config(client: &ClientSettings) -> Result<ClientTlsConfig, String> {
-	let path = client
-		.tls_ca
-		.as_ref()
-		.ok_or("an https coordinator needs --tls-ca FILE: this build trusts no built-in roots")?;
-	let pem = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-	Ok(ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem)))
-}
-
-/// An error with its sources, which is where the transport keeps the useful part
-/// ("connection refused").
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-	let mut text = error.to_string();
-	let mut source = error.source();
-	while let Some(cause) = source {
-		text.push_str(": ");
-		text.push_str(&cause.to_string());
-		source = cause.source();
-	}
-	text
 }
 
 #[cfg(test)]

@@ -10,11 +10,12 @@ use thiserror::Error;
 use tigers_core::claude::DEFAULT_TABLE_BITS;
 use tigers_core::{ClaudePlayer, Game, NeuralPlayer, Tablebase};
 
+use tigers_proto::client::ClientSettings;
+
 use crate::app::{App, DEFAULT_SAVE_PATH};
 use crate::local_player::LocalPlayer;
 use crate::net_source::{
-	self, ClientSettings, DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, LoadedNet, NetSource,
-	NetSourceError,
+	self, DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, LoadedNet, NetSource, NetSourceError,
 };
 use crate::player::Player;
 use crate::record_io::{self, RecordIoError};

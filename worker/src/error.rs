@@ -16,25 +16,9 @@ pub enum WorkerError {
 	/// A setting is out of range.
 	#[error("invalid setting: {0}")]
 	Config(String),
-	/// The coordinator URL does not parse.
-	#[error("the coordinator URL {url:?} is not valid: {reason}")]
-	Url {
-		/// The URL given.
-		url: String,
-		/// What the parser said.
-		reason: String,
-	},
-	/// The CA certificate could not be read.
-	#[error("cannot read the TLS CA certificate {path}: {source}")]
-	TlsCa {
-		/// The file given with `--tls-ca`.
-		path: PathBuf,
-		/// What the system said.
-		source: std::io::Error,
-	},
-	/// TLS could not be set up with the certificate given.
-	#[error("cannot set up TLS: {0}")]
-	Tls(String),
+	/// The coordinator URL, the certificate or the token cannot be used.
+	#[error(transparent)]
+	Client(#[from] tigers_proto::client::ClientError),
 	/// The state directory could not be created, read or written.
 	#[error("state directory {path}: {source}")]
 	State {

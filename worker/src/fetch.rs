@@ -4,35 +4,20 @@ use std::sync::Arc;
 
 use thiserror::Error;
 use tigers_core::Network;
-use tigers_core::network::file::sha256_hex;
+use tigers_proto::client::NetCheckError;
 use tigers_proto::convert::Assignment;
 use tigers_proto::v1::{FetchNetRequest, NetFile};
 
 use crate::client::Client;
 
-/// Why a fetched net was refused.
+/// A fetched net that was refused: not the one the assignment named, or no net at all.
 #[derive(Debug, Error)]
-pub(crate) enum NetError {
-	/// The bytes are not the net the assignment named.
-	#[error(
-		"the net received has sha256 {actual}, but generation {generation} was announced as {announced}"
-	)]
-	Sha256 {
-		/// The assignment's generation.
-		generation: u64,
-		/// The sha256 the assignment gave.
-		announced: String,
-		/// The sha256 of the bytes received.
-		actual: String,
-	},
-	/// The bytes have the right hash but are no net this worker can read.
-	#[error("the net for generation {generation} does not load: {reason}")]
-	Unreadable {
-		/// The assignment's generation.
-		generation: u64,
-		/// What the reader said.
-		reason: String,
-	},
+#[error("the net for generation {generation}: {source}")]
+pub(crate) struct NetError {
+	/// The assignment's generation.
+	generation: u64,
+	/// What was wrong.
+	source: NetCheckError,
 }
 
 /// Fetches `assignment`'s net. Errors are statuses of the call, or a refused net.
@@ -58,18 +43,8 @@ pub(crate) fn check_net(
 	generation: u64,
 	announced: &str,
 ) -> Result<Arc<Network>, NetError> {
-	let actual = sha256_hex(&file.safetensors);
-	if actual != announced {
-		return Err(NetError::Sha256 {
-			generation,
-			announced: announced.to_string(),
-			actual,
-		});
-	}
-	let net = Network::from_bytes(&file.safetensors).map_err(|e| NetError::Unreadable {
-		generation,
-		reason: e.to_string(),
-	})?;
+	let net = tigers_proto::client::check_net(&file.safetensors, announced)
+		.map_err(|source| NetError { generation, source })?;
 	if net.generation != generation || file.generation != generation {
 		// The hash is the net's identity; the numbers are labels. Samples are tagged with the
 		// assignment's generation, which is what the coordinator counts by.
@@ -86,6 +61,7 @@ pub(crate) fn check_net(
 #[cfg(test)]
 mod tests {
 	use tigers_core::network::Shape;
+	use tigers_core::network::file::sha256_hex;
 
 	use super::*;
 
@@ -113,7 +89,10 @@ mod tests {
 		let file = file(2);
 		let other = "0".repeat(64);
 		let error = check_net(&file, 2, &other).unwrap_err();
-		assert!(matches!(error, NetError::Sha256 { .. }), "{error}");
+		assert!(
+			matches!(error.source, NetCheckError::Sha256 { .. }),
+			"{error}"
+		);
 		// Bytes changed in transit are refused even if the file's own field agrees.
 		let mut damaged = file.clone();
 		let last = damaged.safetensors.len() - 1;
@@ -129,6 +108,9 @@ mod tests {
 			safetensors: b"junk".to_vec(),
 		};
 		let error = check_net(&junk, 0, &junk.sha256).unwrap_err();
-		assert!(matches!(error, NetError::Unreadable { .. }), "{error}");
+		assert!(
+			matches!(error.source, NetCheckError::Unreadable(_)),
+			"{error}"
+		);
 	}
 }

@@ -67,7 +67,7 @@ pub use crate::error::WorkerError;
 pub use crate::tablebase::{FetchError, fetch_tablebase, share_tablebase};
 
 use crate::batcher::Batcher;
-use crate::client::Connector;
+use crate::client::{Connector, connector};
 use crate::config::host_name;
 use crate::metrics::figures::Sources;
 use crate::selfplay::{Control, SelfPlayPool};
@@ -92,7 +92,7 @@ pub async fn run(
 	shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), WorkerError> {
 	config.validate()?;
-	let connector = Connector::new(&config)?;
+	let connector = connector(&config)?;
 	// Before the state directory is locked, so a busy address fails without side effects.
 	let _endpoint = match config.metrics_listen {
 		Some(address) => {

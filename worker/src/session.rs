@@ -42,6 +42,7 @@ use crate::spool::{Spool, SpoolError};
 use crate::state::Secret;
 use crate::stats::Stats;
 use crate::tablebase::TablebaseStore;
+use tigers_proto::client::error_chain;
 
 /// How long a unary call (and the opening of the session stream) may take. Keepalive pings
 /// find a dead connection; this finds a coordinator that is alive but stuck.
@@ -150,19 +151,6 @@ impl SessionError {
 
 fn rpc(call: &'static str) -> impl FnOnce(Status) -> SessionError {
 	move |status| SessionError::Rpc { call, status }
-}
-
-/// An error with its sources, `outer: inner: innermost`: transport errors say little at the top
-/// ("transport error") and the reason ("connection refused") further down.
-fn error_chain(error: &dyn std::error::Error) -> String {
-	let mut text = error.to_string();
-	let mut source = error.source();
-	while let Some(inner) = source {
-		text.push_str(": ");
-		text.push_str(&inner.to_string());
-		source = inner.source();
-	}
-	text
 }
 
 /// Awaits `call` (the method `name`) for at most [`CALL_TIMEOUT`].
@@ -550,7 +538,7 @@ mod tests {
 		spool.push(&mut SampleBatch::default()).unwrap();
 		let (draining, draining_receiver) = watch::channel(false);
 		let shared = Shared {
-			connector: Connector::new(&WorkerConfig::new("http://127.0.0.1:1")).unwrap(),
+			connector: crate::client::connector(&WorkerConfig::new("http://127.0.0.1:1")).unwrap(),
 			join: JoinRequest::default(),
 			secret: Arc::new(state.secret().unwrap()),
 			spool: Arc::new(spool),

@@ -218,7 +218,8 @@ pub async fn fetch_tablebase(
 	identity: &str,
 	path: &Path,
 ) -> Result<(), FetchError> {
-	let connector = Connector::new(config).map_err(|e| FetchError::Internal(e.to_string()))?;
+	let connector =
+		crate::client::connector(config).map_err(|e| FetchError::Internal(e.to_string()))?;
 	fetch(&connector, identity, path).await
 }
 

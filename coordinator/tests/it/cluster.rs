@@ -8,8 +8,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use tigers_coordinator::status::fetch_status;
+use tigers_proto::client::ClientSettings;
 use tigers_proto::v1;
-use tigers_tui::net_source::ClientSettings;
 
 use crate::common::temp_dir;
 

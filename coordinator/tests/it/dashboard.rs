@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use tigers_proto::client::ClientSettings;
 use tigers_tui::dashboard::{Dashboard, FeedEvent, FeedSettings, follow};
-use tigers_tui::net_source::ClientSettings;
 
 use crate::common::{
 	batch_message, client, join_request, next_ack, real_batch, session, start, temp_dir,

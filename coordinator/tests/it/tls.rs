@@ -6,9 +6,9 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use tigers_coordinator::status::{StatusError, fetch_status};
+use tigers_proto::client::ClientSettings;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_client::CoordinatorClient;
-use tigers_tui::net_source::ClientSettings;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig};
 
 use crate::common::{start, temp_dir, test_config};
@@ -124,7 +124,7 @@ async fn status_reaches_a_tls_coordinator_given_its_certificate() {
 		..trusting.clone()
 	};
 	let error = fetch_status(&url, &wrong).await.unwrap_err();
-	let chain = format!("{:#}", anyhow::Error::new(error));
+	let chain = tigers_proto::client::error_chain(&error);
 	assert!(chain.contains("certificate"), "{chain}");
 
 	// The binary: --tls-ca works, and a refusal prints the coordinator's reason.

@@ -8,11 +8,11 @@
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
+use tigers_proto::client::{ClientSettings, Connector, error_chain};
 use tigers_proto::v1;
-use tigers_proto::v1::coordinator_client::CoordinatorClient;
 use tonic::Code;
 
-use crate::net_source::{ClientSettings, authorized, endpoint, error_chain};
+use crate::net_source::CONNECT_TIMEOUT;
 
 /// The first pause before reconnecting; it doubles up to [`MAX_RETRY`].
 const FIRST_RETRY: Duration = Duration::from_millis(500);
@@ -79,22 +79,17 @@ async fn watch_once(
 	pause: &mut Duration,
 ) -> Watch {
 	let url = &settings.url;
-	let endpoint = match endpoint(url, &settings.client) {
-		Ok(endpoint) => endpoint,
+	let connector = match Connector::new(url, &settings.client, CONNECT_TIMEOUT) {
+		Ok(connector) => connector.with_keep_alive(),
 		Err(reason) => return Watch::Refused(format!("cannot use {url}: {reason}")),
 	};
-	let channel = match endpoint.connect().await {
-		Ok(channel) => channel,
+	let mut client = match connector.connect().await {
+		Ok(client) => client,
 		Err(e) => return Watch::Lost(format!("no answer at {url}: {}", error_chain(&e))),
 	};
 	let interval_ms = u32::try_from(settings.interval.as_millis()).unwrap_or(u32::MAX);
-	let request = match authorized(v1::WatchRequest { interval_ms }, &settings.client) {
-		Ok(request) => request,
-		Err(reason) => return Watch::Refused(reason),
-	};
-	let mut stream = match CoordinatorClient::new(channel)
-		.max_decoding_message_size(tigers_proto::MAX_MESSAGE_BYTES)
-		.watch_progress(request)
+	let mut stream = match client
+		.watch_progress(v1::WatchRequest { interval_ms })
 		.await
 	{
 		Ok(response) => response.into_inner(),

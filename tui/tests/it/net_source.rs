@@ -7,12 +7,13 @@ use std::sync::mpsc;
 use tigers_core::Network;
 use tigers_core::network::Shape;
 use tigers_core::network::file::sha256_hex;
+use tigers_proto::client::ClientSettings;
 use tigers_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
 use tigers_proto::v1::{
 	CoordinatorMessage, FetchNetRequest, JoinRequest, JoinResponse, NetFile, Progress,
 	StatusRequest, WatchRequest, WorkerMessage,
 };
-use tigers_tui::net_source::{self, ClientSettings, NetSource, NetSourceError, latest_in_run_dir};
+use tigers_tui::net_source::{self, NetSource, NetSourceError, latest_in_run_dir};
 use tigers_tui::setup::{self, PlayConfig, PlayerKind};
 use tonic::codegen::tokio_stream;
 use tonic::{Request, Response, Status, Streaming};
