@@ -160,14 +160,17 @@ fn main() -> anyhow::Result<()> {
 		}) => {
 			let interval = Duration::from_millis(u64::from(interval_ms));
 			if let Some(path) = replay {
-				return tigers_tui::dashboard::remote::replay(&path, interval);
+				return Ok(tigers_tui::dashboard::remote::replay(&path, interval)?);
 			}
 			let settings = FeedSettings {
 				url: connect,
 				client,
 				interval,
 			};
-			return tigers_tui::dashboard::remote::watch(settings, record.as_deref());
+			return Ok(tigers_tui::dashboard::remote::watch(
+				settings,
+				record.as_deref(),
+			)?);
 		}
 		None => {}
 	}

@@ -147,16 +147,29 @@ pub fn latest_in_run_dir(run_dir: &Path) -> Result<PathBuf, NetSourceError> {
 		.ok_or(NetSourceError::NoNets(nets))
 }
 
+/// Why neither the run directory nor the coordinator gave a net.
+#[derive(Debug, Error)]
+#[error("{local}; {remote}")]
+pub struct NoLatestNet {
+	/// Why the run directory gave none.
+	pub local: Box<NetSourceError>,
+	/// Why the coordinator gave none.
+	pub remote: Box<NetSourceError>,
+}
+
 /// The latest net with no directions given: the newest in `run_dir`, else the latest of the
 /// coordinator at `url`. On failure, the reasons for both.
 pub fn find_latest(
 	run_dir: &Path,
 	url: &str,
 	client: &ClientSettings,
-) -> Result<LoadedNet, String> {
+) -> Result<LoadedNet, NoLatestNet> {
 	let local = latest_in_run_dir(run_dir).and_then(|path| load_file(&path));
-	local.or_else(|local_error| {
-		fetch_latest(url, client).map_err(|remote_error| format!("{local_error}; {remote_error}"))
+	local.or_else(|local| {
+		fetch_latest(url, client).map_err(|remote| NoLatestNet {
+			local: Box::new(local),
+			remote: Box::new(remote),
+		})
 	})
 }
 

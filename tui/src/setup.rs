@@ -128,7 +128,7 @@ pub fn build(config: &PlayConfig) -> Result<Setup, SetupError> {
 	} else {
 		match net_source::find_latest(&config.run_dir, &config.coordinator, &config.client) {
 			Ok(net) => (Some(net), None),
-			Err(why) => (None, Some(why)),
+			Err(why) => (None, Some(why.to_string())),
 		}
 	};
 	let make = |kind| make_player(kind, net.as_ref(), config.time_limit, &config.tablebase);

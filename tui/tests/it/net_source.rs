@@ -60,6 +60,12 @@ fn an_empty_run_directory_and_no_coordinator_give_both_reasons() {
 	// Port 1 on the loopback address: nothing listens there, so the connection is refused.
 	let why = net_source::find_latest(&run, "http://127.0.0.1:1", &ClientSettings::default())
 		.unwrap_err();
+	assert!(matches!(*why.local, NetSourceError::NoNets(_)), "{why}");
+	assert!(
+		matches!(*why.remote, NetSourceError::Unreachable { .. }),
+		"{why}"
+	);
+	let why = why.to_string();
 	assert!(why.contains("holds no nets"), "{why}");
 	assert!(why.contains("no coordinator answers"), "{why}");
 }
