@@ -110,14 +110,33 @@ fn terminate(child: &mut Child) {
 		.args(["-TERM", &pid])
 		.status()
 		.expect("kill runs");
-	let deadline = Instant::now() + Duration::from_secs(30);
-	while Instant::now() < deadline {
-		if child.try_wait().unwrap().is_some() {
-			return;
-		}
+	wait_until(
+		Duration::from_secs(30),
+		&format!("process {pid} to stop after SIGTERM"),
+		|| child.try_wait().unwrap().is_some(),
+	);
+}
+
+/// The batches waiting in a worker's spool directory.
+fn spooled_batches(spool: &Path) -> Vec<String> {
+	std::fs::read_dir(spool)
+		.map(|entries| {
+			entries
+				.map(|e| e.unwrap().file_name().into_string().unwrap())
+				.filter(|f| f.ends_with(".batch"))
+				.collect()
+		})
+		.unwrap_or_default()
+}
+
+/// Looks every 100 ms until `done` holds, or fails after `limit`. The processes under test run
+/// on the real clock, which tokio's paused one cannot drive: what they do can only be watched.
+fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+	let deadline = Instant::now() + limit;
+	while !done() {
+		assert!(Instant::now() < deadline, "timed out waiting for {what}");
 		std::thread::sleep(Duration::from_millis(100));
 	}
-	panic!("process {pid} did not stop after SIGTERM");
 }
 
 /// Polls the status until `done` holds, or fails with the last status after `limit`.
@@ -192,10 +211,18 @@ async fn a_killed_coordinator_resumes_and_nothing_is_lost_or_counted_twice() {
 	.await;
 	assert!(before.training_steps >= 40);
 
-	// 2. SIGKILL: no checkpoint, no goodbye. The workers keep playing and spooling.
+	// 2. SIGKILL: no checkpoint, no goodbye. The workers keep playing and spooling: each
+	// holds a batch the dead coordinator never acknowledged.
 	coordinator.kill().unwrap();
 	coordinator.wait().unwrap();
-	tokio::time::sleep(Duration::from_secs(2)).await;
+	for name in ["alpha", "beta"] {
+		let spool = dir.join(name).join("spool");
+		wait_until(
+			Duration::from_secs(120),
+			&format!("{name} spooling"),
+			|| !spooled_batches(&spool).is_empty(),
+		);
+	}
 
 	// 3. Restarted on the same directory, the run resumes where its disk says it was.
 	let mut coordinator = spawn_coordinator(port, &run_dir, &log);
@@ -305,11 +332,7 @@ fn check_exactly_once(dir: &Path, run_dir: &Path, last: &v1::Progress) {
 		total += samples;
 		let name = worker.split('-').next().unwrap();
 		let spool = dir.join(name).join("spool");
-		let pending: Vec<_> = std::fs::read_dir(&spool)
-			.unwrap()
-			.map(|e| e.unwrap().file_name().into_string().unwrap())
-			.filter(|f| f.ends_with(".batch"))
-			.collect();
+		let pending = spooled_batches(&spool);
 		assert!(pending.is_empty(), "{worker} still holds {pending:?}");
 		let next: u64 = std::fs::read_to_string(spool.join("next_sequence"))
 			.unwrap()

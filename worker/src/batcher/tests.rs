@@ -51,7 +51,8 @@ impl Running {
 		self.thread.take().unwrap().join().unwrap();
 	}
 
-	/// Waits (up to 20 s) until `condition` holds.
+	/// Waits (up to 20 s) until `condition` holds. The batcher is a thread on the real clock,
+	/// not a task tokio's paused clock could drive, so its progress is watched, not stepped.
 	fn wait_for(&self, what: &str, condition: impl Fn(&Running) -> bool) {
 		let deadline = Instant::now() + Duration::from_secs(20);
 		while !condition(self) {
