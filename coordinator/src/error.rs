@@ -1,4 +1,5 @@
-//! `CoordinatorError`, and the one place it becomes a gRPC status.
+//! `CoordinatorError`, how the coordinator fails; `ServiceError`, why a call to its service was
+//! refused; and the one place either becomes a gRPC status.
 
 use thiserror::Error;
 use tonic::Status;
@@ -6,7 +7,9 @@ use tonic::Status;
 use crate::StorageError;
 use crate::identity::IdentityError;
 use crate::metrics::MetricsError;
-use crate::text::bounded;
+use crate::service::BUILD_VERSION;
+use crate::text::{bounded, excerpt};
+use tigers_core::network::INPUT_VERSION;
 
 /// What can go wrong in the coordinator.
 #[derive(Debug, Error)]
@@ -36,23 +39,198 @@ pub enum CoordinatorError {
 	},
 }
 
-impl From<CoordinatorError> for Status {
-	fn from(error: CoordinatorError) -> Status {
+/// Why a call to the service was refused or failed. Every status the service's handlers
+/// return is made from one of these, by the `From` below.
+#[derive(Debug, Error)]
+pub enum ServiceError {
+	/// A text field too short, too long, or with control characters.
+	#[error("{field} must be {min} to {max} printable characters, not {}", excerpt(.value))]
+	Text {
+		/// The field.
+		field: &'static str,
+		/// The fewest characters allowed.
+		min: usize,
+		/// The most.
+		max: usize,
+		/// What was sent.
+		value: String,
+	},
+	/// A number out of its range.
+	#[error("{field} must be {min} to {max}, not {value}")]
+	OutOfRange {
+		/// The field.
+		field: &'static str,
+		/// The smallest allowed.
+		min: u64,
+		/// The largest allowed.
+		max: u64,
+		/// What was sent.
+		value: u64,
+	},
+	/// A worker of another build.
+	#[error(
+		"this coordinator is version {BUILD_VERSION} and needs workers of the same version; this \
+		 worker is {}",
+		excerpt(.0)
+	)]
+	BuildVersion(String),
+	/// A worker that encodes positions another way.
+	#[error(
+		"this run's nets read input encoding {INPUT_VERSION}; this worker encodes positions as \
+		 version {0}"
+	)]
+	InputVersion(u32),
+	/// A net asked for that was not promoted yet.
+	#[error("generation {wanted} does not exist yet; the latest is {latest}")]
+	NoSuchGeneration {
+		/// The generation asked for.
+		wanted: u64,
+		/// The newest there is.
+		latest: u64,
+	},
+	/// A promoted net whose file cannot be read.
+	#[error("generation {generation}: {error}")]
+	NetFile {
+		/// The generation.
+		generation: u64,
+		/// Why it cannot be read.
+		error: StorageError,
+	},
+	/// A session that did not start with `SessionOpen`.
+	#[error("a session starts with a SessionOpen message")]
+	NoOpen,
+	/// A session of a worker that has not joined (or whose join did not bind a secret).
+	#[error("worker {} has not joined; call Join first", excerpt(.0))]
+	NotJoined(String),
+	/// A tablebase asked for when there is none.
+	#[error("this coordinator has no tablebase ({0})")]
+	NoTablebase(String),
+	/// A tablebase asked for that is not this coordinator's.
+	#[error("this coordinator's tablebase is {ours}, not {}", excerpt(.wanted))]
+	OtherTablebase {
+		/// This coordinator's table's identity.
+		ours: String,
+		/// The one asked for.
+		wanted: String,
+	},
+	/// A task on a blocking thread panicked or was cancelled.
+	#[error("{what} task failed: {error}")]
+	Task {
+		/// Which task.
+		what: &'static str,
+		/// What tokio said.
+		error: tokio::task::JoinError,
+	},
+	/// The coordinator itself failed, or refused an identity.
+	#[error(transparent)]
+	Coordinator(#[from] CoordinatorError),
+}
+
+impl ServiceError {
+	/// A joined task's failure as an error, for `map_err`.
+	pub fn task(what: &'static str) -> impl FnOnce(tokio::task::JoinError) -> ServiceError {
+		move |error| ServiceError::Task { what, error }
+	}
+}
+
+impl From<ServiceError> for Status {
+	fn from(error: ServiceError) -> Status {
 		let message = bounded(error.to_string());
 		match error {
-			// Storage failing is the coordinator's trouble, not the caller's: try again later.
-			CoordinatorError::Storage(_) => Status::unavailable(message),
-			CoordinatorError::Config(_) => Status::failed_precondition(message),
-			CoordinatorError::Identity(IdentityError::Malformed) => {
+			ServiceError::Text { .. } | ServiceError::OutOfRange { .. } | ServiceError::NoOpen => {
 				Status::invalid_argument(message)
 			}
-			CoordinatorError::Identity(IdentityError::WrongSecret(_)) => {
-				Status::permission_denied(message)
+			ServiceError::BuildVersion(_)
+			| ServiceError::InputVersion(_)
+			| ServiceError::NotJoined(_)
+			| ServiceError::NoTablebase(_)
+			| ServiceError::OtherTablebase { .. } => Status::failed_precondition(message),
+			ServiceError::NoSuchGeneration { .. } | ServiceError::NetFile { .. } => {
+				Status::not_found(message)
 			}
-			CoordinatorError::Identity(IdentityError::Random) => Status::unavailable(message),
-			CoordinatorError::Transport(_)
-			| CoordinatorError::Metrics(_)
-			| CoordinatorError::Io { .. } => Status::internal(message),
+			ServiceError::Task { .. } => Status::internal(message),
+			ServiceError::Coordinator(error) => coordinator_status(&error, message),
+		}
+	}
+}
+
+impl From<CoordinatorError> for Status {
+	fn from(error: CoordinatorError) -> Status {
+		Status::from(ServiceError::Coordinator(error))
+	}
+}
+
+fn coordinator_status(error: &CoordinatorError, message: String) -> Status {
+	match error {
+		// Storage failing is the coordinator's trouble, not the caller's: try again later.
+		CoordinatorError::Storage(_) => Status::unavailable(message),
+		CoordinatorError::Config(_) => Status::failed_precondition(message),
+		CoordinatorError::Identity(IdentityError::Malformed) => Status::invalid_argument(message),
+		CoordinatorError::Identity(IdentityError::WrongSecret(_)) => {
+			Status::permission_denied(message)
+		}
+		CoordinatorError::Identity(IdentityError::Random) => Status::unavailable(message),
+		CoordinatorError::Transport(_)
+		| CoordinatorError::Metrics(_)
+		| CoordinatorError::Io { .. } => Status::internal(message),
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use tonic::Code;
+
+	use super::*;
+
+	#[test]
+	fn each_refusal_has_its_status_code_and_says_what_was_wrong() {
+		let cases = [
+			(
+				ServiceError::OutOfRange {
+					field: "threads",
+					min: 1,
+					max: 4096,
+					value: 0,
+				},
+				Code::InvalidArgument,
+				"threads must be 1 to 4096, not 0",
+			),
+			(ServiceError::NoOpen, Code::InvalidArgument, "SessionOpen"),
+			(
+				ServiceError::InputVersion(9),
+				Code::FailedPrecondition,
+				"as version 9",
+			),
+			(
+				ServiceError::NotJoined("w".repeat(500)),
+				Code::FailedPrecondition,
+				"has not joined",
+			),
+			(
+				ServiceError::NoSuchGeneration {
+					wanted: 8,
+					latest: 7,
+				},
+				Code::NotFound,
+				"generation 8 does not exist yet; the latest is 7",
+			),
+			(
+				ServiceError::Coordinator(CoordinatorError::Identity(IdentityError::Malformed)),
+				Code::InvalidArgument,
+				"",
+			),
+			(
+				ServiceError::Coordinator(CoordinatorError::Config("no".into())),
+				Code::FailedPrecondition,
+				"no",
+			),
+		];
+		for (error, code, words) in cases {
+			let status = Status::from(error);
+			assert_eq!(status.code(), code, "{status:?}");
+			assert!(status.message().contains(words), "{status:?}");
+			// A peer's long text is cut short in the refusal.
+			assert!(status.message().len() < 400, "{status:?}");
 		}
 	}
 }

@@ -25,7 +25,8 @@
 //! - [`measure`]: a net file measured the same way outside a run (`coordinator measure`);
 //! - [`local_dashboard`]: the coordinator's own dashboard on its terminal;
 //! - [`metrics`]: the Prometheus endpoint and the figures it serves;
-//! - [`error`]: the error type and its mapping to gRPC statuses.
+//! - [`error`]: the coordinator's errors and the service's refusals, and the one mapping of
+//!   both to gRPC statuses.
 
 pub mod auth;
 pub mod config;

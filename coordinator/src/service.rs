@@ -16,7 +16,7 @@ use tonic::{Request, Response, Status, Streaming};
 use tracing::info;
 
 use crate::config::ServiceLimits;
-use crate::error::CoordinatorError;
+use crate::error::{CoordinatorError, ServiceError};
 use crate::identity::{self, JoinSecret};
 use crate::progress;
 use crate::research::Research;
@@ -65,15 +65,18 @@ impl CoordinatorService {
 
 /// Refuses `value` unless it is `min` to `max` characters without control characters; the
 /// refusal quotes only the start of it.
-fn check_text(field: &str, value: &str, min: usize, max: usize) -> Result<(), Status> {
+fn check_text(field: &'static str, value: &str, min: usize, max: usize) -> Result<(), Status> {
 	let ok = (min..=max).contains(&value.chars().count()) && !value.chars().any(char::is_control);
 	if ok {
 		Ok(())
 	} else {
-		Err(Status::invalid_argument(format!(
-			"{field} must be {min} to {max} printable characters, not {}",
-			excerpt(value)
-		)))
+		Err(ServiceError::Text {
+			field,
+			min,
+			max,
+			value: value.to_string(),
+		}
+		.into())
 	}
 }
 
@@ -139,30 +142,25 @@ impl Coordinator for CoordinatorService {
 		check_text("name", &join.name, 1, 128)?;
 		check_text("host", &join.host, 0, 255)?;
 		if !(1..=4096).contains(&join.threads) {
-			return Err(Status::invalid_argument(format!(
-				"threads must be 1 to 4096, not {}",
-				join.threads
-			)));
+			return Err(ServiceError::OutOfRange {
+				field: "threads",
+				min: 1,
+				max: 4096,
+				value: u64::from(join.threads),
+			}
+			.into());
 		}
 		if join.build_version != BUILD_VERSION {
-			return Err(Status::failed_precondition(format!(
-				"this coordinator is version {BUILD_VERSION} and needs workers of the same version; \
-				 this worker is {}",
-				excerpt(&join.build_version)
-			)));
+			return Err(ServiceError::BuildVersion(join.build_version).into());
 		}
 		if join.input_version != INPUT_VERSION {
-			return Err(Status::failed_precondition(format!(
-				"this run's nets read input encoding {INPUT_VERSION}; this worker encodes positions \
-				 as version {}",
-				join.input_version
-			)));
+			return Err(ServiceError::InputVersion(join.input_version).into());
 		}
 		let shared = self.shared.clone();
 		let row = join.clone();
 		let joined = tokio::task::spawn_blocking(move || join_in_ledger(&shared, &row))
 			.await
-			.map_err(|e| Status::internal(format!("join task failed: {e}")))??;
+			.map_err(ServiceError::task("join"))??;
 		{
 			let mut live = self.shared.live();
 			live.count_cpu(Instant::now());
@@ -203,16 +201,17 @@ impl Coordinator for CoordinatorService {
 			wanted.generation
 		};
 		if generation > current.assignment.generation {
-			return Err(Status::not_found(format!(
-				"generation {generation} does not exist yet; the latest is {}",
-				current.assignment.generation
-			)));
+			return Err(ServiceError::NoSuchGeneration {
+				wanted: generation,
+				latest: current.assignment.generation,
+			}
+			.into());
 		}
 		let shared = self.shared.clone();
 		let bytes = tokio::task::spawn_blocking(move || shared.run_dir.net_bytes(generation))
 			.await
-			.map_err(|e| Status::internal(format!("fetch task failed: {e}")))?
-			.map_err(|e| Status::not_found(format!("generation {generation}: {e}")))?;
+			.map_err(ServiceError::task("fetch"))?
+			.map_err(|error| ServiceError::NetFile { generation, error })?;
 		let sha256 = tigers_core::network::file::sha256_hex(&bytes);
 		Ok(Response::new(v1::NetFile {
 			generation,
@@ -233,9 +232,7 @@ impl Coordinator for CoordinatorService {
 			body: Some(FromWorker::Open(open)),
 		}) = first
 		else {
-			return Err(Status::invalid_argument(
-				"a session starts with a SessionOpen message",
-			));
+			return Err(ServiceError::NoOpen.into());
 		};
 		let worker_id = open.worker_id;
 		let confirm = self.check_session_secret(&worker_id, &open.worker_secret)?;
@@ -244,7 +241,7 @@ impl Coordinator for CoordinatorService {
 			let id = worker_id.clone();
 			tokio::task::spawn_blocking(move || shared.ledger().confirm_secret(&id))
 				.await
-				.map_err(|e| Status::internal(format!("session task failed: {e}")))?
+				.map_err(ServiceError::task("session"))?
 				.map_err(CoordinatorError::from)?;
 		}
 		let id = self.shared.next_session_id();
@@ -289,9 +286,13 @@ impl Coordinator for CoordinatorService {
 	) -> Result<Response<Self::WatchProgressStream>, Status> {
 		let interval_ms = request.into_inner().interval_ms;
 		if !(100..=60_000).contains(&interval_ms) {
-			return Err(Status::invalid_argument(format!(
-				"interval_ms must be 100 to 60000, not {interval_ms}"
-			)));
+			return Err(ServiceError::OutOfRange {
+				field: "interval_ms",
+				min: 100,
+				max: 60_000,
+				value: u64::from(interval_ms),
+			}
+			.into());
 		}
 		// One snapshot in flight per dashboard at most: the snapshots themselves are built once
 		// per publishing period and shared by every stream.
@@ -318,21 +319,22 @@ impl Coordinator for CoordinatorService {
 		let wanted = request.into_inner().sha256;
 		let Some(table) = self.shared.tablebase.table() else {
 			let status = self.shared.tablebase.status();
-			return Err(Status::failed_precondition(format!(
-				"this coordinator has no tablebase ({}{})",
+			return Err(ServiceError::NoTablebase(format!(
+				"{}{}",
 				status.state,
 				match status.state.as_str() {
 					"building" => format!(", {:.0}% solved", 100.0 * status.progress),
 					_ => format!(": {}", excerpt(&status.detail)),
 				}
-			)));
+			))
+			.into());
 		};
 		if table.identity() != wanted {
-			return Err(Status::failed_precondition(format!(
-				"this coordinator's tablebase is {}, not {}",
-				table.identity(),
-				excerpt(&wanted)
-			)));
+			return Err(ServiceError::OtherTablebase {
+				ours: table.identity().to_string(),
+				wanted,
+			}
+			.into());
 		}
 		// Pieces are read from the table in memory and sent as the connection takes them.
 		let (sender, receiver) = mpsc::channel(2);
@@ -368,8 +370,5 @@ impl CoordinatorService {
 }
 
 fn not_joined(worker_id: &str) -> Status {
-	Status::failed_precondition(format!(
-		"worker {} has not joined; call Join first",
-		excerpt(worker_id)
-	))
+	ServiceError::NotJoined(worker_id.to_string()).into()
 }
