@@ -20,8 +20,11 @@ pub struct RunSettings {
 	pub shape: Shape,
 	/// Seed of a new run's first net and of the trainer's draws.
 	pub seed: u64,
-	/// Search depth for self-play.
+	/// Search depth for self-play at the start, and the shallowest it is adapted to; the gate's
+	/// depth is set apart (`gate.search`).
 	pub depth: u32,
+	/// How the self-play depth follows the fleet's rate of samples.
+	pub adapt: DepthAdaptation,
 	/// Exploration and ply cap for self-play.
 	pub selfplay: SelfPlaySettings,
 	/// Games per sample batch a worker sends.
@@ -47,6 +50,33 @@ pub struct RunSettings {
 	pub tablebase_use: TablebaseUse,
 	/// The measurement of promoted nets at equal time per move.
 	pub timed: TimedSettings,
+}
+
+/// How the self-play depth follows the fleet (`workload`): between [`RunSettings::depth`] and
+/// `max_depth`, decided once a `period`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DepthAdaptation {
+	/// The deepest self-play search the coordinator asks for; at most `depth` turns the
+	/// adaptation off.
+	pub max_depth: u32,
+	/// How long the rates are measured for each decision, and so the least time between two
+	/// changes of depth.
+	pub period: Duration,
+}
+
+impl Default for DepthAdaptation {
+	/// Up to depth 5, deciding every minute. On one small machine the trainer can use several
+	/// times what its local workers play, so the depth stays at its minimum; a fleet that
+	/// outruns the trainer gets up to two plies more, samples that cost about 15 times the CPU
+	/// of depth 3's (`worker bench`, docs/scaling.md), which a fleet of about 130 cores needs
+	/// to saturate the trainer. A minute of rates smooths over the arrival of batches (a few a
+	/// second per worker) and leaves workers time to switch, which they do between games.
+	fn default() -> DepthAdaptation {
+		DepthAdaptation {
+			max_depth: 5,
+			period: Duration::from_secs(60),
+		}
+	}
 }
 
 /// How promoted nets are measured at equal time per move against `ClaudePlayer`, beside the
@@ -157,6 +187,7 @@ impl Default for RunSettings {
 			shape: Shape::default(),
 			seed: 1,
 			depth: 3,
+			adapt: DepthAdaptation::default(),
 			selfplay: SelfPlaySettings::default(),
 			games_per_batch: 16,
 			training: TrainingSettings::default(),
@@ -361,6 +392,16 @@ mod tests {
 		assert!(limits.keepalive_interval + limits.keepalive_timeout < Duration::from_secs(60));
 		assert!(limits.session_idle_timeout < Duration::from_secs(60));
 		assert_eq!(limits.forget_workers_after, Duration::from_secs(604_800));
+	}
+
+	#[test]
+	fn self_play_starts_at_depth_3_and_may_go_to_5_deciding_each_minute() {
+		let run = RunSettings::default();
+		assert_eq!(run.depth, 3);
+		assert_eq!(run.gate.search.max_depth, 3);
+		assert_eq!(run.adapt.max_depth, 5);
+		assert_eq!(run.adapt.period, Duration::from_secs(60));
+		assert_eq!(run.assignment(0, String::new(), None).depth, 3);
 	}
 
 	#[test]

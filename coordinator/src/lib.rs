@@ -14,6 +14,7 @@
 //!   dashboards;
 //! - [`text`]: peers' text cut short for messages;
 //! - [`training`]: the training thread, gating and promotion;
+//! - [`workload`]: the self-play depth, raised while the fleet outruns the trainer;
 //! - [`tablebase`]: the tablebase, loaded or solved beside the run, and sent to workers;
 //! - [`research`]: spot checks of workers' searches;
 //! - [`rundir`] and [`ledger`]: the run directory (nets, the atomic training checkpoint) and its
@@ -54,6 +55,7 @@ pub mod text;
 pub mod timed;
 pub mod training;
 pub mod validate;
+pub mod workload;
 
 pub use storage_error::StorageError;
 

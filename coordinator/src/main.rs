@@ -214,9 +214,18 @@ struct ServeArgs {
 	/// Logs as JSON lines (the default when stderr is not a terminal).
 	#[arg(long)]
 	log_json: bool,
-	/// Search depth for self-play and the gate.
+	/// Search depth of the gate, and of self-play at the start and at the least (1 to 16).
 	#[arg(long, default_value_t = run_defaults().depth)]
 	depth: u32,
+	/// The deepest self-play search asked of workers while they send samples faster than the
+	/// trainer can use them (up to 16); at most --depth keeps self-play at --depth.
+	#[arg(long, value_name = "DEPTH", default_value_t = run_defaults().adapt.max_depth)]
+	self_play_depth_max: u32,
+	/// Seconds of sample and training rates behind each decision on the self-play depth: the
+	/// least time between two changes.
+	#[arg(long, value_name = "SECONDS",
+		default_value_t = run_defaults().adapt.period.as_secs())]
+	self_play_depth_seconds: u64,
 	/// Games per sample batch.
 	#[arg(long, default_value_t = run_defaults().games_per_batch)]
 	games_per_batch: u32,
@@ -299,6 +308,14 @@ impl ServeArgs {
 		}
 		run.depth = self.depth;
 		run.gate.search.max_depth = self.depth;
+		if self.self_play_depth_max > 16 {
+			return Err(format!(
+				"--self-play-depth-max must be at most 16, not {}",
+				self.self_play_depth_max
+			));
+		}
+		run.adapt.max_depth = self.self_play_depth_max.max(self.depth);
+		run.adapt.period = Duration::from_secs(self.self_play_depth_seconds.max(1));
 		run.games_per_batch = self.games_per_batch.clamp(1, 1000);
 		run.training.batch_size = self.batch_size.max(1);
 		run.training.window = self.window.max(self.batch_size);
@@ -489,12 +506,31 @@ mod tests {
 	}
 
 	#[test]
+	fn a_self_play_depth_bound_below_the_depth_keeps_self_play_at_the_depth() {
+		let cli = Cli::try_parse_from(["coordinator", "--depth", "6"]).expect("parses");
+		let config = cli.serve.into_config().expect("valid");
+		assert_eq!((config.run.depth, config.run.adapt.max_depth), (6, 6));
+		let cli = Cli::try_parse_from([
+			"coordinator",
+			"--self-play-depth-max",
+			"7",
+			"--self-play-depth-seconds",
+			"20",
+		])
+		.expect("parses");
+		let config = cli.serve.into_config().expect("valid");
+		assert_eq!((config.run.depth, config.run.adapt.max_depth), (3, 7));
+		assert_eq!(config.run.adapt.period, Duration::from_secs(20));
+	}
+
+	#[test]
 	fn out_of_range_settings_are_refused_with_the_flag_named() {
 		for (flag, value) in [
 			("--depth", "0"),
 			("--result-weight", "1.5"),
 			("--train-threads", "0"),
 			("--timed-ms", "0"),
+			("--self-play-depth-max", "17"),
 		] {
 			let cli = Cli::try_parse_from(["coordinator", flag, value]).expect("parses");
 			let error = cli.serve.into_config().expect_err(flag);

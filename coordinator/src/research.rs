@@ -1,5 +1,7 @@
 //! Spot checks of workers' work: a small random share of received positions is searched again
-//! with the same net and depth, and a worker whose scores disagree is flagged.
+//! with the same net and depth, and a worker whose scores disagree is flagged. The self-play
+//! depth changes with the fleet's rate (`workload`), so a position is searched at the depth in
+//! force and, if that disagrees, at the one before it, whose batches may still be arriving.
 //!
 //! The re-search runs on its own thread with a fresh table, while the worker searched with a
 //! table warm from the game's earlier moves, so scores may differ a little even from an honest
@@ -109,7 +111,8 @@ fn research_loop(shared: &Shared, receiver: &Receiver<(String, Sample)>) {
 			.tablebase_sha256
 			.as_ref()
 			.and_then(|_| shared.tablebase.table());
-		let Some(ours) = disagreement(player, &sample, table) else {
+		let depths = shared.selfplay_depths();
+		let Some(ours) = disagreement_at(player, &sample, table.as_ref(), &depths) else {
 			continue;
 		};
 		warn!(worker = %worker_id, theirs = sample.score, ours, "a re-searched position disagrees");
@@ -120,6 +123,24 @@ fn research_loop(shared: &Shared, receiver: &Receiver<(String, Sample)>) {
 			warn!(%error, "could not record a flag");
 		}
 	}
+}
+
+/// [`disagreement`] at each of `depths` (the self-play depths the sample may have been played
+/// at, the run's adapting as the fleet grows): our value at the first if the worker's disagrees
+/// at every one, `None` if it agrees at any.
+pub fn disagreement_at(
+	player: &mut NeuralPlayer,
+	sample: &Sample,
+	table: Option<&Arc<Tablebase>>,
+	depths: &[u32],
+) -> Option<f32> {
+	let mut first = None;
+	for &depth in depths {
+		player.max_depth = depth;
+		let ours = disagreement(player, sample, table.cloned())?;
+		first.get_or_insert(ours);
+	}
+	first
 }
 
 /// Searches a sample's position again and returns our value when it is further than

@@ -123,6 +123,14 @@ pub fn open_run(
 		window_samples: samples_in_window as u64,
 		window_capacity: training.window as u64,
 		last_game: ledger.last_game()?.unwrap_or_default(),
+		// Every start begins at the shallowest depth; the rule raises it again within a few
+		// periods if the fleet still outruns the trainer.
+		work: v1::SelfPlayWork {
+			depth: settings.depth,
+			depth_min: settings.depth,
+			depth_max: settings.adapt.max_depth.max(settings.depth),
+			..v1::SelfPlayWork::default()
+		},
 		..Live::default()
 	};
 	for gate in &gates {

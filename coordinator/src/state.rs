@@ -163,6 +163,11 @@ pub struct Live {
 	pub timed: BTreeMap<u64, v1::TimedMeasurement>,
 	/// The measurement at equal time under way.
 	pub timed_running: Option<v1::TimedRunning>,
+	/// The self-play depth in force and the rates it follows, as of the last decision.
+	pub work: v1::SelfPlayWork,
+	/// The self-play depth before the last change, if it changed in this process's life:
+	/// batches played at it may still arrive.
+	pub depth_before: Option<u32>,
 }
 
 impl Live {
@@ -376,31 +381,89 @@ impl Shared {
 		self.closing.send_replace(true);
 	}
 
-	/// Makes `current` the net to play and tells every session.
+	/// Makes `current` the net to play, at the self-play depth in force, and tells every
+	/// session.
 	pub fn promote(&self, current: Current) {
 		{
 			let mut live = self.live();
 			live.generation = current.assignment.generation;
 			live.generation_since = unix_now();
 		}
-		self.current.send_replace(Arc::new(current));
+		self.current.send_modify(|now| {
+			let depth = now.assignment.depth;
+			*now = Arc::new(Current {
+				assignment: Assignment {
+					depth,
+					..current.assignment
+				},
+				net: current.net,
+			});
+		});
 	}
 
 	/// Tells every session the current net's assignment again, as it now stands with the
 	/// tablebase (which a solve may finish long after the run started).
 	pub fn reassign_with_tablebase(&self) {
-		let current = self.current();
-		let assignment = self.settings.assignment(
-			current.assignment.generation,
-			current.assignment.sha256.clone(),
-			self.tablebase.identity(),
-		);
-		if assignment != current.assignment {
-			self.current.send_replace(Arc::new(Current {
+		let identity = self.tablebase.identity();
+		// Changed in place under the channel's lock, so that a promotion or a change of depth
+		// made meanwhile by the training thread is kept.
+		self.current.send_if_modified(|current| {
+			let with_table = self.settings.assignment(
+				current.assignment.generation,
+				current.assignment.sha256.clone(),
+				identity,
+			);
+			let assignment = Assignment {
+				depth: current.assignment.depth,
+				..with_table
+			};
+			if assignment == current.assignment {
+				return false;
+			}
+			*current = Arc::new(Current {
 				assignment,
 				net: current.net.clone(),
-			}));
+			});
+			true
+		});
+	}
+
+	/// The self-play depth workers are asked for now.
+	pub fn selfplay_depth(&self) -> u32 {
+		self.current.borrow().assignment.depth
+	}
+
+	/// Asks every session's worker to play at `depth` from its next game on, with the same net;
+	/// records `work` as the figures behind the decision.
+	pub fn set_selfplay_depth(&self, depth: u32, work: v1::SelfPlayWork) {
+		let mut before = None;
+		self.current.send_if_modified(|current| {
+			if current.assignment.depth == depth {
+				return false;
+			}
+			before = Some(current.assignment.depth);
+			*current = Arc::new(Current {
+				assignment: Assignment {
+					depth,
+					..current.assignment.clone()
+				},
+				net: current.net.clone(),
+			});
+			true
+		});
+		let mut live = self.live();
+		live.work = work;
+		if before.is_some() {
+			live.depth_before = before;
 		}
+	}
+
+	/// The depths samples arriving now may have been searched at: the one in force, and the one
+	/// before it while batches played at it may still come in.
+	pub fn selfplay_depths(&self) -> Vec<u32> {
+		let now = self.selfplay_depth();
+		let before = self.live().depth_before.filter(|d| *d != now);
+		std::iter::once(now).chain(before).collect()
 	}
 
 	/// The run as a progress message, bounded in size (see the module's documentation).
@@ -475,6 +538,7 @@ impl Shared {
 				.cloned()
 				.collect(),
 			timed_running: live.timed_running,
+			work: Some(live.work),
 		}
 	}
 }

@@ -7,6 +7,7 @@ use tigers_proto::v1;
 use tigers_tui::net_source::CONNECT_TIMEOUT;
 
 /// The run as JSON: generation, samples (total and per listed worker), games, training steps,
+/// the self-play depth with the rates it follows and the share of samples trained on,
 /// the gate results per generation as the snapshot lists them and how many in all, the
 /// measurements at equal time (and the one under way), the listed workers with the generation
 /// each plays and counts of all, and uptime.
@@ -52,6 +53,15 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"sha256": tablebase.sha256,
 			"detail": tablebase.detail,
 		},
+		"selfplay": progress.work.map(|w| json!({
+			"depth": w.depth,
+			"depth_min": w.depth_min,
+			"depth_max": w.depth_max,
+			"arriving_per_second": w.arriving_per_second,
+			"trainable_per_second": w.trainable_per_second,
+			"trained_share": w.trained_share,
+			"mean_uses": w.mean_uses,
+		})),
 		"seconds_since_samples": progress.seconds_since_samples,
 		"recent_samples": {
 			"total": progress.recent_samples,
@@ -191,5 +201,33 @@ mod tests {
 		assert_eq!(json["gates_total"], 900);
 		assert_eq!(json["workers_known"], 31_000);
 		assert_eq!(json["workers_connected"], 12);
+		assert_eq!(json["selfplay"], Value::Null);
+	}
+
+	#[test]
+	fn the_json_has_the_self_play_depth_and_the_share_trained_on() {
+		let progress = v1::Progress {
+			work: Some(v1::SelfPlayWork {
+				depth: 4,
+				depth_min: 3,
+				depth_max: 5,
+				arriving_per_second: 14_000.0,
+				trainable_per_second: 12_500.0,
+				trained_share: Some(0.75),
+				mean_uses: None,
+			}),
+			..v1::Progress::default()
+		};
+		let json = progress_json(&progress);
+		let work = &json["selfplay"];
+		assert_eq!(work["depth"], 4);
+		assert_eq!(
+			(work["depth_min"].clone(), work["depth_max"].clone()),
+			(json!(3), json!(5))
+		);
+		assert_eq!(work["arriving_per_second"], 14_000.0);
+		assert_eq!(work["trainable_per_second"], 12_500.0);
+		assert_eq!(work["trained_share"], 0.75);
+		assert_eq!(work["mean_uses"], Value::Null);
 	}
 }

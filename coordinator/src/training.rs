@@ -20,6 +20,7 @@ use tracing::{error, info};
 use crate::ledger::{GateRow, GenerationRow, ThroughputRow};
 use crate::rundir::Checkpoint;
 use crate::state::{Current, Shared, unix_now};
+use crate::workload::DepthControl;
 
 /// Steps between rows in the ledger's loss table.
 const LOSS_EVERY: u64 = 50;
@@ -116,11 +117,24 @@ struct Training {
 	last_checkpoint_at: Instant,
 	last_throughput: Instant,
 	losses_since_row: Vec<f32>,
+	/// The rates behind the self-play depth, and the decisions on it.
+	depth_control: DepthControl,
 }
 
 impl Training {
 	fn new(shared: Arc<Shared>, start: TrainingStart, pool: Arc<rayon::ThreadPool>) -> Training {
+		let settings = &shared.settings;
+		let depth_control = DepthControl::new(
+			settings.depth,
+			settings.adapt.max_depth,
+			settings.adapt.period,
+			start.trainer.settings.batch_size,
+			start.trainer.settings.max_uses,
+			start.trainer.window.departed(),
+			Instant::now(),
+		);
 		Training {
+			depth_control,
 			shared,
 			last_candidate: start.steps,
 			last_checkpoint: start.steps,
@@ -185,7 +199,9 @@ impl Training {
 			if self.last_throughput.elapsed() >= THROUGHPUT_EVERY {
 				self.record_throughput();
 			}
-			// 5. Nothing to train on: wait for samples instead of spinning.
+			// 5. Once a period, the self-play depth for the fleet's rate of samples.
+			self.adapt_depth();
+			// 6. Nothing to train on: wait for samples instead of spinning.
 			if trained == 0 {
 				match inbox.recv_timeout(Duration::from_millis(200)) {
 					Ok(TrainingInput::Batch { id, samples }) => self.add(id, samples),
@@ -199,6 +215,7 @@ impl Training {
 	}
 
 	fn add(&mut self, id: i64, samples: Vec<Sample>) {
+		self.depth_control.arrived(samples.len());
 		self.trainer.add_samples(samples);
 		self.last_batch_id = self.last_batch_id.max(id);
 		let mut live = self.shared.live();
@@ -208,8 +225,10 @@ impl Training {
 	fn train_some(&mut self) -> usize {
 		// Several steps in one call: with more than one training thread, they are started
 		// once for the call rather than once a step.
+		let began = Instant::now();
 		let losses = self.trainer.train(STEPS_PER_TURN);
 		let trained = losses.len();
+		self.depth_control.trained(trained, began.elapsed());
 		if trained > 0 {
 			self.steps += trained as u64;
 			self.losses_since_row.extend_from_slice(&losses);
@@ -236,6 +255,26 @@ impl Training {
 			}
 		}
 		trained
+	}
+
+	/// Ends the depth rule's period when due: publishes its figures and tells the workers a
+	/// new depth if it decided one.
+	fn adapt_depth(&mut self) {
+		let departed = self.trainer.window.departed();
+		let Some(work) = self.depth_control.tick(Instant::now(), departed) else {
+			return;
+		};
+		let before = self.shared.selfplay_depth();
+		if work.depth != before {
+			info!(
+				from = before,
+				to = work.depth,
+				arriving_per_second = work.arriving_per_second,
+				trainable_per_second = work.trainable_per_second,
+				"self-play depth changed"
+			);
+		}
+		self.shared.set_selfplay_depth(work.depth, work);
 	}
 
 	fn start_gate(&mut self, kind: GateKind, candidate: Network, steps: u64) {

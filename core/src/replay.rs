@@ -62,6 +62,43 @@ pub struct ReplayWindow {
 	added: u64,
 	/// Uses left over all samples in the window.
 	uses_left: u64,
+	/// What became of the samples that left the window.
+	departed: Departed,
+}
+
+/// What became of the samples that left a window (pushed out by newer ones) over its life:
+/// how many left, how many of those were never drawn, and their draws added up. Samples still
+/// in the window are not counted: they may yet be drawn.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Departed {
+	/// Samples that left the window.
+	pub samples: u64,
+	/// Of those, the ones never drawn for training.
+	pub unused: u64,
+	/// Their draws, added up.
+	pub uses: u64,
+}
+
+impl Departed {
+	/// The counts since `earlier`, a value this one grew from.
+	pub fn since(&self, earlier: &Departed) -> Departed {
+		Departed {
+			samples: self.samples.saturating_sub(earlier.samples),
+			unused: self.unused.saturating_sub(earlier.unused),
+			uses: self.uses.saturating_sub(earlier.uses),
+		}
+	}
+
+	/// The share (0 to 1) of the departed samples that were drawn at least once; `None` if none
+	/// departed.
+	pub fn trained_share(&self) -> Option<f64> {
+		(self.samples > 0).then(|| (self.samples - self.unused) as f64 / self.samples as f64)
+	}
+
+	/// The mean number of draws of a departed sample; `None` if none departed.
+	pub fn mean_uses(&self) -> Option<f64> {
+		(self.samples > 0).then(|| self.uses as f64 / self.samples as f64)
+	}
 }
 
 impl ReplayWindow {
@@ -74,6 +111,7 @@ impl ReplayWindow {
 			fresh: Vec::new(),
 			added: 0,
 			uses_left: 0,
+			departed: Departed::default(),
 		}
 	}
 
@@ -97,6 +135,11 @@ impl ReplayWindow {
 		self.added
 	}
 
+	/// What became of the samples that have left the window so far.
+	pub fn departed(&self) -> Departed {
+		self.departed
+	}
+
 	/// The samples with their use counts, oldest first.
 	pub fn iter(&self) -> impl Iterator<Item = &(Sample, u32)> {
 		self.samples.iter()
@@ -113,6 +156,9 @@ impl ReplayWindow {
 			&& let Some((_, evicted_uses)) = self.samples.pop_front()
 		{
 			self.uses_left -= u64::from(self.max_uses.saturating_sub(evicted_uses));
+			self.departed.samples += 1;
+			self.departed.unused += u64::from(evicted_uses == 0);
+			self.departed.uses += u64::from(evicted_uses);
 		}
 		self.samples.push_back((sample, uses));
 		self.uses_left += u64::from(self.max_uses.saturating_sub(uses));
@@ -273,6 +319,36 @@ mod tests {
 		assert!(window.iter().all(|(s, _)| s.ply >= 100));
 		assert_eq!(window.iter().map(|(_, uses)| *uses).sum::<u32>(), 50);
 		assert_eq!(window.uses_left(), 4 * 100 - 50);
+	}
+
+	#[test]
+	fn samples_that_leave_are_counted_with_their_uses() {
+		let mut window = ReplayWindow::new(4, 3);
+		let targets = TargetSettings::default();
+		let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+		for ply in 0..4 {
+			window.push(sample(ply));
+		}
+		assert_eq!(window.departed(), Departed::default());
+		assert_eq!(window.departed().trained_share(), None);
+		// Twelve draws use up all four samples, three times each.
+		window.draw_batch(12, &targets, None, &mut rng).unwrap();
+		let before = window.departed();
+		for ply in 4..10 {
+			window.push(sample(ply));
+		}
+		// Four used samples left, then two never drawn.
+		let departed = window.departed().since(&before);
+		assert_eq!(
+			departed,
+			Departed {
+				samples: 6,
+				unused: 2,
+				uses: 12
+			}
+		);
+		assert_eq!(departed.trained_share(), Some(4.0 / 6.0));
+		assert_eq!(departed.mean_uses(), Some(2.0));
 	}
 
 	#[test]

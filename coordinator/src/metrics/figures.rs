@@ -46,6 +46,12 @@ const TIMED_EXACT: &str = "tigers_timed_exact_accuracy";
 const TIMED_PAIRS_DONE: &str = "tigers_timed_pairs_done";
 const TABLEBASE_READY: &str = "tigers_tablebase_ready";
 const TABLEBASE_PROGRESS: &str = "tigers_tablebase_solve_progress";
+const SELFPLAY_DEPTH: &str = "tigers_selfplay_depth";
+const SELFPLAY_DEPTH_BOUND: &str = "tigers_selfplay_depth_bound";
+const ARRIVING: &str = "tigers_samples_arriving_per_second";
+const TRAINABLE: &str = "tigers_trainer_capacity_samples_per_second";
+const TRAINED_SHARE: &str = "tigers_samples_trained_share";
+const MEAN_USES: &str = "tigers_samples_mean_uses";
 
 /// Gives every metric its help text and unit, shown in the scrape. Call once, after the
 /// recorder is installed.
@@ -147,6 +153,35 @@ pub fn describe() {
 		TABLEBASE_PROGRESS,
 		"The share (0 to 1) of the tablebase solve done; 1 when ready."
 	);
+	describe_gauge!(
+		SELFPLAY_DEPTH,
+		Unit::Count,
+		"The self-play search depth in plies workers are asked to play."
+	);
+	describe_gauge!(
+		SELFPLAY_DEPTH_BOUND,
+		Unit::Count,
+		"The bounds the self-play depth adapts within: bound=min (--depth) or bound=max \
+		 (--self-play-depth-max)."
+	);
+	describe_gauge!(
+		ARRIVING,
+		"Samples stored per second over the self-play depth rule's last period."
+	);
+	describe_gauge!(
+		TRAINABLE,
+		"Fresh samples per second the trainer can use: steps per second while training, times \
+		 the batch size, over the uses allowed per sample."
+	);
+	describe_gauge!(
+		TRAINED_SHARE,
+		"Share (0 to 1) of the samples that left the replay window that were drawn for \
+		 training at least once."
+	);
+	describe_gauge!(
+		MEAN_USES,
+		"Mean draws for training of the samples that left the replay window."
+	);
 	describe_histogram!(
 		INGEST_SECONDS,
 		Unit::Seconds,
@@ -229,6 +264,8 @@ pub struct Figures {
 	pub timed: Option<LastTimed>,
 	/// Pairs played of the measurement at equal time under way.
 	pub timed_pairs_done: u32,
+	/// The self-play depth and the rates it follows.
+	pub work: v1::SelfPlayWork,
 }
 
 /// The latest measurement at equal time.
@@ -293,6 +330,7 @@ impl Figures {
 				exact: shares(t.candidate_exact, t.reference_exact),
 			}),
 			timed_pairs_done: live.timed_running.map_or(0, |r| r.pairs_done),
+			work: live.work,
 		}
 	}
 
@@ -348,6 +386,23 @@ impl Figures {
 			0.0
 		});
 		gauge!(TABLEBASE_PROGRESS).set(self.tablebase.unwrap_or(0.0));
+		self.publish_work();
+	}
+
+	/// The self-play depth and its rates; the share and uses once samples have left the window.
+	fn publish_work(&self) {
+		let work = &self.work;
+		gauge!(SELFPLAY_DEPTH).set(f64::from(work.depth));
+		gauge!(SELFPLAY_DEPTH_BOUND, "bound" => "min").set(f64::from(work.depth_min));
+		gauge!(SELFPLAY_DEPTH_BOUND, "bound" => "max").set(f64::from(work.depth_max));
+		gauge!(ARRIVING).set(work.arriving_per_second);
+		gauge!(TRAINABLE).set(work.trainable_per_second);
+		if let Some(share) = work.trained_share {
+			gauge!(TRAINED_SHARE).set(share);
+		}
+		if let Some(uses) = work.mean_uses {
+			gauge!(MEAN_USES).set(uses);
+		}
 	}
 }
 
@@ -524,6 +579,44 @@ mod tests {
 			"{text}"
 		);
 		assert!(!text.contains("tigers_gate_exact_accuracy{"), "{text}");
+	}
+
+	#[test]
+	fn the_self_play_depth_and_the_share_trained_on_appear() {
+		let mut live = Live {
+			work: v1::SelfPlayWork {
+				depth: 4,
+				depth_min: 3,
+				depth_max: 5,
+				arriving_per_second: 14_000.0,
+				trainable_per_second: 12_500.0,
+				trained_share: Some(0.75),
+				mean_uses: Some(2.5),
+			},
+			..Live::default()
+		};
+		let text = rendered(&mut live);
+		for line in [
+			"tigers_selfplay_depth 4",
+			"tigers_selfplay_depth_bound{bound=\"min\"} 3",
+			"tigers_selfplay_depth_bound{bound=\"max\"} 5",
+			"tigers_samples_arriving_per_second 14000",
+			"tigers_trainer_capacity_samples_per_second 12500",
+			"tigers_samples_trained_share 0.75",
+			"tigers_samples_mean_uses 2.5",
+		] {
+			assert!(
+				text.lines().any(|l| l == line),
+				"{line:?} missing from\n{text}"
+			);
+		}
+		let text = rendered(&mut Live::default());
+		for absent in [TRAINED_SHARE, MEAN_USES] {
+			assert!(
+				!text.lines().any(|l| l.starts_with(absent)),
+				"{absent} in\n{text}"
+			);
+		}
 	}
 
 	#[test]

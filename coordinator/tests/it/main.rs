@@ -11,3 +11,4 @@ mod tablebase;
 mod timed;
 mod tls;
 mod training;
+mod workload;

@@ -16,6 +16,9 @@ pub const DRAWS_MIN_GAMES: u32 = 50;
 pub const DRAWS_SHARE: f64 = 0.98;
 /// A connected worker not heard from for this long is quiet.
 pub const QUIET_SECONDS: f64 = 30.0;
+/// A share of the samples leaving the replay window trained on below this is an alarm: over
+/// half the fleet's work is thrown away (docs/training.md, "Work per sample").
+pub const TRAINED_SHARE: f64 = 0.5;
 
 /// One thing wrong with the run.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,6 +52,15 @@ pub enum Alarm {
 		/// Why.
 		reason: String,
 	},
+	/// Most samples leave the replay window untrained: the fleet outruns the trainer.
+	Untrained {
+		/// The share (0 to 1) trained on.
+		share: f64,
+		/// The self-play depth in force and its maximum.
+		depth: u32,
+		/// The deepest the coordinator may ask for.
+		max: u32,
+	},
 }
 
 impl fmt::Display for Alarm {
@@ -73,6 +85,12 @@ impl fmt::Display for Alarm {
 			Alarm::TablebaseFailed { reason } => {
 				write!(f, "no tablebase, the solve failed: {reason}")
 			}
+			Alarm::Untrained { share, depth, max } => write!(
+				f,
+				"only {:.0}% of samples trained on (self-play depth {depth} of at most {max}): \
+				 the fleet outruns the trainer",
+				100.0 * share
+			),
 		}
 	}
 }
@@ -124,6 +142,15 @@ pub fn alarms(progress: &v1::Progress) -> Vec<Alarm> {
 	if let Some(status) = progress.tablebase.as_ref().filter(|t| t.state == "failed") {
 		found.push(Alarm::TablebaseFailed {
 			reason: status.detail.clone(),
+		});
+	}
+	if let Some(work) = progress.work
+		&& let Some(share) = work.trained_share.filter(|s| *s < TRAINED_SHARE)
+	{
+		found.push(Alarm::Untrained {
+			share,
+			depth: work.depth,
+			max: work.depth_max,
 		});
 	}
 	found
@@ -192,6 +219,12 @@ mod tests {
 			detail: "disk full".into(),
 			..v1::TablebaseStatus::default()
 		});
+		progress.work = Some(v1::SelfPlayWork {
+			depth: 5,
+			depth_max: 5,
+			trained_share: Some(0.4),
+			..v1::SelfPlayWork::default()
+		});
 		let found = alarms(&progress);
 		assert_eq!(
 			found,
@@ -211,8 +244,28 @@ mod tests {
 				Alarm::TablebaseFailed {
 					reason: "disk full".into()
 				},
+				Alarm::Untrained {
+					share: 0.4,
+					depth: 5,
+					max: 5
+				},
 			]
 		);
 		assert_eq!(found[0].to_string(), "no samples for 5m 00s");
+		assert_eq!(
+			found[6].to_string(),
+			"only 40% of samples trained on (self-play depth 5 of at most 5): the fleet outruns \
+			 the trainer"
+		);
+		// Half or more trained on is no alarm.
+		progress.work = progress.work.map(|w| v1::SelfPlayWork {
+			trained_share: Some(0.5),
+			..w
+		});
+		assert!(
+			!alarms(&progress)
+				.iter()
+				.any(|a| matches!(a, Alarm::Untrained { .. }))
+		);
 	}
 }

@@ -1,6 +1,6 @@
-//! The Run pane: totals and rates, the replay window, staleness and results on the left;
-//! samples and games per unit of time over the run as sparklines on the right; the training
-//! loss as a chart below.
+//! The Run pane: totals and rates, the replay window, the self-play depth, staleness and
+//! results on the left; samples and games per unit of time over the run as sparklines on the
+//! right; the training loss as a chart below.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -54,6 +54,39 @@ fn workers_line(p: &v1::Progress, columns: usize) -> String {
 		workers,
 	];
 	fit::first_fitting(&choices, columns)
+}
+
+/// The self-play depth with its bounds, and the share of the samples that left the replay
+/// window that were trained on (`-` until some have left); `coordinator status` has the rates.
+fn work_line(p: &v1::Progress, columns: usize) -> String {
+	let Some(work) = p.work else {
+		return "unknown (an older coordinator)".to_string();
+	};
+	let depth = format!("depth {}", work.depth);
+	let bounds = if work.depth_min >= work.depth_max {
+		"(fixed)".to_string()
+	} else {
+		format!("({}-{})", work.depth_min, work.depth_max)
+	};
+	let trained = work.trained_share.map_or("-".to_string(), share_percent);
+	let choices = [
+		format!("{depth} {bounds} · {trained} trained on"),
+		format!("{depth} {bounds} · {trained} trained"),
+		format!("{depth} · {trained} trained"),
+		depth,
+	];
+	fit::first_fitting(&choices, columns)
+}
+
+/// A share (0 to 1) as a whole percentage that reads 100% only when it is all: `99%` for
+/// 0.998, so that a few unused samples still show.
+fn share_percent(share: f64) -> String {
+	let percent = (100.0 * share).round();
+	if percent >= 100.0 && share < 1.0 {
+		"99%".to_string()
+	} else {
+		format!("{percent:.0}%")
+	}
 }
 
 /// Batches refused, with as many of the reasons as fit in `columns` (all of them are in
@@ -134,6 +167,10 @@ fn figure_lines(dashboard: &Dashboard, p: &v1::Progress, columns: usize) -> Vec<
 				format::count(p.window_samples),
 				format::count(p.window_capacity)
 			)),
+		]),
+		Line::from(vec![
+			label("self-play"),
+			Span::raw(work_line(p, value_columns)),
 		]),
 	];
 	lines.extend(tablebase_lines(p, columns));
@@ -374,6 +411,32 @@ mod tests {
 		}
 		// At the ends, fewer neighbours.
 		assert!((smooth[0].1 - 0.4 / 3.0).abs() < 1e-9);
+	}
+
+	#[test]
+	fn the_self_play_line_has_the_depth_its_bounds_and_the_share_trained_on() {
+		let mut p = v1::Progress::default();
+		assert_eq!(work_line(&p, 40), "unknown (an older coordinator)");
+		p.work = Some(v1::SelfPlayWork {
+			depth: 4,
+			depth_min: 3,
+			depth_max: 5,
+			trained_share: Some(0.998),
+			..v1::SelfPlayWork::default()
+		});
+		assert_eq!(work_line(&p, 40), "depth 4 (3-5) · 99% trained on");
+		assert_eq!(work_line(&p, 28), "depth 4 (3-5) · 99% trained");
+		assert_eq!(work_line(&p, 22), "depth 4 · 99% trained");
+		assert_eq!(work_line(&p, 12), "depth 4");
+		p.work = Some(v1::SelfPlayWork {
+			depth: 3,
+			depth_min: 3,
+			depth_max: 3,
+			..v1::SelfPlayWork::default()
+		});
+		assert_eq!(work_line(&p, 40), "depth 3 (fixed) · - trained on");
+		assert_eq!(share_percent(1.0), "100%");
+		assert_eq!(share_percent(0.754), "75%");
 	}
 
 	#[test]

@@ -29,10 +29,28 @@ fn screen(dashboard: &Dashboard) -> String {
 
 #[test]
 fn run_pane() {
-	let dashboard = later();
+	// The recording predates the self-play depth rule: a fleet a little too fast for the
+	// trainer is added to it.
+	let mut snapshots = recorded()[2..4].to_vec();
+	for progress in &mut snapshots {
+		progress.work = Some(v1::SelfPlayWork {
+			depth: 4,
+			depth_min: 3,
+			depth_max: 5,
+			arriving_per_second: 14_000.0,
+			trainable_per_second: 12_500.0,
+			trained_share: Some(0.97),
+			mean_uses: Some(7.1),
+		});
+	}
+	let dashboard = fed(&snapshots);
 	let screen = screen(&dashboard);
 	assert!(screen.contains("http://127.0.0.1:50051"), "{screen}");
 	assert!(screen.contains("2 of 3 connected"), "{screen}");
+	assert!(
+		screen.contains("depth 4 (3-5) · 97% trained on"),
+		"{screen}"
+	);
 	assert_snapshot!(screen);
 }
 
