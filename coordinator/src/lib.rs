@@ -18,6 +18,8 @@
 //! - [`research`]: spot checks of workers' searches;
 //! - [`rundir`] and [`ledger`]: the run directory (nets, the atomic training checkpoint) and its
 //!   SQLite ledger (every acknowledged batch, workers, generations, gates, losses, throughput);
+//! - [`committer`]: the ledger's writer thread: batches stored in groups sharing one commit,
+//!   and writes nobody waits for;
 //! - [`samples_codec`]: the binary layouts of samples in ledger blobs and window files;
 //! - [`storage_error`]: how storage fails;
 //! - [`status`]: the run as JSON for `coordinator status`;
@@ -26,6 +28,7 @@
 //! - [`error`]: the error type and its mapping to gRPC statuses.
 
 pub mod auth;
+pub mod committer;
 pub mod config;
 pub mod error;
 pub mod gates;

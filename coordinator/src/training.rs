@@ -227,13 +227,13 @@ impl Training {
 				training_steps: self.steps,
 				loss: f64::from(mean),
 			});
-			if let Err(e) = self
-				.shared
-				.ledger()
-				.record_loss(self.steps, mean, unix_now())
-			{
-				error!(%e, "could not record the loss");
-			}
+			// Written with the ledger writer's next group: training never waits for the disk.
+			let (steps, now) = (self.steps, unix_now());
+			self.shared
+				.committer()
+				.later("recording the loss", move |ledger| {
+					ledger.record_loss(steps, mean, now)
+				});
 		}
 		trained
 	}
@@ -454,9 +454,11 @@ impl Training {
 			live.throughput.push(throughput_point(&row));
 			row
 		};
-		if let Err(e) = self.shared.ledger().record_throughput(row) {
-			error!(%e, "could not record throughput");
-		}
+		self.shared
+			.committer()
+			.later("recording throughput", move |ledger| {
+				ledger.record_throughput(row)
+			});
 	}
 
 	fn stop(mut self) {
