@@ -1,5 +1,5 @@
 //! `Committer`: the ledger's writer thread, which stores sample batches in groups (group
-//! commit).
+//! commit) and keeps the ledger bounded.
 //!
 //! Sessions hand it batches, checked and encoded ([`NewBatch`]), and wait for its answer. The
 //! thread takes every write waiting in its queue (up to [`MAX_GROUP`]), stores them in one
@@ -11,31 +11,44 @@
 //! acknowledged. Duplicates, refusals and sequence checks run inside the group in arrival
 //! order, so two sessions of one identity sending the same batch in one group store it once.
 //!
-//! Writes that nobody waits for (the training thread's losses and throughput) go in the same
-//! groups, so the training thread does not wait for the disk with them.
+//! Writes that nobody waits for (the training thread's losses and throughput, its pruning) go
+//! in the same groups, so the training thread never waits for the ledger or its lock. Between
+//! groups, at most once a second unless work is left over, the thread prunes and compacts a
+//! chunk of rows (`ledger::compaction`) in a transaction of its own.
 //!
 //! Ownership: the thread owns the receiving end; the ledger is shared behind a mutex with the
 //! joins (which are rare and write a row or two), and the thread holds it for one group at a
 //! time. Dropping the `Committer` closes the queue; the thread writes what is queued, then
 //! stops, and the drop waits for it.
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use metrics::counter;
 use tokio::sync::oneshot;
-use tracing::error;
+use tracing::{error, warn};
 
-use crate::ledger::{BatchInsert, Ledger, NewBatch};
-use crate::metrics::LEDGER_COMMITS;
+use crate::ledger::{BatchInsert, COMPACT_AFTER, Ledger, NewBatch};
+use crate::metrics::{LEDGER_COMMITS, LEDGER_COMPACTED};
+use crate::state::unix_now;
 use crate::storage_error::StorageError;
 
 /// The most writes in one transaction. A thousand batches of a few hundred samples make a
 /// transaction of a few megabytes: large enough that a thousand workers share one sync, small
 /// enough that the first of them does not wait long for the last.
 pub const MAX_GROUP: usize = 1024;
+
+/// How often pruning and compaction run while there is nothing left over.
+const HOUSEWORK_EVERY: Duration = Duration::from_secs(1);
+
+/// Rows pruned, and rows compacted, per round of housework: a round takes milliseconds, so
+/// batches waiting meanwhile are not held up for long; at one round per group it keeps up with
+/// far more batches a second than a sync a group allows.
+const HOUSEWORK_CHUNK: usize = 2000;
 
 /// A write nobody waits for, done with a group.
 type LaterWrite = Box<dyn FnOnce(&mut Ledger) -> Result<(), StorageError> + Send>;
@@ -58,6 +71,8 @@ enum Job {
 		what: &'static str,
 		write: LaterWrite,
 	},
+	/// Prune the samples of the batches before this id, a chunk at a time.
+	Prune(i64),
 }
 
 /// Counts of the committer's work since it started.
@@ -67,6 +82,8 @@ pub struct CommitCounts {
 	pub commits: AtomicU64,
 	/// Batches stored (not duplicates or refusals).
 	pub batches: AtomicU64,
+	/// Batch rows compacted.
+	pub compacted: AtomicU64,
 }
 
 /// The handle to the ledger's writer thread.
@@ -85,6 +102,10 @@ impl Committer {
 			ledger,
 			queue,
 			counts: counts.clone(),
+			last_housework: Instant::now(),
+			housework_left: true,
+			newest_ids: VecDeque::new(),
+			compact_through: 0,
 		};
 		let thread = std::thread::Builder::new()
 			.name("ledger".into())
@@ -140,6 +161,12 @@ impl Committer {
 		});
 	}
 
+	/// Prunes the samples of the batches before `id` (a checkpoint holds them), a chunk at a
+	/// time between groups, without waiting.
+	pub fn prune_before(&self, id: i64) {
+		self.send(Job::Prune(id));
+	}
+
 	fn send(&self, job: Job) {
 		// The queue closes only when the committer is dropped, and `&self` rules that out.
 		if let Some(jobs) = &self.jobs {
@@ -169,6 +196,14 @@ struct Writer {
 	ledger: Arc<Mutex<Ledger>>,
 	queue: Receiver<Job>,
 	counts: Arc<CommitCounts>,
+	last_housework: Instant,
+	/// Whether the last round of housework stopped at its chunk's limit.
+	housework_left: bool,
+	/// The newest batch id at each round of housework within [`COMPACT_AFTER`], oldest first.
+	newest_ids: VecDeque<(Instant, i64)>,
+	/// The newest batch id seen at least [`COMPACT_AFTER`] ago: the rows up to it may be old
+	/// enough to compact, and no later one is.
+	compact_through: i64,
 }
 
 /// A write of the group and how to answer it once the group is committed.
@@ -182,17 +217,34 @@ enum Answer {
 }
 
 impl Writer {
-	fn run(self) {
-		while let Ok(first) = self.queue.recv() {
-			let mut group = vec![first];
+	fn run(mut self) {
+		loop {
+			let wait = if self.housework_left {
+				Duration::ZERO
+			} else {
+				HOUSEWORK_EVERY.saturating_sub(self.last_housework.elapsed())
+			};
+			let first = match self.queue.recv_timeout(wait) {
+				Ok(job) => Some(job),
+				Err(RecvTimeoutError::Timeout) => None,
+				Err(RecvTimeoutError::Disconnected) => break,
+			};
+			let mut group: Vec<Job> = first.into_iter().collect();
 			while group.len() < MAX_GROUP {
 				match self.queue.try_recv() {
 					Ok(job) => group.push(job),
 					Err(_) => break,
 				}
 			}
-			self.commit(group);
+			if !group.is_empty() {
+				self.commit(group);
+			}
+			if self.housework_left || self.last_housework.elapsed() >= HOUSEWORK_EVERY {
+				self.housework();
+			}
 		}
+		// The queue is closed and empty: a last round for a final checkpoint's pruning.
+		self.housework();
 	}
 
 	fn ledger(&self) -> MutexGuard<'_, Ledger> {
@@ -238,10 +290,55 @@ impl Writer {
 			}
 		}
 	}
+
+	/// Prunes and compacts a chunk of rows each, in a transaction of their own.
+	fn housework(&mut self) {
+		let now = Instant::now();
+		self.last_housework = now;
+		let received_before = unix_now() - COMPACT_AFTER.as_secs_f64();
+		let ledger = self.ledger.clone();
+		let mut ledger = ledger
+			.lock()
+			.unwrap_or_else(std::sync::PoisonError::into_inner);
+		match ledger.newest_batch_id() {
+			Ok(newest) => self.newest_ids.push_back((now, newest)),
+			Err(e) => warn!(%e, "cannot read the newest batch's id"),
+		}
+		while let Some(&(at, id)) = self.newest_ids.front()
+			&& now.duration_since(at) >= COMPACT_AFTER
+		{
+			self.compact_through = id;
+			self.newest_ids.pop_front();
+		}
+		let through = self.compact_through;
+		let done = ledger.begin().and_then(|()| {
+			let pruned = ledger.prune_some(HOUSEWORK_CHUNK)?;
+			let compacted = ledger.compact(through, received_before, HOUSEWORK_CHUNK)?;
+			ledger.commit()?;
+			Ok((pruned, compacted))
+		});
+		drop(ledger);
+		match done {
+			Ok((pruned, compacted)) => {
+				self.counts
+					.compacted
+					.fetch_add(compacted, Ordering::Relaxed);
+				counter!(LEDGER_COMPACTED).increment(compacted);
+				self.housework_left =
+					pruned as usize >= HOUSEWORK_CHUNK || compacted as usize >= HOUSEWORK_CHUNK;
+			}
+			Err(e) => {
+				self.ledger().rollback();
+				warn!(%e, "pruning or compacting the ledger failed; trying again later");
+				self.housework_left = false;
+			}
+		}
+	}
 }
 
 /// Does `job` in the group's transaction (if it `began`), each write in a savepoint of its own;
-/// what to answer once the group is committed. Counts the batches stored in `stored`.
+/// what to answer once the group is committed (nothing for a request to prune, which is only
+/// noted). Counts the batches stored in `stored`.
 fn write_job(
 	ledger: &mut Ledger,
 	began: &Result<(), String>,
@@ -277,6 +374,10 @@ fn write_job(
 				.clone()
 				.and_then(|()| ledger.write_unit(write).map_err(|e| e.to_string()));
 			Answer::Later(what, result)
+		}
+		Job::Prune(id) => {
+			ledger.request_prune(id);
+			return None;
 		}
 	};
 	Some(answer)
@@ -406,5 +507,24 @@ mod tests {
 		assert_eq!(ledger.losses(0).unwrap(), [(7, 0.5)]);
 		assert_eq!(ledger.last_sequence("w").unwrap(), 2);
 		assert_eq!(ledger.totals().unwrap().batches, 1);
+	}
+
+	#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+	async fn pruning_asked_for_is_done_between_groups() {
+		let dir = TestDir::new("committer-prune");
+		let shared = ledger(&dir);
+		let committer = Committer::start(shared.clone()).unwrap();
+		let mut last = 0;
+		for sequence in 1..=3 {
+			if let Ok(BatchInsert::Inserted { id }) = committer.store(batch("w", sequence)).await {
+				last = id;
+			}
+		}
+		committer.prune_before(last);
+		// Dropping waits for the queue and a last round of housework.
+		drop(committer);
+		let ledger = shared.lock().unwrap();
+		assert_eq!(ledger.batches_after(last - 1).unwrap().len(), 1);
+		assert!(ledger.batches_after(0).is_err(), "the first two are pruned");
 	}
 }

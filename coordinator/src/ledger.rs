@@ -12,10 +12,11 @@
 //! file) by `ledger::schema`. Times are unix seconds as `REAL`; generations, steps and counts
 //! are `INTEGER`; a `NULL` `REAL` reads back as NaN (SQLite stores NaN as `NULL`).
 //!
-//! Schema, version 5:
+//! Schema, version 6:
 //!
-//! - `batches`: one row per sample batch received, kept for ever (for deduplication and the
-//!   counts) while its samples are pruned once a checkpoint holds them.
+//! - `batches`: one row per sample batch received; its samples are pruned once a checkpoint
+//!   holds them, and the row itself is compacted into its worker's totals once it is old (see
+//!   `ledger::compaction`: pruned, ten minutes old, and not the worker's newest).
 //!   `id INTEGER PRIMARY KEY AUTOINCREMENT` (never reused, orders batches, checkpoints refer to
 //!   it), `worker_id TEXT NOT NULL REFERENCES workers`, `sequence INTEGER NOT NULL` (the
 //!   worker's batch number, from 1), `received_at REAL`, `sample_count INTEGER`, `game_count
@@ -28,7 +29,13 @@
 //!   flagged, 0 if never), `secret_sha256 TEXT` (hex sha256 of the identity's secret, `NULL`
 //!   until it is given one), `secret_confirmed INTEGER` (1 once a session presented it),
 //!   `last_sequence INTEGER` (the highest sequence dealt with, stored or refused; the next batch
-//!   must be one above it).
+//!   must be one above it), `compacted_through INTEGER` (the highest sequence compacted, 0 if
+//!   none), `compacted_batches`, `compacted_samples`, `compacted_games` (`INTEGER`, the counts
+//!   of its compacted batches).
+//! - `refused`: the worker's sequence numbers dealt with but never stored (refused as
+//!   malformed, or left unstored by a program older than version 3), as ranges.
+//!   `worker_id TEXT REFERENCES workers`, `first_sequence INTEGER`, `last_sequence INTEGER`,
+//!   primary key `(worker_id, first_sequence)`.
 //! - `generations`: one row per promoted net. `generation INTEGER PRIMARY KEY`, `sha256 TEXT`
 //!   (of the net file), `training_steps INTEGER`, `promoted_at REAL`,
 //!   `samples_at_promotion INTEGER` (samples received in the run until then).
@@ -54,6 +61,7 @@
 //!   `games_total INTEGER`, `training_steps INTEGER`, `workers_connected INTEGER`,
 //!   `cpu_seconds REAL` (self-play threads times seconds connected, over the run).
 
+mod compaction;
 mod records;
 mod schema;
 
@@ -63,6 +71,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OptionalExtension, params};
 use tigers_core::selfplay::Sample;
 
+pub use self::compaction::COMPACT_AFTER;
 pub use self::records::{
 	BatchSummary, GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, WorkerRow,
 };
@@ -80,6 +89,10 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct Ledger {
 	connection: Connection,
 	path: PathBuf,
+	/// Batches before this id may have their samples pruned (see `compaction`).
+	prune_before: i64,
+	/// Every batch before this id has been pruned already, as far as this process knows.
+	pruned_below: i64,
 }
 
 /// What became of a batch given to [`Ledger::insert_batch`].
@@ -188,6 +201,8 @@ impl Ledger {
 		Ok(Ledger {
 			connection,
 			path: path.to_path_buf(),
+			prune_before: 0,
+			pruned_below: 0,
 		})
 	}
 
@@ -352,12 +367,28 @@ impl Ledger {
 		Ok(BatchInsert::Inserted { id })
 	}
 
-	/// Whether batch `sequence` of `worker_id` is stored.
+	/// Whether batch `sequence` of `worker_id`, at or below its last sequence, was stored: its
+	/// row is there, or compaction folded it into the worker's totals (it is at or below the
+	/// worker's `compacted_through` and not a refused one).
 	fn was_stored(&self, worker_id: &str, sequence: u64) -> Result<bool, StorageError> {
-		self.connection
+		const DOING: &str = "looking for a stored batch";
+		let sequence = sequence as i64;
+		let row = self
+			.connection
 			.prepare_cached("SELECT 1 FROM batches WHERE worker_id = ?1 AND sequence = ?2")
-			.and_then(|mut statement| statement.exists(params![worker_id, sequence as i64]))
-			.map_err(StorageError::sqlite("looking for a stored batch"))
+			.and_then(|mut statement| statement.exists(params![worker_id, sequence]))
+			.map_err(StorageError::sqlite(DOING))?;
+		if row {
+			return Ok(true);
+		}
+		self.connection
+			.prepare_cached(
+				"SELECT 1 FROM workers WHERE worker_id = ?1 AND compacted_through >= ?2
+				AND NOT EXISTS (SELECT 1 FROM refused WHERE refused.worker_id = ?1
+					AND first_sequence <= ?2 AND last_sequence >= ?2)",
+			)
+			.and_then(|mut statement| statement.exists(params![worker_id, sequence]))
+			.map_err(StorageError::sqlite(DOING))
 	}
 
 	/// The highest sequence number dealt with for `worker_id` (stored, or refused as
@@ -376,19 +407,36 @@ impl Ledger {
 
 	/// Records that batch `sequence` of `worker_id` was refused as malformed, durably: if it was
 	/// the next one expected, its number is used up, so the worker (which drops the batch) goes
-	/// on with the next. Whether it was the next one expected.
+	/// on with the next, and the number is kept among the refused ones, so that compaction
+	/// never takes it for a stored batch. Whether it was the next one expected. Inside a
+	/// transaction it is durable once the transaction commits.
 	pub fn record_refusal(&mut self, worker_id: &str, sequence: u64) -> Result<bool, StorageError> {
+		const DOING: &str = "recording a refused batch";
 		let Ok(sequence) = i64::try_from(sequence) else {
 			return Ok(false);
 		};
-		self.connection
-			.execute(
-				"UPDATE workers SET last_sequence = ?2
-				WHERE worker_id = ?1 AND last_sequence = ?2 - 1",
-				params![worker_id, sequence],
-			)
-			.map(|changed| changed == 1)
-			.map_err(StorageError::sqlite("recording a refused batch"))
+		self.write_unit(|ledger| {
+			let used = ledger
+				.connection
+				.execute(
+					"UPDATE workers SET last_sequence = ?2
+					WHERE worker_id = ?1 AND last_sequence = ?2 - 1",
+					params![worker_id, sequence],
+				)
+				.map_err(StorageError::sqlite(DOING))?
+				== 1;
+			if used {
+				ledger
+					.connection
+					.execute(
+						"INSERT INTO refused (worker_id, first_sequence, last_sequence)
+						VALUES (?1, ?2, ?2) ON CONFLICT DO NOTHING",
+						params![worker_id, sequence],
+					)
+					.map_err(StorageError::sqlite(DOING))?;
+			}
+			Ok(used)
+		})
 	}
 
 	/// The samples of every batch after `id`, in id order: what a checkpoint whose newest
@@ -461,12 +509,17 @@ impl Ledger {
 			.map_err(StorageError::sqlite("pruning samples"))
 	}
 
-	/// Samples, games and batches over the whole run.
+	/// Samples, games and batches over the whole run, compacted ones included.
 	pub fn totals(&self) -> Result<Totals, StorageError> {
 		self.connection
 			.query_row(
-				"SELECT coalesce(sum(sample_count), 0), coalesce(sum(game_count), 0), count(*)
-				FROM batches",
+				"SELECT
+					(SELECT coalesce(sum(sample_count), 0) FROM batches)
+						+ (SELECT coalesce(sum(compacted_samples), 0) FROM workers),
+					(SELECT coalesce(sum(game_count), 0) FROM batches)
+						+ (SELECT coalesce(sum(compacted_games), 0) FROM workers),
+					(SELECT count(*) FROM batches)
+						+ (SELECT coalesce(sum(compacted_batches), 0) FROM workers)",
 				[],
 				|row| {
 					Ok(Totals {

@@ -19,7 +19,7 @@
 //! - [`rundir`] and [`ledger`]: the run directory (nets, the atomic training checkpoint) and its
 //!   SQLite ledger (every acknowledged batch, workers, generations, gates, losses, throughput);
 //! - [`committer`]: the ledger's writer thread: batches stored in groups sharing one commit,
-//!   and writes nobody waits for;
+//!   writes nobody waits for, pruning and compaction;
 //! - [`samples_codec`]: the binary layouts of samples in ledger blobs and window files;
 //! - [`storage_error`]: how storage fails;
 //! - [`status`]: the run as JSON for `coordinator status`;

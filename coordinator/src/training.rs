@@ -427,15 +427,9 @@ impl Training {
 			return;
 		}
 		// The checkpoint now holds the window, so the ledger's copies of the samples up to
-		// `last_batch_id` are no longer needed to rebuild it; the batch rows stay (for duplicate
-		// detection and counts), their samples go.
-		if let Err(e) = self
-			.shared
-			.ledger()
-			.prune_samples_before(self.last_batch_id + 1)
-		{
-			error!(%e, "could not prune old samples");
-		}
+		// `last_batch_id` are no longer needed to rebuild it: the ledger's writer prunes them,
+		// a chunk at a time, and later compacts the old rows (`ledger::compaction`).
+		self.shared.committer().prune_before(self.last_batch_id + 1);
 	}
 
 	fn record_throughput(&mut self) {

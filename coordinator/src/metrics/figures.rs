@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use ::metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge};
 use tigers_proto::v1;
 
-use super::{INGEST_SECONDS, LEDGER_COMMITS};
+use super::{INGEST_SECONDS, LEDGER_COMMITS, LEDGER_COMPACTED};
 use crate::state::{Live, Shared};
 use crate::tablebase::TablebaseState;
 use crate::validate::RejectReason;
@@ -156,6 +156,11 @@ pub fn describe() {
 		LEDGER_COMMITS,
 		Unit::Count,
 		"Ledger transactions committed with writes in them; batches arriving together share one."
+	);
+	describe_counter!(
+		LEDGER_COMPACTED,
+		Unit::Count,
+		"Batch rows folded into their workers' totals by compaction."
 	);
 }
 
