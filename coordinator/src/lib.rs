@@ -16,6 +16,7 @@
 //! - [`training`]: the training thread, gating and promotion;
 //! - [`tablebase`]: the tablebase, loaded or solved beside the run, and sent to workers;
 //! - [`research`]: spot checks of workers' searches;
+//! - [`priority`]: the threads that give way to ingest;
 //! - [`rundir`] and [`ledger`]: the run directory (nets, the atomic training checkpoint) and its
 //!   SQLite ledger (every acknowledged batch, workers, generations, gates, losses, throughput);
 //! - [`committer`]: the ledger's writer thread: batches stored in groups sharing one commit,
@@ -36,6 +37,7 @@ pub mod identity;
 pub mod ledger;
 pub mod local_dashboard;
 pub mod metrics;
+pub mod priority;
 pub mod progress;
 pub mod recent;
 pub mod research;

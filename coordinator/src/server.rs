@@ -290,6 +290,7 @@ pub async fn run(
 		rayon::ThreadPoolBuilder::new()
 			.num_threads(threads)
 			.thread_name(|i| format!("gate-{i}"))
+			.start_handler(|_| crate::priority::lower_this_thread())
 			.build()
 			.map_err(|e| CoordinatorError::Config(format!("cannot start the gating pool: {e}")))?,
 	);

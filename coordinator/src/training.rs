@@ -68,6 +68,7 @@ pub fn start(
 	let handle = std::thread::Builder::new()
 		.name("training".into())
 		.spawn(move || {
+			crate::priority::lower_this_thread();
 			let measured = start.incumbent_measured;
 			Training::new(shared, start, pool).run(&inbox, measured);
 		})
