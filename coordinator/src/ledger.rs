@@ -3,16 +3,20 @@
 //! generations, the gate matches, the training loss and throughput.
 //!
 //! The database is in WAL mode with `synchronous = FULL`, so a transaction is on disk when its
-//! commit returns: a batch is acknowledged to its worker only after [`Ledger::insert_batch`]
-//! returns. (WAL's usual `synchronous = NORMAL` may lose the last commits on power loss.)
+//! commit returns: a batch is acknowledged to its worker only after the transaction that stores
+//! it has committed ([`Ledger::insert_batch`] for one batch; the coordinator's `committer`
+//! stores batches in groups with [`Ledger::begin`], [`Ledger::store_batch`] and
+//! [`Ledger::commit`]). (WAL's usual `synchronous = NORMAL` may lose the last commits on power
+//! loss.)
 //! Foreign keys are on. The schema version is `PRAGMA user_version`, migrated from 0 (a new
 //! file) by `ledger::schema`. Times are unix seconds as `REAL`; generations, steps and counts
 //! are `INTEGER`; a `NULL` `REAL` reads back as NaN (SQLite stores NaN as `NULL`).
 //!
-//! Schema, version 5:
+//! Schema, version 6:
 //!
-//! - `batches`: one row per sample batch received, kept for ever (for deduplication and the
-//!   counts) while its samples are pruned once a checkpoint holds them.
+//! - `batches`: one row per sample batch received; its samples are pruned once a checkpoint
+//!   holds them, and the row itself is compacted into its worker's totals once it is old (see
+//!   `ledger::compaction`: pruned, ten minutes old, and not the worker's newest).
 //!   `id INTEGER PRIMARY KEY AUTOINCREMENT` (never reused, orders batches, checkpoints refer to
 //!   it), `worker_id TEXT NOT NULL REFERENCES workers`, `sequence INTEGER NOT NULL` (the
 //!   worker's batch number, from 1), `received_at REAL`, `sample_count INTEGER`, `game_count
@@ -25,7 +29,13 @@
 //!   flagged, 0 if never), `secret_sha256 TEXT` (hex sha256 of the identity's secret, `NULL`
 //!   until it is given one), `secret_confirmed INTEGER` (1 once a session presented it),
 //!   `last_sequence INTEGER` (the highest sequence dealt with, stored or refused; the next batch
-//!   must be one above it).
+//!   must be one above it), `compacted_through INTEGER` (the highest sequence compacted, 0 if
+//!   none), `compacted_batches`, `compacted_samples`, `compacted_games` (`INTEGER`, the counts
+//!   of its compacted batches).
+//! - `refused`: the worker's sequence numbers dealt with but never stored (refused as
+//!   malformed, or left unstored by a program older than version 3), as ranges.
+//!   `worker_id TEXT REFERENCES workers`, `first_sequence INTEGER`, `last_sequence INTEGER`,
+//!   primary key `(worker_id, first_sequence)`.
 //! - `generations`: one row per promoted net. `generation INTEGER PRIMARY KEY`, `sha256 TEXT`
 //!   (of the net file), `training_steps INTEGER`, `promoted_at REAL`,
 //!   `samples_at_promotion INTEGER` (samples received in the run until then).
@@ -51,15 +61,17 @@
 //!   `games_total INTEGER`, `training_steps INTEGER`, `workers_connected INTEGER`,
 //!   `cpu_seconds REAL` (self-play threads times seconds connected, over the run).
 
+mod compaction;
 mod records;
 mod schema;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use tigers_core::selfplay::Sample;
 
+pub use self::compaction::COMPACT_AFTER;
 pub use self::records::{
 	BatchSummary, GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, WorkerRow,
 };
@@ -77,6 +89,10 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 pub struct Ledger {
 	connection: Connection,
 	path: PathBuf,
+	/// Batches before this id may have their samples pruned (see `compaction`).
+	prune_before: i64,
+	/// Every batch before this id has been pruned already, as far as this process knows.
+	pruned_below: i64,
 }
 
 /// What became of a batch given to [`Ledger::insert_batch`].
@@ -108,6 +124,54 @@ pub struct Totals {
 	pub batches: u64,
 }
 
+/// A batch made ready for the ledger: its samples checked and encoded, which is CPU work best
+/// done before the write lock is taken.
+#[derive(Clone, Debug)]
+pub struct NewBatch {
+	worker_id: String,
+	sequence: u64,
+	sample_count: usize,
+	game_count: usize,
+	generation_min: Option<u64>,
+	generation_max: Option<u64>,
+	samples: Vec<u8>,
+	last_game: Option<String>,
+}
+
+impl NewBatch {
+	/// Batch `sequence` of `worker_id`; samples that could not be read back are refused
+	/// ([`StorageError::InvalidSample`]). `last_game` is the last of `game_records`.
+	pub fn new(
+		worker_id: &str,
+		sequence: u64,
+		samples: &[Sample],
+		game_records: &[String],
+	) -> Result<NewBatch, StorageError> {
+		check_samples(samples)?;
+		let generations = samples.iter().map(|s| s.generation);
+		Ok(NewBatch {
+			worker_id: worker_id.to_string(),
+			sequence,
+			sample_count: samples.len(),
+			game_count: game_records.len(),
+			generation_min: generations.clone().min(),
+			generation_max: generations.max(),
+			samples: encode_samples(samples),
+			last_game: game_records.last().cloned(),
+		})
+	}
+
+	/// The worker that sent it.
+	pub fn worker_id(&self) -> &str {
+		&self.worker_id
+	}
+
+	/// Its sequence number.
+	pub fn sequence(&self) -> u64 {
+		self.sequence
+	}
+}
+
 impl Ledger {
 	/// Opens the ledger at `path`, creating it if missing and migrating its schema.
 	pub fn open(path: &Path) -> Result<Ledger, StorageError> {
@@ -137,6 +201,8 @@ impl Ledger {
 		Ok(Ledger {
 			connection,
 			path: path.to_path_buf(),
+			prune_before: 0,
+			pruned_below: 0,
 		})
 	}
 
@@ -152,7 +218,8 @@ impl Ledger {
 	/// other sequence ([`BatchInsert::OutOfOrder`]). `last_game` is the last of `game_records`.
 	/// A worker not yet in `workers` is added. Samples that could not be read back are refused
 	/// ([`StorageError::InvalidSample`]) and nothing is stored: an acknowledged batch must stay
-	/// readable.
+	/// readable. The coordinator itself stores batches in groups (see `committer`); this is
+	/// the same for one batch.
 	pub fn insert_batch(
 		&mut self,
 		worker_id: &str,
@@ -160,43 +227,109 @@ impl Ledger {
 		samples: &[Sample],
 		game_records: &[String],
 	) -> Result<BatchInsert, StorageError> {
-		const DOING: &str = "inserting a batch";
-		check_samples(samples)?;
-		let now = unix_now();
-		let generations = samples.iter().map(|s| s.generation);
-		let (generation_min, generation_max) = (generations.clone().min(), generations.max());
-		let transaction = self
+		let batch = NewBatch::new(worker_id, sequence, samples, game_records)?;
+		self.begin()?;
+		match self.store_batch(&batch) {
+			Ok(inserted @ BatchInsert::Inserted { .. }) => {
+				self.commit()?;
+				Ok(inserted)
+			}
+			other => {
+				self.rollback();
+				other
+			}
+		}
+	}
+
+	/// Starts a transaction that takes the database's write lock at once (`BEGIN IMMEDIATE`):
+	/// the writes until [`Ledger::commit`] reach the disk together, with one sync.
+	pub fn begin(&mut self) -> Result<(), StorageError> {
+		self.connection
+			.execute_batch("BEGIN IMMEDIATE")
+			.map_err(StorageError::sqlite("starting a transaction"))
+	}
+
+	/// Commits the transaction [`Ledger::begin`] started: on disk when this returns. If the
+	/// commit fails, everything since `begin` is rolled back.
+	pub fn commit(&mut self) -> Result<(), StorageError> {
+		let committed = self
 			.connection
-			.transaction_with_behavior(TransactionBehavior::Immediate)
-			.map_err(StorageError::sqlite(DOING))?;
+			.execute_batch("COMMIT")
+			.map_err(StorageError::sqlite("committing"));
+		if committed.is_err() {
+			self.rollback();
+		}
+		committed
+	}
+
+	/// Rolls back the open transaction, if any.
+	pub fn rollback(&mut self) {
+		if !self.connection.is_autocommit() {
+			// A rollback fails only without a transaction, which was just ruled out.
+			let _ = self.connection.execute_batch("ROLLBACK");
+		}
+	}
+
+	/// Runs `write` as one unit, in a savepoint: if it fails, what it wrote is undone and
+	/// whatever the enclosing transaction wrote before it stands. Outside a transaction the
+	/// savepoint is a transaction of its own, committed when `write` succeeds.
+	pub fn write_unit<T>(
+		&mut self,
+		write: impl FnOnce(&mut Ledger) -> Result<T, StorageError>,
+	) -> Result<T, StorageError> {
+		self.connection
+			.execute_batch("SAVEPOINT unit")
+			.map_err(StorageError::sqlite("starting a savepoint"))?;
+		let result = write(self);
+		let end = if result.is_ok() {
+			"RELEASE unit"
+		} else {
+			"ROLLBACK TO unit; RELEASE unit"
+		};
+		// A failed statement may have rolled back the whole transaction already (SQLite does
+		// so for a full disk); then there is no savepoint left to end, and the commit fails.
+		let ended = self
+			.connection
+			.execute_batch(end)
+			.map_err(StorageError::sqlite("ending a savepoint"));
+		let value = result?;
+		ended?;
+		Ok(value)
+	}
+
+	/// Stores `batch` in the open transaction if its sequence is the next one expected, as
+	/// [`Ledger::insert_batch`] does; nothing is on disk before the transaction commits. A
+	/// refusal ([`BatchInsert::Duplicate`], [`BatchInsert::OutOfOrder`]) writes nothing but
+	/// the worker's row, if it was missing.
+	pub fn store_batch(&mut self, batch: &NewBatch) -> Result<BatchInsert, StorageError> {
+		const DOING: &str = "inserting a batch";
+		let (worker_id, sequence) = (batch.worker_id.as_str(), batch.sequence);
+		let now = unix_now();
 		// First, so that the batch's foreign key finds its worker.
-		transaction
+		self.connection
 			.prepare_cached(
 				"INSERT INTO workers (worker_id, first_seen, last_seen) VALUES (?1, ?2, ?2)
 				ON CONFLICT (worker_id) DO NOTHING",
 			)
 			.and_then(|mut statement| statement.execute(params![worker_id, now]))
 			.map_err(StorageError::sqlite(DOING))?;
-		let last: i64 = transaction
+		let last: i64 = self
+			.connection
 			.prepare_cached("SELECT last_sequence FROM workers WHERE worker_id = ?1")
 			.and_then(|mut statement| statement.query_row([worker_id], |row| row.get(0)))
 			.map_err(StorageError::sqlite(DOING))?;
 		// `last` is at most i64::MAX, so one above it always fits a u64.
 		let expected = last as u64 + 1;
 		if sequence != expected || i64::try_from(sequence).is_err() {
-			let stored = sequence < expected
-				&& transaction
-					.prepare_cached("SELECT 1 FROM batches WHERE worker_id = ?1 AND sequence = ?2")
-					.and_then(|mut statement| statement.exists(params![worker_id, sequence as i64]))
-					.map_err(StorageError::sqlite(DOING))?;
-			// Dropping the transaction rolls it back; the worker row exists already anyway.
+			let stored = sequence < expected && self.was_stored(worker_id, sequence)?;
 			return Ok(if stored {
 				BatchInsert::Duplicate
 			} else {
 				BatchInsert::OutOfOrder { expected }
 			});
 		}
-		let inserted = transaction
+		let inserted = self
+			.connection
 			.prepare_cached(
 				"INSERT INTO batches (worker_id, sequence, received_at, sample_count, game_count,
 					generation_min, generation_max, samples, last_game)
@@ -208,32 +341,54 @@ impl Ledger {
 					worker_id,
 					sequence,
 					now,
-					samples.len(),
-					game_records.len(),
-					generation_min,
-					generation_max,
-					encode_samples(samples),
-					game_records.last(),
+					batch.sample_count,
+					batch.game_count,
+					batch.generation_min,
+					batch.generation_max,
+					batch.samples,
+					batch.last_game,
 				])
 			})
 			.map_err(StorageError::sqlite(DOING))?;
 		if inserted == 0 {
-			// Dropping the transaction rolls it back; the worker row exists already anyway.
 			return Ok(BatchInsert::Duplicate);
 		}
-		let id = transaction.last_insert_rowid();
-		transaction
+		let id = self.connection.last_insert_rowid();
+		self.connection
 			.prepare_cached(
 				"UPDATE workers SET samples = samples + ?2, last_seen = max(last_seen, ?3),
 					last_sequence = ?4
 				WHERE worker_id = ?1",
 			)
 			.and_then(|mut statement| {
-				statement.execute(params![worker_id, samples.len(), now, sequence])
+				statement.execute(params![worker_id, batch.sample_count, now, sequence])
 			})
 			.map_err(StorageError::sqlite(DOING))?;
-		transaction.commit().map_err(StorageError::sqlite(DOING))?;
 		Ok(BatchInsert::Inserted { id })
+	}
+
+	/// Whether batch `sequence` of `worker_id`, at or below its last sequence, was stored: its
+	/// row is there, or compaction folded it into the worker's totals (it is at or below the
+	/// worker's `compacted_through` and not a refused one).
+	fn was_stored(&self, worker_id: &str, sequence: u64) -> Result<bool, StorageError> {
+		const DOING: &str = "looking for a stored batch";
+		let sequence = sequence as i64;
+		let row = self
+			.connection
+			.prepare_cached("SELECT 1 FROM batches WHERE worker_id = ?1 AND sequence = ?2")
+			.and_then(|mut statement| statement.exists(params![worker_id, sequence]))
+			.map_err(StorageError::sqlite(DOING))?;
+		if row {
+			return Ok(true);
+		}
+		self.connection
+			.prepare_cached(
+				"SELECT 1 FROM workers WHERE worker_id = ?1 AND compacted_through >= ?2
+				AND NOT EXISTS (SELECT 1 FROM refused WHERE refused.worker_id = ?1
+					AND first_sequence <= ?2 AND last_sequence >= ?2)",
+			)
+			.and_then(|mut statement| statement.exists(params![worker_id, sequence]))
+			.map_err(StorageError::sqlite(DOING))
 	}
 
 	/// The highest sequence number dealt with for `worker_id` (stored, or refused as
@@ -252,19 +407,36 @@ impl Ledger {
 
 	/// Records that batch `sequence` of `worker_id` was refused as malformed, durably: if it was
 	/// the next one expected, its number is used up, so the worker (which drops the batch) goes
-	/// on with the next. Whether it was the next one expected.
+	/// on with the next, and the number is kept among the refused ones, so that compaction
+	/// never takes it for a stored batch. Whether it was the next one expected. Inside a
+	/// transaction it is durable once the transaction commits.
 	pub fn record_refusal(&mut self, worker_id: &str, sequence: u64) -> Result<bool, StorageError> {
+		const DOING: &str = "recording a refused batch";
 		let Ok(sequence) = i64::try_from(sequence) else {
 			return Ok(false);
 		};
-		self.connection
-			.execute(
-				"UPDATE workers SET last_sequence = ?2
-				WHERE worker_id = ?1 AND last_sequence = ?2 - 1",
-				params![worker_id, sequence],
-			)
-			.map(|changed| changed == 1)
-			.map_err(StorageError::sqlite("recording a refused batch"))
+		self.write_unit(|ledger| {
+			let used = ledger
+				.connection
+				.execute(
+					"UPDATE workers SET last_sequence = ?2
+					WHERE worker_id = ?1 AND last_sequence = ?2 - 1",
+					params![worker_id, sequence],
+				)
+				.map_err(StorageError::sqlite(DOING))?
+				== 1;
+			if used {
+				ledger
+					.connection
+					.execute(
+						"INSERT INTO refused (worker_id, first_sequence, last_sequence)
+						VALUES (?1, ?2, ?2) ON CONFLICT DO NOTHING",
+						params![worker_id, sequence],
+					)
+					.map_err(StorageError::sqlite(DOING))?;
+			}
+			Ok(used)
+		})
 	}
 
 	/// The samples of every batch after `id`, in id order: what a checkpoint whose newest
@@ -337,12 +509,17 @@ impl Ledger {
 			.map_err(StorageError::sqlite("pruning samples"))
 	}
 
-	/// Samples, games and batches over the whole run.
+	/// Samples, games and batches over the whole run, compacted ones included.
 	pub fn totals(&self) -> Result<Totals, StorageError> {
 		self.connection
 			.query_row(
-				"SELECT coalesce(sum(sample_count), 0), coalesce(sum(game_count), 0), count(*)
-				FROM batches",
+				"SELECT
+					(SELECT coalesce(sum(sample_count), 0) FROM batches)
+						+ (SELECT coalesce(sum(compacted_samples), 0) FROM workers),
+					(SELECT coalesce(sum(game_count), 0) FROM batches)
+						+ (SELECT coalesce(sum(compacted_games), 0) FROM workers),
+					(SELECT count(*) FROM batches)
+						+ (SELECT coalesce(sum(compacted_batches), 0) FROM workers)",
 				[],
 				|row| {
 					Ok(Totals {

@@ -17,8 +17,11 @@
 //! - [`workload`]: the self-play depth, raised while the fleet outruns the trainer;
 //! - [`tablebase`]: the tablebase, loaded or solved beside the run, and sent to workers;
 //! - [`research`]: spot checks of workers' searches;
+//! - [`priority`]: the threads that give way to ingest;
 //! - [`rundir`] and [`ledger`]: the run directory (nets, the atomic training checkpoint) and its
 //!   SQLite ledger (every acknowledged batch, workers, generations, gates, losses, throughput);
+//! - [`committer`]: the ledger's writer thread: batches stored in groups sharing one commit,
+//!   writes nobody waits for, pruning and compaction;
 //! - [`samples_codec`]: the binary layouts of samples in ledger blobs and window files;
 //! - [`storage_error`]: how storage fails;
 //! - [`status`]: the run as JSON for `coordinator status`;
@@ -30,6 +33,7 @@
 //!   both to gRPC statuses.
 
 pub mod auth;
+pub mod committer;
 pub mod config;
 pub mod error;
 pub mod gates;
@@ -38,6 +42,7 @@ pub mod ledger;
 pub mod local_dashboard;
 pub mod measure;
 pub mod metrics;
+pub mod priority;
 pub mod progress;
 pub mod recent;
 pub mod research;

@@ -21,6 +21,13 @@ pub use tigers_worker::metrics::MetricsError;
 /// ledger's durable insert. A histogram.
 pub const INGEST_SECONDS: &str = "tigers_ingest_seconds";
 
+/// Transactions the ledger's writer committed with writes in them: batches that arrive together
+/// share one (group commit). A counter.
+pub const LEDGER_COMMITS: &str = "tigers_ledger_commits_total";
+
+/// Batch rows folded into their workers' totals by compaction. A counter.
+pub const LEDGER_COMPACTED: &str = "tigers_ledger_batches_compacted_total";
+
 /// Upper bounds (seconds) of the ingest histogram's buckets. A batch is validated and committed
 /// with an fsync, which takes a few milliseconds on a local disk and up to a second on a slow
 /// network disk; the buckets span that range.

@@ -3,11 +3,13 @@
 //! depth changes with the fleet's rate (`workload`), so a position is searched at the depth in
 //! force and, if that disagrees, at the one before it, whose batches may still be arriving.
 //!
-//! The re-search runs on its own thread with a fresh table, while the worker searched with a
-//! table warm from the game's earlier moves, so scores may differ a little even from an honest
-//! worker; only a difference beyond [`TOLERANCE`] counts. Only placement-phase positions are
-//! checked: later, the worker's search may have scored a repetition of the game's earlier
-//! positions as a draw, and a sample does not carry that history. Positions chosen by
+//! The re-search runs on its own thread, resting between searches so that it takes at most
+//! `CPU_SHARE` of a core, with one player per recent generation kept from search to search.
+//! Each search starts from an empty table, while the worker searched with a table warm from the
+//! game's earlier moves, so scores may differ a little even from an honest worker; only a
+//! difference beyond [`TOLERANCE`] counts. Only placement-phase positions are checked: later,
+//! the worker's search may have scored a repetition of the game's earlier positions as a draw,
+//! and a sample does not carry that history. Positions chosen by
 //! exploration (the random and softmax plies) carry the chosen move's score rather than the
 //! best one and are skipped too. A worker that holds the run's tablebase scores won and lost
 //! positions exactly where a search without it sees only the net, so a position that disagrees
@@ -16,6 +18,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::time::Instant;
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -28,6 +31,11 @@ use crate::state::Shared;
 
 /// How far a re-searched value may be from the worker's (values lie in -1..1).
 pub const TOLERANCE: f32 = 0.3;
+
+/// The share of one core the re-search takes at most. At 1% of the positions, a fleet sending
+/// 100,000 samples a second offers a thousand a second, more than a core can search at depth
+/// 3; a quarter of a core keeps the check going and leaves the rest to ingest and training.
+const CPU_SHARE: f64 = 0.25;
 
 /// Positions waiting to be re-searched, at most; when full, new offers are dropped (the check is
 /// a sample, not an audit).
@@ -57,7 +65,10 @@ impl Research {
 		};
 		std::thread::Builder::new()
 			.name("research".into())
-			.spawn(move || research_loop(&shared, &receiver))
+			.spawn(move || {
+				crate::priority::lower_this_thread();
+				research_loop(&shared, &receiver);
+			})
 			.expect("the research thread starts");
 		research
 	}
@@ -112,7 +123,12 @@ fn research_loop(shared: &Shared, receiver: &Receiver<(String, Sample)>) {
 			.as_ref()
 			.and_then(|_| shared.tablebase.table());
 		let depths = shared.selfplay_depths();
-		let Some(ours) = disagreement_at(player, &sample, table.as_ref(), &depths) else {
+		let searching = Instant::now();
+		let disagrees = disagreement_at(player, &sample, table.as_ref(), &depths);
+		// Rests in proportion to the search, so that the checks take at most their share of a
+		// core however many positions a flood of batches offers (the rest are dropped).
+		std::thread::sleep(searching.elapsed().mul_f64((1.0 - CPU_SHARE) / CPU_SHARE));
+		let Some(ours) = disagrees else {
 			continue;
 		};
 		warn!(worker = %worker_id, theirs = sample.score, ours, "a re-searched position disagrees");

@@ -197,7 +197,13 @@ pub fn open_run(
 		assignment,
 		net: Arc::new(incumbent),
 	};
-	let shared = Shared::new(run_dir, ledger, settings, current, live, tablebase);
+	let shared =
+		Shared::new(run_dir, ledger, settings, current, live, tablebase).map_err(|source| {
+			CoordinatorError::Io {
+				path: "the ledger's writer thread".into(),
+				source,
+			}
+		})?;
 	let start = TrainingStart {
 		trainer,
 		steps,
@@ -292,6 +298,7 @@ pub async fn run(
 		rayon::ThreadPoolBuilder::new()
 			.num_threads(threads)
 			.thread_name(|i| format!("gate-{i}"))
+			.start_handler(|_| crate::priority::lower_this_thread())
 			.build()
 			.map_err(|e| CoordinatorError::Config(format!("cannot start the gating pool: {e}")))?,
 	);
@@ -415,4 +422,7 @@ async fn release(shared: Arc<Shared>) {
 		}
 		tokio::time::sleep(std::time::Duration::from_millis(10)).await;
 	}
+	// The last holder lets go here: the ledger's writer finishes what is queued (a final
+	// checkpoint's pruning among it), off the async threads.
+	let _ = tokio::task::spawn_blocking(move || drop(shared)).await;
 }

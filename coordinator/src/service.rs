@@ -1,5 +1,7 @@
-//! The gRPC service: joins, nets, worker sessions, progress. Blocking work (the ledger's
-//! fsyncs, batch validation) runs on tokio's blocking threads, never on its async workers.
+//! The gRPC service: joins, nets, worker sessions, progress. Blocking work (joins' ledger
+//! writes, batch validation) runs on tokio's blocking threads, never on its async workers;
+//! sample batches are written by the ledger's own thread (`committer`), which the session
+//! awaits.
 
 use std::pin::Pin;
 use std::sync::Arc;

@@ -1,5 +1,6 @@
 //! One worker's open session: assignments out, batches and heartbeats in, each batch stored
-//! durably before its acknowledgement.
+//! durably (by the ledger's writer, `committer`, with the batches of other sessions that
+//! arrived at the same time) before its acknowledgement.
 //!
 //! A session ends when the worker closes it, when a message does not decode or is too large
 //! (INVALID_ARGUMENT or RESOURCE_EXHAUSTED), at the first batch that cannot be stored
@@ -19,7 +20,7 @@ use tokio::sync::{Notify, mpsc};
 use tonic::{Code, Status, Streaming};
 use tracing::{info, warn};
 
-use crate::ledger::BatchInsert;
+use crate::ledger::{BatchInsert, NewBatch};
 use crate::metrics::INGEST_SECONDS;
 use crate::research::Research;
 use crate::state::{Shared, unix_now};
@@ -187,33 +188,48 @@ impl Session {
 			generation: self.shared.current().assignment.generation,
 			max_staleness: self.shared.settings.max_staleness,
 		};
-		let shared = self.shared.clone();
+		// Checking and encoding are CPU work, done on a blocking thread; storing waits for the
+		// ledger's writer, which commits the batch with whatever else arrived meanwhile.
 		let worker_id = self.worker_id.clone();
-		let outcome = tokio::task::spawn_blocking(move || {
-			let mut ledger = shared.ledger();
+		let prepared = tokio::task::spawn_blocking(move || {
 			let valid = match validate_batch(batch, expect) {
 				Ok(valid) => valid,
-				Err(rejection) => {
-					// Used up durably before the worker hears of it and drops the batch, so
-					// that its next batch is the next one expected even after a crash.
-					ledger
-						.record_refusal(&worker_id, sequence)
-						.map_err(|e| StoreError::Storage(e.to_string()))?;
-					return Err(StoreError::Invalid(rejection));
-				}
+				Err(rejection) => return Err(StoreError::Invalid(rejection)),
 			};
-			let inserted = ledger
-				.insert_batch(
-					&worker_id,
-					valid.sequence,
-					&valid.samples,
-					&valid.game_records,
-				)
-				.map_err(|e| StoreError::Storage(e.to_string()))?;
-			Ok::<_, StoreError>((valid, inserted))
+			let new = NewBatch::new(
+				&worker_id,
+				valid.sequence,
+				&valid.samples,
+				&valid.game_records,
+			)
+			.map_err(|e| StoreError::Storage(e.to_string()))?;
+			Ok((valid, new))
 		})
 		.await
 		.map_err(|e| Status::internal(format!("storing task failed: {e}")))?;
+		let outcome = match prepared {
+			Ok((valid, new)) => self
+				.shared
+				.committer()
+				.store(new)
+				.await
+				.map(|inserted| (valid, inserted))
+				.map_err(StoreError::Storage),
+			Err(StoreError::Invalid(rejection)) => {
+				// Used up durably before the worker hears of it and drops the batch, so that
+				// its next batch is the next one expected even after a crash.
+				match self
+					.shared
+					.committer()
+					.refuse(&self.worker_id, sequence)
+					.await
+				{
+					Ok(_) => Err(StoreError::Invalid(rejection)),
+					Err(reason) => Err(StoreError::Storage(reason)),
+				}
+			}
+			Err(storage) => Err(storage),
+		};
 		// Refusals are timed too: a flood of bad batches costs the same validation work.
 		histogram!(INGEST_SECONDS).record(received.elapsed().as_secs_f64());
 		let (valid, inserted) = match outcome {

@@ -3,7 +3,8 @@
 //!
 //! Ownership: one `Arc<Shared>` for the process. `live` is a mutex held only for short updates
 //! and snapshot copies, never across I/O or a search. The ledger has its own mutex and is only
-//! touched from blocking threads. The current assignment is a `watch` channel: the training
+//! touched from blocking threads; the committer's thread writes batches and other threads'
+//! deferred writes under it, a group at a time. The current assignment is a `watch` channel: the training
 //! thread sends a new one on promotion, and every session forwards it to its worker. The
 //! published progress snapshot is another `watch` channel, written only by the publisher task
 //! (`progress`) and read by every `WatchProgress` stream.
@@ -22,6 +23,7 @@ use tigers_proto::convert::Assignment;
 use tigers_proto::v1;
 use tokio::sync::{Notify, watch};
 
+use crate::committer::Committer;
 use crate::config::RunSettings;
 use crate::gates::GateHistory;
 use crate::ledger::Ledger;
@@ -272,7 +274,8 @@ pub struct Shared {
 	/// The tablebase, or how it is coming along.
 	pub tablebase: TablebaseHolder,
 	live: Mutex<Live>,
-	ledger: Mutex<Ledger>,
+	ledger: Arc<Mutex<Ledger>>,
+	committer: Committer,
 	current: watch::Sender<Arc<Current>>,
 	closing: watch::Sender<bool>,
 	published: watch::Sender<Published>,
@@ -298,22 +301,25 @@ impl Shared {
 		current: Current,
 		live: Live,
 		tablebase: TablebaseHolder,
-	) -> Arc<Shared> {
+	) -> Result<Arc<Shared>, std::io::Error> {
 		let (sender, _) = watch::channel(Arc::new(current));
-		Arc::new(Shared {
+		let ledger = Arc::new(Mutex::new(ledger));
+		let committer = Committer::start(ledger.clone())?;
+		Ok(Arc::new(Shared {
 			run_name: run_dir.name().to_string(),
 			started: Instant::now(),
 			settings,
 			run_dir,
 			tablebase,
 			live: Mutex::new(live),
-			ledger: Mutex::new(ledger),
+			ledger,
+			committer,
 			current: sender,
 			closing: watch::channel(false).0,
 			published: watch::channel(Published::default()).0,
 			snapshots_built: AtomicU64::new(0),
 			next_session: AtomicU64::new(1),
-		})
+		}))
 	}
 
 	/// A number for a new session, never given before in this process.
@@ -353,7 +359,14 @@ impl Shared {
 			.unwrap_or_else(|poisoned| poisoned.into_inner())
 	}
 
-	/// The ledger, for blocking threads only.
+	/// The ledger's writer: sample batches, refusals, and the writes of threads that must not
+	/// wait for the disk.
+	pub fn committer(&self) -> &Committer {
+		&self.committer
+	}
+
+	/// The ledger, for blocking threads only, and for rare writes (joins, promotions): the
+	/// committer holds it for a whole group at a time.
 	pub fn ledger(&self) -> MutexGuard<'_, Ledger> {
 		self.ledger
 			.lock()

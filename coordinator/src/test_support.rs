@@ -105,4 +105,5 @@ pub fn shared_for_tests(dir: &Path) -> std::sync::Arc<crate::state::Shared> {
 		Live::default(),
 		tablebase,
 	)
+	.expect("the ledger's writer thread starts")
 }

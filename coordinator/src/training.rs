@@ -69,6 +69,7 @@ pub fn start(
 	let handle = std::thread::Builder::new()
 		.name("training".into())
 		.spawn(move || {
+			crate::priority::lower_this_thread();
 			let measured = start.incumbent_measured;
 			Training::new(shared, start, pool).run(&inbox, measured);
 		})
@@ -246,13 +247,13 @@ impl Training {
 				training_steps: self.steps,
 				loss: f64::from(mean),
 			});
-			if let Err(e) = self
-				.shared
-				.ledger()
-				.record_loss(self.steps, mean, unix_now())
-			{
-				error!(%e, "could not record the loss");
-			}
+			// Written with the ledger writer's next group: training never waits for the disk.
+			let (steps, now) = (self.steps, unix_now());
+			self.shared
+				.committer()
+				.later("recording the loss", move |ledger| {
+					ledger.record_loss(steps, mean, now)
+				});
 		}
 		trained
 	}
@@ -466,15 +467,9 @@ impl Training {
 			return;
 		}
 		// The checkpoint now holds the window, so the ledger's copies of the samples up to
-		// `last_batch_id` are no longer needed to rebuild it; the batch rows stay (for duplicate
-		// detection and counts), their samples go.
-		if let Err(e) = self
-			.shared
-			.ledger()
-			.prune_samples_before(self.last_batch_id + 1)
-		{
-			error!(%e, "could not prune old samples");
-		}
+		// `last_batch_id` are no longer needed to rebuild it: the ledger's writer prunes them,
+		// a chunk at a time, and later compacts the old rows (`ledger::compaction`).
+		self.shared.committer().prune_before(self.last_batch_id + 1);
 	}
 
 	fn record_throughput(&mut self) {
@@ -493,9 +488,11 @@ impl Training {
 			live.throughput.push(throughput_point(&row));
 			row
 		};
-		if let Err(e) = self.shared.ledger().record_throughput(row) {
-			error!(%e, "could not record throughput");
-		}
+		self.shared
+			.committer()
+			.later("recording throughput", move |ledger| {
+				ledger.record_throughput(row)
+			});
 	}
 
 	fn stop(mut self) {

@@ -22,6 +22,8 @@
 //! - [`backoff`]: reconnection delays;
 //! - `session`: join, stream, reconnect;
 //! - [`bench`](mod@bench): this machine's self-play speed;
+//! - [`loadtest`](mod@loadtest): many simulated workers against a coordinator, its ingest rate
+//!   and acknowledgement times;
 //! - [`metrics`]: the Prometheus endpoint (shared with the coordinator) and the worker's figures;
 //! - [`process`]: logging and stop signals for this crate's and the coordinator's binaries.
 //!
@@ -36,6 +38,7 @@ mod client;
 pub mod config;
 pub mod error;
 mod fetch;
+pub mod loadtest;
 pub mod metrics;
 pub mod process;
 mod seed;
@@ -64,6 +67,7 @@ pub use crate::backoff::BackoffSettings;
 pub use crate::bench::{BenchReport, BenchSettings, bench, bench_with_progress};
 pub use crate::config::WorkerConfig;
 pub use crate::error::WorkerError;
+pub use crate::loadtest::{LoadtestReport, LoadtestSettings, loadtest};
 pub use crate::tablebase::{FetchError, fetch_tablebase, share_tablebase};
 
 use crate::batcher::Batcher;

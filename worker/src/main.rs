@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
@@ -10,7 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tigers_worker::bench::DEFAULT_GAMES_PER_THREAD;
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
 use tigers_worker::process::{init_logging, shutdown_signal};
-use tigers_worker::{BenchSettings, WorkerConfig};
+use tigers_worker::{BenchSettings, LoadtestSettings, WorkerConfig};
 
 /// Plays self-play games for a Tigers and Sheep coordinator and streams the samples to it.
 #[derive(Debug, Parser)]
@@ -65,6 +66,34 @@ struct Cli {
 enum Command {
 	/// Measure this machine's self-play speed with the default settings, to size a fleet.
 	Bench(BenchArgs),
+	/// Measure how fast a coordinator takes batches in: many simulated workers, each with its
+	/// own identity and connection, send copies of one batch of real games.
+	Loadtest(LoadtestArgs),
+}
+
+#[derive(Debug, Args)]
+struct LoadtestArgs {
+	/// The coordinator: http://host:port or https://host:port.
+	#[arg(long, value_name = "URL")]
+	connect: String,
+	/// The run's token.
+	#[arg(long, value_name = "T", env = "TIGERS_TOKEN", hide_env_values = true)]
+	token: Option<String>,
+	/// PEM certificate to trust for an https coordinator (its self-signed one, or its CA).
+	#[arg(long, value_name = "FILE")]
+	tls_ca: Option<PathBuf>,
+	/// Simulated workers.
+	#[arg(long, value_name = "N")]
+	sessions: usize,
+	/// How long to send, in seconds (after every session is open).
+	#[arg(long, value_name = "S")]
+	seconds: u64,
+	/// Batches each simulated worker may have unacknowledged at a time.
+	#[arg(long, value_name = "K", default_value_t = 4)]
+	in_flight: usize,
+	/// Print a table of the figures of each second after the summary line.
+	#[arg(long)]
+	per_second: bool,
 }
 
 #[derive(Debug, Args)]
@@ -83,8 +112,10 @@ struct BenchArgs {
 fn main() -> anyhow::Result<()> {
 	let cli = Cli::parse();
 	init_logging(cli.log_json);
-	if let Some(Command::Bench(args)) = &cli.command {
-		return run_bench(args);
+	match &cli.command {
+		Some(Command::Bench(args)) => return run_bench(args),
+		Some(Command::Loadtest(args)) => return run_loadtest(args),
+		None => {}
 	}
 	let config = worker_config(cli)?;
 	let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -142,5 +173,30 @@ fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
 	let report = tigers_worker::bench_with_progress(&settings, |done| bar.set_position(done));
 	bar.finish_and_clear();
 	println!("{}", report.context("bench")?);
+	Ok(())
+}
+
+fn run_loadtest(args: &LoadtestArgs) -> anyhow::Result<()> {
+	let mut config = WorkerConfig::new(args.connect.clone());
+	config.token = args.token.clone().filter(|token| !token.is_empty());
+	config.tls_ca = args.tls_ca.clone();
+	let settings = LoadtestSettings {
+		in_flight: args.in_flight,
+		..LoadtestSettings::new(args.sessions, Duration::from_secs(args.seconds))
+	};
+	let runtime = tokio::runtime::Builder::new_multi_thread()
+		.enable_all()
+		.build()
+		.context("starting the async runtime")?;
+	let report = runtime
+		.block_on(tigers_worker::loadtest(&config, &settings))
+		.context("loadtest")?;
+	println!("{report}");
+	if args.per_second {
+		print!("{}", report.table());
+	}
+	if let Some(error) = &report.first_error {
+		anyhow::bail!("{} errors; the first: {error}", report.errors);
+	}
 	Ok(())
 }

@@ -9,7 +9,9 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: [&str; 5] = [VERSION_1, VERSION_2, VERSION_3, VERSION_4, VERSION_5];
+const MIGRATIONS: [&str; 6] = [
+	VERSION_1, VERSION_2, VERSION_3, VERSION_4, VERSION_5, VERSION_6,
+];
 
 /// The schema version this program writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -143,6 +145,39 @@ CREATE TABLE timed (
 );
 ";
 
+/// Version 6: compaction (see `ledger::compaction`). Each worker's compacted batches are
+/// counted in its row, up to `compacted_through`, the highest sequence compacted; `refused`
+/// holds the ranges of sequence numbers dealt with but never stored, so that compaction never
+/// mistakes one of them for a stored batch. Those an older ledger has (numbers refused as
+/// malformed, and gaps left by programs from before version 3) are its sequences up to
+/// `last_sequence` without a row, found here.
+const VERSION_6: &str = "
+ALTER TABLE workers ADD COLUMN compacted_through INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE workers ADD COLUMN compacted_batches INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE workers ADD COLUMN compacted_samples INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE workers ADD COLUMN compacted_games INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE refused (
+	worker_id TEXT NOT NULL REFERENCES workers (worker_id),
+	first_sequence INTEGER NOT NULL,
+	last_sequence INTEGER NOT NULL,
+	PRIMARY KEY (worker_id, first_sequence)
+) WITHOUT ROWID;
+INSERT INTO refused (worker_id, first_sequence, last_sequence)
+	SELECT worker_id, previous + 1, sequence - 1 FROM (
+		SELECT worker_id, sequence,
+			coalesce(lag(sequence) OVER (PARTITION BY worker_id ORDER BY sequence), 0)
+				AS previous
+		FROM batches)
+	WHERE sequence - 1 > previous;
+INSERT INTO refused (worker_id, first_sequence, last_sequence)
+	SELECT worker_id, stored + 1, last_sequence FROM (
+		SELECT worker_id, last_sequence, coalesce(
+			(SELECT max(sequence) FROM batches WHERE batches.worker_id = workers.worker_id), 0)
+				AS stored
+		FROM workers)
+	WHERE last_sequence > stored;
+";
+
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is
 /// read again inside each write transaction, so two processes opening a new ledger at once
 /// cannot both apply a migration.
@@ -222,5 +257,36 @@ mod tests {
 		assert_eq!(ledger.last_sequence("old").unwrap(), 7);
 		assert_eq!(ledger.last_sequence("idle").unwrap(), 0);
 		assert_eq!(ledger.secret("old").unwrap(), None);
+	}
+
+	#[test]
+	fn a_version_5_ledger_keeps_its_unstored_numbers_refused() {
+		let dir = TestDir::new("schema-v5-to-v6");
+		let path = dir.path().join("ledger.sqlite");
+		let raw = Connection::open(&path).unwrap();
+		for migration in &MIGRATIONS[..5] {
+			raw.execute_batch(migration).unwrap();
+		}
+		raw.execute_batch(
+			"INSERT INTO workers (worker_id, first_seen, last_seen, last_sequence)
+				VALUES ('w', 1, 1, 9), ('idle', 1, 1, 2), ('new', 1, 1, 0);
+			INSERT INTO batches (worker_id, sequence, received_at, sample_count, game_count)
+				VALUES ('w', 1, 1, 0, 0), ('w', 2, 1, 0, 0), ('w', 5, 1, 0, 0),
+					('w', 7, 1, 0, 0);",
+		)
+		.unwrap();
+		raw.pragma_update(None, "user_version", 5).unwrap();
+		drop(raw);
+		let ledger = Ledger::open(&path).unwrap();
+		let ranges = ledger.refused_ranges().unwrap();
+		assert_eq!(
+			ranges,
+			[
+				("idle".to_string(), 1, 2),
+				("w".to_string(), 3, 4),
+				("w".to_string(), 6, 6),
+				("w".to_string(), 8, 9)
+			]
+		);
 	}
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use ::metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge};
 use tigers_proto::v1;
 
-use super::INGEST_SECONDS;
+use super::{INGEST_SECONDS, LEDGER_COMMITS, LEDGER_COMPACTED};
 use crate::state::{Live, Shared};
 use crate::tablebase::TablebaseState;
 use crate::validate::RejectReason;
@@ -186,6 +186,16 @@ pub fn describe() {
 		INGEST_SECONDS,
 		Unit::Seconds,
 		"Time to validate and durably store one sample batch."
+	);
+	describe_counter!(
+		LEDGER_COMMITS,
+		Unit::Count,
+		"Ledger transactions committed with writes in them; batches arriving together share one."
+	);
+	describe_counter!(
+		LEDGER_COMPACTED,
+		Unit::Count,
+		"Batch rows folded into their workers' totals by compaction."
 	);
 }
 

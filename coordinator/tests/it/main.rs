@@ -5,6 +5,7 @@ mod common;
 mod dashboard;
 mod identity;
 mod limits;
+mod loadtest;
 mod metrics;
 mod service;
 mod tablebase;

@@ -1,0 +1,530 @@
+//! `Committer`: the ledger's writer thread, which stores sample batches in groups (group
+//! commit) and keeps the ledger bounded.
+//!
+//! Sessions hand it batches, checked and encoded ([`NewBatch`]), and wait for its answer. The
+//! thread takes every write waiting in its queue (up to [`MAX_GROUP`]), stores them in one
+//! transaction, each in a savepoint of its own, commits it with one sync, and only then answers
+//! each: a batch is acknowledged only after the commit that holds it, and batches that arrive
+//! together share one sync (a sync takes about 1.3 ms here; one per batch capped ingest at some
+//! 700 batches a second). A write that fails is undone alone and answered with its error; a
+//! commit that fails answers every write of the group with its error, and none of them is
+//! acknowledged. Duplicates, refusals and sequence checks run inside the group in arrival
+//! order, so two sessions of one identity sending the same batch in one group store it once.
+//!
+//! Writes that nobody waits for (the training thread's losses and throughput, its pruning) go
+//! in the same groups, so the training thread never waits for the ledger or its lock. Between
+//! groups, at most once a second unless work is left over, the thread prunes and compacts a
+//! chunk of rows (`ledger::compaction`) in a transaction of its own.
+//!
+//! Ownership: the thread owns the receiving end; the ledger is shared behind a mutex with the
+//! joins (which are rare and write a row or two), and the thread holds it for one group at a
+//! time. Dropping the `Committer` closes the queue; the thread writes what is queued, then
+//! stops, and the drop waits for it.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use metrics::counter;
+use tokio::sync::oneshot;
+use tracing::{error, warn};
+
+use crate::ledger::{BatchInsert, COMPACT_AFTER, Ledger, NewBatch};
+use crate::metrics::{LEDGER_COMMITS, LEDGER_COMPACTED};
+use crate::state::unix_now;
+use crate::storage_error::StorageError;
+
+/// The most writes in one transaction. A thousand batches of a few hundred samples make a
+/// transaction of a few megabytes: large enough that a thousand workers share one sync, small
+/// enough that the first of them does not wait long for the last.
+pub const MAX_GROUP: usize = 1024;
+
+/// How often pruning and compaction run while there is nothing left over.
+const HOUSEWORK_EVERY: Duration = Duration::from_secs(1);
+
+/// Rows pruned, and rows compacted, per round of housework: a round takes milliseconds, so
+/// batches waiting meanwhile are not held up for long; at one round per group it keeps up with
+/// far more batches a second than a sync a group allows.
+const HOUSEWORK_CHUNK: usize = 2000;
+
+/// A write nobody waits for, done with a group.
+type LaterWrite = Box<dyn FnOnce(&mut Ledger) -> Result<(), StorageError> + Send>;
+
+/// A write another thread waits for, or not.
+enum Job {
+	/// Store a batch; answer with what became of it.
+	Batch {
+		batch: NewBatch,
+		reply: oneshot::Sender<Result<BatchInsert, String>>,
+	},
+	/// Use up a refused batch's number; answer whether it was the next one expected.
+	Refusal {
+		worker_id: String,
+		sequence: u64,
+		reply: oneshot::Sender<Result<bool, String>>,
+	},
+	/// Any other write, nobody waiting; a failure is logged, saying what it was.
+	Later {
+		what: &'static str,
+		write: LaterWrite,
+	},
+	/// Prune the samples of the batches before this id, a chunk at a time.
+	Prune(i64),
+}
+
+/// Counts of the committer's work since it started.
+#[derive(Debug, Default)]
+pub struct CommitCounts {
+	/// Transactions committed that held writes.
+	pub commits: AtomicU64,
+	/// Batches stored (not duplicates or refusals).
+	pub batches: AtomicU64,
+	/// Batch rows compacted.
+	pub compacted: AtomicU64,
+}
+
+/// The handle to the ledger's writer thread.
+pub struct Committer {
+	jobs: Option<Sender<Job>>,
+	thread: Option<JoinHandle<()>>,
+	counts: Arc<CommitCounts>,
+}
+
+impl Committer {
+	/// Starts the writer thread over `ledger`.
+	pub fn start(ledger: Arc<Mutex<Ledger>>) -> Result<Committer, std::io::Error> {
+		let (jobs, queue) = channel();
+		let counts = Arc::new(CommitCounts::default());
+		let writer = Writer {
+			ledger,
+			queue,
+			counts: counts.clone(),
+			last_housework: Instant::now(),
+			housework_left: true,
+			newest_ids: VecDeque::new(),
+			compact_through: 0,
+		};
+		let thread = std::thread::Builder::new()
+			.name("ledger".into())
+			.spawn(move || writer.run())?;
+		Ok(Committer {
+			jobs: Some(jobs),
+			thread: Some(thread),
+			counts,
+		})
+	}
+
+	/// The counts of the work done so far.
+	pub fn counts(&self) -> &CommitCounts {
+		&self.counts
+	}
+
+	/// Stores `batch` with the next group; what became of it once the group is on disk, or why
+	/// it could not be stored.
+	pub async fn store(&self, batch: NewBatch) -> Result<BatchInsert, String> {
+		self.submit(batch).await.unwrap_or_else(|_| Err(stopped()))
+	}
+
+	/// Queues `batch` for the next group at once; the answer [`Committer::store`] awaits comes
+	/// on the receiver.
+	pub fn submit(&self, batch: NewBatch) -> oneshot::Receiver<Result<BatchInsert, String>> {
+		let (reply, answer) = oneshot::channel();
+		self.send(Job::Batch { batch, reply });
+		answer
+	}
+
+	/// Uses up refused batch `sequence` of `worker_id` with the next group (see
+	/// [`Ledger::record_refusal`]); whether it was the next one expected, once on disk.
+	pub async fn refuse(&self, worker_id: &str, sequence: u64) -> Result<bool, String> {
+		let (reply, answer) = oneshot::channel();
+		self.send(Job::Refusal {
+			worker_id: worker_id.to_string(),
+			sequence,
+			reply,
+		});
+		answer.await.unwrap_or_else(|_| Err(stopped()))
+	}
+
+	/// Writes `write` with the next group, without waiting; a failure is logged with `what`
+	/// (e.g. "recording the loss").
+	pub fn later(
+		&self,
+		what: &'static str,
+		write: impl FnOnce(&mut Ledger) -> Result<(), StorageError> + Send + 'static,
+	) {
+		self.send(Job::Later {
+			what,
+			write: Box::new(write),
+		});
+	}
+
+	/// Prunes the samples of the batches before `id` (a checkpoint holds them), a chunk at a
+	/// time between groups, without waiting.
+	pub fn prune_before(&self, id: i64) {
+		self.send(Job::Prune(id));
+	}
+
+	fn send(&self, job: Job) {
+		// The queue closes only when the committer is dropped, and `&self` rules that out.
+		if let Some(jobs) = &self.jobs {
+			let _ = jobs.send(job);
+		}
+	}
+}
+
+impl Drop for Committer {
+	/// Closes the queue and waits for the thread to write what was queued.
+	fn drop(&mut self) {
+		self.jobs.take();
+		if let Some(thread) = self.thread.take()
+			&& thread.join().is_err()
+		{
+			error!("the ledger's writer thread panicked");
+		}
+	}
+}
+
+fn stopped() -> String {
+	"the ledger's writer has stopped".to_string()
+}
+
+/// The thread's side.
+struct Writer {
+	ledger: Arc<Mutex<Ledger>>,
+	queue: Receiver<Job>,
+	counts: Arc<CommitCounts>,
+	last_housework: Instant,
+	/// Whether the last round of housework stopped at its chunk's limit.
+	housework_left: bool,
+	/// The newest batch id at each round of housework within [`COMPACT_AFTER`], oldest first.
+	newest_ids: VecDeque<(Instant, i64)>,
+	/// The newest batch id seen at least [`COMPACT_AFTER`] ago: the rows up to it may be old
+	/// enough to compact, and no later one is.
+	compact_through: i64,
+}
+
+/// A write of the group and how to answer it once the group is committed.
+enum Answer {
+	Batch(
+		oneshot::Sender<Result<BatchInsert, String>>,
+		Result<BatchInsert, String>,
+	),
+	Refusal(oneshot::Sender<Result<bool, String>>, Result<bool, String>),
+	Later(&'static str, Result<(), String>),
+}
+
+impl Writer {
+	fn run(mut self) {
+		loop {
+			let wait = if self.housework_left {
+				Duration::ZERO
+			} else {
+				HOUSEWORK_EVERY.saturating_sub(self.last_housework.elapsed())
+			};
+			let first = match self.queue.recv_timeout(wait) {
+				Ok(job) => Some(job),
+				Err(RecvTimeoutError::Timeout) => None,
+				Err(RecvTimeoutError::Disconnected) => break,
+			};
+			let mut group: Vec<Job> = first.into_iter().collect();
+			while group.len() < MAX_GROUP {
+				match self.queue.try_recv() {
+					Ok(job) => group.push(job),
+					Err(_) => break,
+				}
+			}
+			if !group.is_empty() {
+				self.commit(group);
+			}
+			if self.housework_left || self.last_housework.elapsed() >= HOUSEWORK_EVERY {
+				self.housework();
+			}
+		}
+		// The queue is closed and empty: a last round for a final checkpoint's pruning.
+		self.housework();
+	}
+
+	fn ledger(&self) -> MutexGuard<'_, Ledger> {
+		// A panic while holding the lock rolls nothing forward: SQLite rolls back a transaction
+		// left open at the next `BEGIN`'s failure, and the next group starts clean.
+		self.ledger
+			.lock()
+			.unwrap_or_else(std::sync::PoisonError::into_inner)
+	}
+
+	/// Writes `group` in one transaction and answers each write once it is committed.
+	fn commit(&self, group: Vec<Job>) {
+		let mut ledger = self.ledger();
+		// A transaction left open by a panic mid-group must not swallow this one.
+		ledger.rollback();
+		let began = ledger.begin().map_err(|e| e.to_string());
+		let mut stored = 0;
+		let answers: Vec<Answer> = group
+			.into_iter()
+			.filter_map(|job| write_job(&mut ledger, &began, job, &mut stored))
+			.collect();
+		let committed = began.and_then(|()| ledger.commit().map_err(|e| e.to_string()));
+		drop(ledger);
+		if committed.is_ok() && !answers.is_empty() {
+			self.counts.commits.fetch_add(1, Ordering::Relaxed);
+			self.counts.batches.fetch_add(stored, Ordering::Relaxed);
+			counter!(LEDGER_COMMITS).increment(1);
+		}
+		for answer in answers {
+			// A session that went away no longer waits for its answer: nothing to do then.
+			match answer {
+				Answer::Batch(reply, result) => {
+					let _ = reply.send(unless_failed(&committed, result));
+				}
+				Answer::Refusal(reply, result) => {
+					let _ = reply.send(unless_failed(&committed, result));
+				}
+				Answer::Later(what, result) => {
+					if let Err(why) = unless_failed(&committed, result) {
+						error!(what, %why, "a write to the ledger failed");
+					}
+				}
+			}
+		}
+	}
+
+	/// Prunes and compacts a chunk of rows each, in a transaction of their own.
+	fn housework(&mut self) {
+		let now = Instant::now();
+		self.last_housework = now;
+		let received_before = unix_now() - COMPACT_AFTER.as_secs_f64();
+		let ledger = self.ledger.clone();
+		let mut ledger = ledger
+			.lock()
+			.unwrap_or_else(std::sync::PoisonError::into_inner);
+		match ledger.newest_batch_id() {
+			Ok(newest) => self.newest_ids.push_back((now, newest)),
+			Err(e) => warn!(%e, "cannot read the newest batch's id"),
+		}
+		while let Some(&(at, id)) = self.newest_ids.front()
+			&& now.duration_since(at) >= COMPACT_AFTER
+		{
+			self.compact_through = id;
+			self.newest_ids.pop_front();
+		}
+		let through = self.compact_through;
+		let done = ledger.begin().and_then(|()| {
+			let pruned = ledger.prune_some(HOUSEWORK_CHUNK)?;
+			let compacted = ledger.compact(through, received_before, HOUSEWORK_CHUNK)?;
+			ledger.commit()?;
+			Ok((pruned, compacted))
+		});
+		drop(ledger);
+		match done {
+			Ok((pruned, compacted)) => {
+				self.counts
+					.compacted
+					.fetch_add(compacted, Ordering::Relaxed);
+				counter!(LEDGER_COMPACTED).increment(compacted);
+				self.housework_left =
+					pruned as usize >= HOUSEWORK_CHUNK || compacted as usize >= HOUSEWORK_CHUNK;
+			}
+			Err(e) => {
+				self.ledger().rollback();
+				warn!(%e, "pruning or compacting the ledger failed; trying again later");
+				self.housework_left = false;
+			}
+		}
+	}
+}
+
+/// Does `job` in the group's transaction (if it `began`), each write in a savepoint of its own;
+/// what to answer once the group is committed (nothing for a request to prune, which is only
+/// noted). Counts the batches stored in `stored`.
+fn write_job(
+	ledger: &mut Ledger,
+	began: &Result<(), String>,
+	job: Job,
+	stored: &mut u64,
+) -> Option<Answer> {
+	let answer = match job {
+		Job::Batch { batch, reply } => {
+			let result = began.clone().and_then(|()| {
+				ledger
+					.write_unit(|ledger| ledger.store_batch(&batch))
+					.map_err(|e| e.to_string())
+			});
+			if let Ok(BatchInsert::Inserted { .. }) = result {
+				*stored += 1;
+			}
+			Answer::Batch(reply, result)
+		}
+		Job::Refusal {
+			worker_id,
+			sequence,
+			reply,
+		} => {
+			let result = began.clone().and_then(|()| {
+				ledger
+					.record_refusal(&worker_id, sequence)
+					.map_err(|e| e.to_string())
+			});
+			Answer::Refusal(reply, result)
+		}
+		Job::Later { what, write } => {
+			let result = began
+				.clone()
+				.and_then(|()| ledger.write_unit(write).map_err(|e| e.to_string()));
+			Answer::Later(what, result)
+		}
+		Job::Prune(id) => {
+			ledger.request_prune(id);
+			return None;
+		}
+	};
+	Some(answer)
+}
+
+/// A write's result once its group's commit is known: nothing of the group is on disk if the
+/// commit failed, so then every write has failed with it.
+fn unless_failed<T>(
+	committed: &Result<(), String>,
+	result: Result<T, String>,
+) -> Result<T, String> {
+	match committed {
+		Ok(()) => result,
+		Err(why) => Err(why.clone()),
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use tigers_core::selfplay::Sample;
+	use tigers_core::{GameBoard, Turn};
+
+	use super::*;
+	use crate::test_support::TestDir;
+
+	fn batch(worker: &str, sequence: u64) -> NewBatch {
+		let samples: Vec<Sample> = (0..3)
+			.map(|ply| Sample {
+				board: GameBoard::default(),
+				turn: Turn::Sheep,
+				score: 0.5,
+				result: 1.0,
+				ply,
+				generation: 0,
+			})
+			.collect();
+		NewBatch::new(worker, sequence, &samples, &["game".to_string()]).unwrap()
+	}
+
+	fn ledger(dir: &TestDir) -> Arc<Mutex<Ledger>> {
+		Arc::new(Mutex::new(
+			Ledger::open(&dir.path().join("ledger.sqlite")).unwrap(),
+		))
+	}
+
+	#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+	async fn batches_that_arrive_together_share_a_commit_and_are_stored_once() {
+		let dir = TestDir::new("committer-group");
+		let shared = ledger(&dir);
+		let committer = Committer::start(shared.clone()).unwrap();
+		// While the ledger is held (by another thread), every batch queues up; the writer then
+		// takes them in at most two groups: what it took before finding the lock held, and
+		// the rest.
+		let (locked, is_locked) = channel();
+		let (release, released) = channel::<()>();
+		let holder = {
+			let shared = shared.clone();
+			std::thread::spawn(move || {
+				let _held = shared.lock().unwrap();
+				locked.send(()).unwrap();
+				let _ = released.recv();
+			})
+		};
+		is_locked.recv().unwrap();
+		let mut answers = Vec::new();
+		for worker in 0..50 {
+			for sequence in 1..=4 {
+				answers.push(committer.submit(batch(&format!("w{worker}"), sequence)));
+			}
+		}
+		// The same batch twice in one group, as two sessions of one identity would send it.
+		let twice = [
+			committer.submit(batch("twice", 1)),
+			committer.submit(batch("twice", 1)),
+		];
+		release.send(()).unwrap();
+		holder.join().unwrap();
+		for answer in answers {
+			assert!(matches!(
+				answer.await.unwrap(),
+				Ok(BatchInsert::Inserted { .. })
+			));
+		}
+		let mut twice_answers = Vec::new();
+		for answer in twice {
+			twice_answers.push(answer.await.unwrap().unwrap());
+		}
+		assert!(
+			matches!(twice_answers[0], BatchInsert::Inserted { .. }),
+			"{twice_answers:?}"
+		);
+		assert_eq!(twice_answers[1], BatchInsert::Duplicate);
+		let counts = committer.counts();
+		assert_eq!(counts.batches.load(Ordering::Relaxed), 201);
+		let commits = counts.commits.load(Ordering::Relaxed);
+		assert!(
+			(1..=2).contains(&commits),
+			"{commits} commits for 202 batches"
+		);
+		let totals = shared.lock().unwrap().totals().unwrap();
+		assert_eq!((totals.batches, totals.samples), (201, 603));
+	}
+
+	#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+	async fn a_failing_write_is_undone_alone_and_refusals_are_answered_after_the_commit() {
+		let dir = TestDir::new("committer-failure");
+		let shared = ledger(&dir);
+		let committer = Committer::start(shared.clone()).unwrap();
+		assert!(matches!(
+			committer.store(batch("w", 1)).await,
+			Ok(BatchInsert::Inserted { .. })
+		));
+		committer.later("a write that fails", |ledger| ledger.record_flag("nobody"));
+		committer.later("recording a loss", |ledger| ledger.record_loss(7, 0.5, 1.0));
+		assert_eq!(committer.refuse("w", 2).await, Ok(true));
+		assert_eq!(committer.refuse("w", 9).await, Ok(false));
+		assert_eq!(
+			committer.store(batch("w", 2)).await,
+			Ok(BatchInsert::OutOfOrder { expected: 3 })
+		);
+		assert_eq!(
+			committer.store(batch("w", 1)).await,
+			Ok(BatchInsert::Duplicate)
+		);
+		drop(committer);
+		let ledger = shared.lock().unwrap();
+		assert_eq!(ledger.losses(0).unwrap(), [(7, 0.5)]);
+		assert_eq!(ledger.last_sequence("w").unwrap(), 2);
+		assert_eq!(ledger.totals().unwrap().batches, 1);
+	}
+
+	#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+	async fn pruning_asked_for_is_done_between_groups() {
+		let dir = TestDir::new("committer-prune");
+		let shared = ledger(&dir);
+		let committer = Committer::start(shared.clone()).unwrap();
+		let mut last = 0;
+		for sequence in 1..=3 {
+			if let Ok(BatchInsert::Inserted { id }) = committer.store(batch("w", sequence)).await {
+				last = id;
+			}
+		}
+		committer.prune_before(last);
+		// Dropping waits for the queue and a last round of housework.
+		drop(committer);
+		let ledger = shared.lock().unwrap();
+		assert_eq!(ledger.batches_after(last - 1).unwrap().len(), 1);
+		assert!(ledger.batches_after(0).is_err(), "the first two are pruned");
+	}
+}

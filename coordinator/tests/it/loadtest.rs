@@ -1,0 +1,115 @@
+//! `worker loadtest` against a real coordinator on loopback: simulated workers are registered,
+//! their batches stored and counted, and a wrong token shows as errors.
+
+use std::time::Duration;
+
+use tigers_worker::{LoadtestSettings, WorkerConfig, loadtest};
+
+use crate::common::*;
+
+/// The summary line's figures by name, checking its exact shape.
+fn parse_line(line: &str) -> Vec<(String, f64)> {
+	let words: Vec<&str> = line.split(' ').collect();
+	let names: Vec<&str> = words.iter().step_by(2).copied().collect();
+	assert_eq!(
+		names,
+		[
+			"sessions",
+			"batches/s",
+			"samples/s",
+			"ack_p50_ms",
+			"ack_p99_ms",
+			"errors"
+		],
+		"{line}"
+	);
+	words
+		.chunks(2)
+		.map(|pair| (pair[0].to_string(), pair[1].parse().expect("a number")))
+		.collect()
+}
+
+fn figure(figures: &[(String, f64)], name: &str) -> f64 {
+	figures.iter().find(|(n, _)| n == name).expect(name).1
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn simulated_workers_get_their_batches_stored() {
+	let dir = temp_dir("loadtest");
+	let running = start(test_config(dir.clone(), Some("right"))).await;
+	let mut config = WorkerConfig::new(format!("http://{}", running.address));
+	config.token = Some("right".into());
+	let settings = LoadtestSettings {
+		in_flight: 2,
+		..LoadtestSettings::new(3, Duration::from_secs(2))
+	};
+	let report = loadtest(&config, &settings).await.expect("a report");
+	let line = report.to_string();
+	let figures = parse_line(&line);
+	assert_eq!(figure(&figures, "sessions"), 3.0);
+	assert_eq!(
+		figure(&figures, "errors"),
+		0.0,
+		"{line}: {:?}",
+		report.first_error
+	);
+	assert!(figure(&figures, "batches/s") > 0.0, "{line}");
+	assert!(figure(&figures, "samples/s") > 0.0, "{line}");
+	assert!(figure(&figures, "ack_p99_ms") >= figure(&figures, "ack_p50_ms"));
+	assert_eq!(report.opened, 3);
+	assert_eq!(report.per_second.len(), 2);
+	assert_eq!(report.table().lines().count(), 3);
+
+	// The coordinator registered three identities and stored at least what was acknowledged.
+	let mut client = client(running.address, Some("right")).await;
+	let status = status(&mut client).await;
+	let simulated: Vec<_> = status
+		.workers
+		.iter()
+		.filter(|w| w.worker_id.starts_with("loadtest-"))
+		.collect();
+	assert_eq!(simulated.len(), 3, "{:?}", status.workers);
+	assert!(simulated.iter().all(|w| w.samples > 0));
+	assert!(status.samples_total >= report.samples, "{line}");
+	assert!(status.samples_total > 0);
+	running.stop().await;
+	let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wrong_token_is_counted_as_errors() {
+	let dir = temp_dir("loadtest-token");
+	let running = start(test_config(dir.clone(), Some("right"))).await;
+	let mut config = WorkerConfig::new(format!("http://{}", running.address));
+	config.token = Some("wrong".into());
+	let report = loadtest(&config, &LoadtestSettings::new(2, Duration::from_secs(1)))
+		.await
+		.expect("a report");
+	let figures = parse_line(&report.to_string());
+	assert_eq!(figure(&figures, "errors"), 2.0);
+	assert_eq!(figure(&figures, "batches/s"), 0.0);
+	let why = report.first_error.expect("a reason");
+	assert!(
+		why.contains("Unauthenticated") || why.contains("token"),
+		"{why}"
+	);
+	let mut client = client(running.address, Some("right")).await;
+	assert_eq!(status(&mut client).await.samples_total, 0);
+	running.stop().await;
+	let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test]
+async fn nonsense_settings_are_refused() {
+	let config = WorkerConfig::new("http://127.0.0.1:1");
+	for settings in [
+		LoadtestSettings::new(0, Duration::from_secs(1)),
+		LoadtestSettings::new(1, Duration::ZERO),
+		LoadtestSettings {
+			in_flight: 0,
+			..LoadtestSettings::new(1, Duration::from_secs(1))
+		},
+	] {
+		assert!(loadtest(&config, &settings).await.is_err(), "{settings:?}");
+	}
+}

@@ -1,0 +1,417 @@
+//! `worker loadtest`: many simulated workers against one coordinator, to measure how fast it
+//! takes batches in and how long their acknowledgements take.
+//!
+//! Each simulated worker is a real identity with its own connection: it joins (and is given a
+//! secret), opens a session with that secret and takes its assignment, as a worker does. Once
+//! every session is open, one of them fetches the assignment's net and plays one batch of
+//! self-play games with it; every session then sends copies of that batch under its own next
+//! sequence numbers, so the coordinator validates, stores and trains on each as a new batch,
+//! with at most `in_flight` of a session's batches unacknowledged at a time. Sending stops at
+//! the end of the timed run; acknowledgements still outstanding are awaited for at most
+//! [`DRAIN`] and counted as errors if they do not come.
+
+mod report;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tigers_proto::convert::Assignment;
+use tigers_proto::v1::{
+	self, CoordinatorMessage, JoinRequest, SampleBatch, SessionOpen, WorkerMessage,
+	coordinator_message, worker_message,
+};
+use tokio::sync::{Semaphore, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::Streaming;
+
+use self::report::{Acked, SessionTally, micros};
+pub use self::report::{LoadtestReport, SecondRow};
+use crate::batcher::PendingBatch;
+use crate::client::{Client, Connector};
+use crate::config::{WorkerConfig, host_name};
+use crate::error::WorkerError;
+use crate::fetch::fetch_net;
+use crate::seed::random_u64;
+use crate::selfplay::{Players, Playing};
+
+/// How long the acknowledgements still outstanding at the end of the run are awaited.
+pub const DRAIN: Duration = Duration::from_secs(5);
+
+/// Sessions opened at once while setting up: a thousand joins at the same moment would time
+/// out on a busy coordinator, and opening them in waves takes seconds, not minutes.
+const OPENING_AT_ONCE: usize = 64;
+
+/// The most simulated workers: each holds a connection and two tasks.
+pub const MAX_SESSIONS: usize = 10_000;
+
+/// What to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoadtestSettings {
+	/// Simulated workers, 1 to [`MAX_SESSIONS`].
+	pub sessions: usize,
+	/// The timed run's length, 1 s to an hour.
+	pub duration: Duration,
+	/// Batches a session may have unacknowledged at a time, 1 to 1000.
+	pub in_flight: usize,
+	/// How long opening every session and playing the batch may take.
+	pub setup_timeout: Duration,
+}
+
+impl LoadtestSettings {
+	/// `sessions` workers for `duration`, four batches in flight each (what a real worker's
+	/// outbound buffer allows and more), with two minutes to set up.
+	pub fn new(sessions: usize, duration: Duration) -> LoadtestSettings {
+		LoadtestSettings {
+			sessions,
+			duration,
+			in_flight: 4,
+			setup_timeout: Duration::from_secs(120),
+		}
+	}
+
+	fn validate(&self) -> Result<(), WorkerError> {
+		let fail = |text: String| Err(WorkerError::Config(text));
+		if !(1..=MAX_SESSIONS).contains(&self.sessions) {
+			return fail(format!(
+				"sessions is {}, outside 1..={MAX_SESSIONS}",
+				self.sessions
+			));
+		}
+		if !(Duration::from_secs(1)..=Duration::from_secs(3600)).contains(&self.duration) {
+			return fail(format!(
+				"the run must last 1 to 3600 seconds, not {:?}",
+				self.duration
+			));
+		}
+		if !(1..=1000).contains(&self.in_flight) {
+			return fail(format!("in-flight is {}, outside 1..=1000", self.in_flight));
+		}
+		Ok(())
+	}
+}
+
+/// An open session of one simulated worker.
+struct Opened {
+	client: Client,
+	outbound: mpsc::Sender<WorkerMessage>,
+	inbound: Streaming<CoordinatorMessage>,
+	assignment: v1::Assignment,
+	next_sequence: u64,
+}
+
+/// Runs a load test against the coordinator at `config.url` (with its token and TLS
+/// certificate; the other settings are not used). Only bad settings are an error: sessions
+/// that cannot open or that fail are counted in the report's errors, with the first reason.
+pub async fn loadtest(
+	config: &WorkerConfig,
+	settings: &LoadtestSettings,
+) -> Result<LoadtestReport, WorkerError> {
+	settings.validate()?;
+	let connector = crate::client::connector(config)?;
+	let prefix = format!("loadtest-{:08x}", random_u64() as u32);
+	let setup_deadline = tokio::time::Instant::now() + settings.setup_timeout;
+	let opening = open_all(&connector, &prefix, settings);
+	let Ok((mut sessions, failed)) = tokio::time::timeout_at(setup_deadline, opening).await else {
+		let why = format!(
+			"the sessions did not open within {:?}",
+			settings.setup_timeout
+		);
+		return Ok(failed_report(settings, settings.sessions, why));
+	};
+	let Some(first) = sessions.first_mut() else {
+		return Ok(LoadtestReport::new(
+			settings.sessions,
+			settings.duration.as_secs_f64(),
+			Vec::new(),
+			failed,
+		));
+	};
+	let template = match tokio::time::timeout_at(setup_deadline, template_batch(first)).await {
+		Ok(Ok(batch)) => Arc::new(batch),
+		Ok(Err(why)) => return Ok(failed_report(settings, settings.sessions, why)),
+		Err(_) => {
+			let why = "playing the batch to send took too long".to_string();
+			return Ok(failed_report(settings, settings.sessions, why));
+		}
+	};
+	tracing::info!(
+		sessions = sessions.len(),
+		samples_per_batch = template.samples.len(),
+		games_per_batch = template.game_records.len(),
+		"sessions open; sending"
+	);
+	let start = Instant::now();
+	let tasks: Vec<_> = sessions
+		.into_iter()
+		.map(|session| {
+			let template = template.clone();
+			let plan = Plan {
+				start,
+				end: start + settings.duration,
+				in_flight: settings.in_flight,
+			};
+			tokio::spawn(drive(session, template, plan))
+		})
+		.collect();
+	let mut tallies = Vec::with_capacity(tasks.len());
+	for task in tasks {
+		match task.await {
+			Ok(tally) => tallies.push(tally),
+			Err(error) => {
+				let mut tally = SessionTally::default();
+				tally.error(0, || format!("a session task failed: {error}"));
+				tallies.push(tally);
+			}
+		}
+	}
+	Ok(LoadtestReport::new(
+		settings.sessions,
+		settings.duration.as_secs_f64(),
+		tallies,
+		failed,
+	))
+}
+
+/// A report for a run that could not start: every session counted as an error.
+fn failed_report(settings: &LoadtestSettings, errors: usize, why: String) -> LoadtestReport {
+	LoadtestReport::new(
+		settings.sessions,
+		settings.duration.as_secs_f64(),
+		Vec::new(),
+		(errors, Some(why)),
+	)
+}
+
+/// Opens every session, [`OPENING_AT_ONCE`] at a time; the open ones, and how many failed with
+/// the first reason.
+async fn open_all(
+	connector: &Connector,
+	prefix: &str,
+	settings: &LoadtestSettings,
+) -> (Vec<Opened>, (usize, Option<String>)) {
+	let permits = Arc::new(Semaphore::new(OPENING_AT_ONCE));
+	let tasks: Vec<_> = (0..settings.sessions)
+		.map(|index| {
+			let (connector, permits) = (connector.clone(), permits.clone());
+			let worker_id = format!("{prefix}-{index:05}");
+			let queue = settings.in_flight + 2;
+			tokio::spawn(async move {
+				let _permit = permits.acquire_owned().await;
+				open_session(&connector, worker_id, queue).await
+			})
+		})
+		.collect();
+	let mut opened = Vec::new();
+	let (mut failed, mut first_error) = (0, None);
+	for task in tasks {
+		match task.await {
+			Ok(Ok(session)) => opened.push(session),
+			Ok(Err(why)) => {
+				failed += 1;
+				first_error = first_error.or(Some(why));
+			}
+			Err(error) => {
+				failed += 1;
+				first_error =
+					first_error.or_else(|| Some(format!("a session task failed: {error}")));
+			}
+		}
+	}
+	(opened, (failed, first_error))
+}
+
+/// Connects, joins as `worker_id` (a new identity, given a secret), opens the session with the
+/// secret and reads the first assignment.
+async fn open_session(
+	connector: &Connector,
+	worker_id: String,
+	queue: usize,
+) -> Result<Opened, String> {
+	let mut client = connector
+		.connect()
+		.await
+		.map_err(|e| format!("cannot connect: {e}"))?;
+	let join = JoinRequest {
+		worker_id: worker_id.clone(),
+		name: worker_id.clone(),
+		host: host_name(),
+		threads: 1,
+		build_version: env!("CARGO_PKG_VERSION").to_string(),
+		input_version: tigers_core::network::INPUT_VERSION,
+		worker_secret: String::new(),
+	};
+	let joined = client
+		.join(join)
+		.await
+		.map_err(|status| format!("Join failed: {} ({})", status.message(), status.code()))?
+		.into_inner();
+	let (outbound, requests) = mpsc::channel(queue);
+	let open = worker_message::Body::Open(SessionOpen {
+		worker_id,
+		worker_secret: joined.worker_secret,
+	});
+	// The channel is new and has room: this cannot fail.
+	let _ = outbound.try_send(WorkerMessage { body: Some(open) });
+	let mut inbound = client
+		.session(ReceiverStream::new(requests))
+		.await
+		.map_err(|status| format!("Session failed: {} ({})", status.message(), status.code()))?
+		.into_inner();
+	let assignment = match inbound.message().await {
+		Ok(Some(CoordinatorMessage {
+			body: Some(coordinator_message::Body::Assignment(assignment)),
+		})) => assignment,
+		Ok(_) => return Err("the session did not start with an assignment".into()),
+		Err(status) => {
+			return Err(format!(
+				"Session failed: {} ({})",
+				status.message(),
+				status.code()
+			));
+		}
+	};
+	Ok(Opened {
+		client,
+		outbound,
+		inbound,
+		assignment,
+		next_sequence: joined.last_acked_sequence + 1,
+	})
+}
+
+/// One batch of the assignment's games, played with its net (without a tablebase), as a worker
+/// would send it (its sequence to be set).
+async fn template_batch(session: &mut Opened) -> Result<SampleBatch, String> {
+	let assignment = Assignment::from_wire(&session.assignment)
+		.map_err(|e| format!("the coordinator's assignment cannot be played: {e}"))?;
+	let net = fetch_net(&mut session.client, &assignment)
+		.await
+		.map_err(|status| format!("FetchNet failed: {} ({})", status.message(), status.code()))?
+		.map_err(|e| e.to_string())?;
+	let games = assignment.games_per_batch;
+	let playing = Arc::new(Playing {
+		assignment,
+		net,
+		tablebase: None,
+	});
+	tokio::task::spawn_blocking(move || {
+		let mut players = Players::new(playing);
+		let mut pending = PendingBatch::default();
+		for _ in 0..games {
+			let game = players.play(random_u64());
+			let record = game.record.to_text();
+			if pending.would_overflow(&game, &record) {
+				break;
+			}
+			pending.add(&game, record);
+		}
+		pending.take()
+	})
+	.await
+	.map_err(|e| format!("playing the batch failed: {e}"))
+}
+
+/// When a session sends and how much.
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+	start: Instant,
+	end: Instant,
+	in_flight: usize,
+}
+
+impl Plan {
+	/// Whole seconds from the start to `at`.
+	fn second(&self, at: Instant) -> u32 {
+		at.saturating_duration_since(self.start).as_secs() as u32
+	}
+}
+
+/// Sends copies of `template` under the session's next sequence numbers, at most
+/// `plan.in_flight` unacknowledged, until `plan.end`; then waits up to [`DRAIN`] for the rest.
+async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> SessionTally {
+	let mut tally = SessionTally::default();
+	// The coordinator handles a session's batches in order, so acknowledgements come in the
+	// order the batches went.
+	let mut unacked: VecDeque<(u64, Instant)> = VecDeque::new();
+	let samples = u32::try_from(template.samples.len()).unwrap_or(u32::MAX);
+	let drained_by = tokio::time::Instant::from_std(plan.end + DRAIN);
+	loop {
+		let now = Instant::now();
+		let sending = now < plan.end;
+		if !sending && unacked.is_empty() {
+			break;
+		}
+		if sending && unacked.len() < plan.in_flight {
+			let batch = SampleBatch {
+				sequence: session.next_sequence,
+				..(*template).clone()
+			};
+			let message = WorkerMessage {
+				body: Some(worker_message::Body::Batch(batch)),
+			};
+			if session.outbound.send(message).await.is_err() {
+				tally.error(plan.second(now), || "the session stream closed".into());
+				break;
+			}
+			unacked.push_back((session.next_sequence, Instant::now()));
+			session.next_sequence += 1;
+			continue;
+		}
+		let wake = if sending {
+			tokio::time::Instant::from_std(plan.end)
+		} else {
+			drained_by
+		};
+		tokio::select! {
+			message = session.inbound.message() => {
+				let at = Instant::now();
+				let second = plan.second(at);
+				let ack = match message {
+					Ok(Some(CoordinatorMessage {
+						body: Some(coordinator_message::Body::Ack(ack)),
+					})) => ack,
+					// A new assignment after a promotion: the copies stay as they are.
+					Ok(Some(_)) => continue,
+					Ok(None) => {
+						tally.error(second, || "the coordinator closed the session".into());
+						break;
+					}
+					Err(status) => {
+						tally.error(second, || {
+							format!("the session failed: {} ({})", status.message(), status.code())
+						});
+						break;
+					}
+				};
+				match unacked.pop_front() {
+					Some((sequence, sent)) if sequence == ack.sequence && ack.accepted => {
+						tally.acked.push(Acked {
+							second,
+							latency_us: micros(at - sent),
+							samples,
+						});
+					}
+					_ => tally.error(second, || {
+						format!(
+							"batch {} was acknowledged out of order or as already stored",
+							ack.sequence
+						)
+					}),
+				}
+			}
+			() = tokio::time::sleep_until(wake) => {
+				if !sending {
+					let late = unacked.len();
+					for _ in 0..late {
+						tally.error(plan.second(Instant::now()), || {
+							format!("{late} batches were not acknowledged within {DRAIN:?} of the end")
+						});
+					}
+					break;
+				}
+			}
+		}
+	}
+	tally
+}
