@@ -270,6 +270,9 @@ pub struct CoordinatorConfig {
 	pub tablebase: Option<PathBuf>,
 	/// Run without a tablebase: none is loaded, solved or handed to workers.
 	pub no_tablebase: bool,
+	/// Threads that play gate matches: the share of the machine gating may take. `None`, the
+	/// default, is one per core.
+	pub gate_threads: Option<usize>,
 }
 
 impl CoordinatorConfig {
@@ -288,7 +291,15 @@ impl CoordinatorConfig {
 			run: RunSettings::default(),
 			tablebase: None,
 			no_tablebase: false,
+			gate_threads: None,
 		}
+	}
+
+	/// The threads gate matches are played on: `gate_threads`, or one per core.
+	pub fn gate_threads(&self) -> usize {
+		self.gate_threads.unwrap_or_else(|| {
+			std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get)
+		})
 	}
 
 	/// The URL by which processes on this machine (local workers, the coordinator's own

@@ -266,6 +266,10 @@ struct ServeArgs {
 	/// depend on it. More pays only where cores are left over from self-play and gating.
 	#[arg(long, default_value_t = run_defaults().training.threads)]
 	train_threads: usize,
+	/// Threads that play gate matches (1 to 256): the share of the machine gating may take
+	/// [default: one per core].
+	#[arg(long, value_name = "N")]
+	gate_threads: Option<usize>,
 	/// Each player's time a move when promoted nets are measured at equal time against
 	/// ClaudePlayer (1 to 60000).
 	#[arg(long, value_name = "MS",
@@ -348,6 +352,12 @@ impl ServeArgs {
 				self.timed_ms
 			));
 		}
+		if let Some(threads) = self.gate_threads
+			&& !(1..=256).contains(&threads)
+		{
+			return Err(format!("--gate-threads must be 1 to 256, not {threads}"));
+		}
+		config.gate_threads = self.gate_threads;
 		run.timed.move_time = Duration::from_millis(self.timed_ms);
 		run.timed.pairs = self.timed_pairs.min(10_000);
 		run.seed = self.seed;
@@ -483,6 +493,11 @@ mod tests {
 		assert_eq!(config.local_worker_threads, library.local_worker_threads);
 		assert_eq!(config.tablebase, None);
 		assert!(!config.no_tablebase);
+		assert_eq!(config.gate_threads, library.gate_threads);
+		assert_eq!(
+			config.gate_threads(),
+			std::thread::available_parallelism().unwrap().get()
+		);
 	}
 
 	#[test]
@@ -531,6 +546,7 @@ mod tests {
 			("--train-threads", "0"),
 			("--timed-ms", "0"),
 			("--self-play-depth-max", "17"),
+			("--gate-threads", "0"),
 		] {
 			let cli = Cli::try_parse_from(["coordinator", flag, value]).expect("parses");
 			let error = cli.serve.into_config().expect_err(flag);

@@ -293,10 +293,9 @@ pub async fn run(
 	let (shared, start) = tokio::task::spawn_blocking(move || open_run(&opening))
 		.await
 		.map_err(|e| CoordinatorError::Config(format!("opening the run failed: {e}")))??;
-	let threads = std::thread::available_parallelism().map_or(2, usize::from);
 	let pool = Arc::new(
 		rayon::ThreadPoolBuilder::new()
-			.num_threads(threads)
+			.num_threads(config.gate_threads())
 			.thread_name(|i| format!("gate-{i}"))
 			.start_handler(|_| crate::priority::lower_this_thread())
 			.build()
@@ -308,7 +307,8 @@ pub async fn run(
 		.then(|| AbortOnDrop(tokio::spawn(metrics::publish_every(shared.clone()))));
 	let (training_inbox, training_thread) = training::start(shared.clone(), start, pool);
 	if shared.tablebase.table().is_none() && shared.tablebase.path().is_some() {
-		start_tablebase_solve(shared.clone(), threads);
+		let cores = std::thread::available_parallelism().map_or(2, usize::from);
+		start_tablebase_solve(shared.clone(), cores);
 	}
 	let research = Research::start(shared.clone());
 	let timed = TimedMeasurer::start(shared.clone());
