@@ -21,10 +21,13 @@
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::board::GameBoard;
+use thiserror::Error;
+
+use crate::board::{BoardError, GameBoard};
 use crate::game::Game;
 use crate::moves::{Move, Turn};
 use crate::outcome::Outcome;
+use crate::position::{Position, PositionError};
 use crate::record::GameRecord;
 use crate::search::{MinimaxPlayer, forced_result, score_to_value};
 use crate::tablebase::Tablebase;
@@ -72,7 +75,66 @@ pub struct Sample {
 	pub generation: u64,
 }
 
+/// Why a value is not a sample self-play could have produced.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum SampleError {
+	/// The pieces do not make a board a game can reach.
+	#[error(transparent)]
+	Board(#[from] BoardError),
+	/// The side to move cannot move on this board.
+	#[error(transparent)]
+	Position(#[from] PositionError),
+	/// The game is over in this position, so nobody searched it.
+	#[error("the position is already over ({0})")]
+	Finished(Outcome),
+	/// A number outside its range.
+	#[error("{field} {value} is outside {range}")]
+	Range {
+		/// The field: `score`, `result` or `ply`.
+		field: &'static str,
+		/// Its value, printed.
+		value: String,
+		/// The values allowed.
+		range: &'static str,
+	},
+}
+
 impl Sample {
+	/// The most plies a sample may report, far beyond any game's cap.
+	pub const MAX_PLY: u32 = 10_000;
+
+	/// Checks that self-play could have produced this sample: a board a game can reach (rebuilt
+	/// from its masks, since a board may have been made unchecked from raw bits), a side that
+	/// can move on it, a game not yet over, a finite score in `-1..=1`, a result of -1, 0 or 1
+	/// and a ply up to [`Sample::MAX_PLY`]. The one rule for samples that arrive from workers
+	/// and samples read back from storage.
+	pub fn check(&self) -> Result<(), SampleError> {
+		let board = GameBoard::new(
+			self.board.tigers(),
+			self.board.sheep(),
+			u32::from(self.board.sheep_in_hand()),
+		)?;
+		Position::new(board, self.turn)?;
+		if let Some(outcome) = board.outcome(self.turn) {
+			return Err(SampleError::Finished(outcome));
+		}
+		let range = |field, value: &dyn std::fmt::Display, range| SampleError::Range {
+			field,
+			value: value.to_string(),
+			range,
+		};
+		if !(self.score.is_finite() && (-1.0..=1.0).contains(&self.score)) {
+			return Err(range("score", &self.score, "-1..=1"));
+		}
+		if ![-1.0, 0.0, 1.0].contains(&self.result) {
+			return Err(range("result", &self.result, "{-1, 0, 1}"));
+		}
+		if self.ply > Sample::MAX_PLY {
+			return Err(range("ply", &self.ply, "0..=10000"));
+		}
+		Ok(())
+	}
+
 	/// The value to train towards: `result_weight` of the result plus the rest of the search's
 	/// score.
 	pub fn target(&self, result_weight: f32) -> f32 {
@@ -272,6 +334,79 @@ mod tests {
 		}
 		assert_eq!(played.record.seed, Some(3));
 		assert_eq!(played.record.generation, Some(7));
+	}
+
+	#[test]
+	fn self_play_samples_pass_the_check_and_impossible_ones_do_not() {
+		for seed in 0..4 {
+			for sample in game(seed).samples {
+				assert_eq!(sample.check(), Ok(()), "{sample:?}");
+			}
+		}
+		let good = game(5).samples[3];
+		let refusal = |sample: Sample| sample.check().unwrap_err().to_string();
+		assert!(
+			refusal(Sample {
+				score: f32::NAN,
+				..good
+			})
+			.contains("score NaN")
+		);
+		assert!(
+			refusal(Sample {
+				score: -1.5,
+				..good
+			})
+			.contains("score -1.5 is outside -1..=1")
+		);
+		assert!(
+			refusal(Sample {
+				result: 0.5,
+				..good
+			})
+			.contains("result 0.5")
+		);
+		assert!(
+			refusal(Sample {
+				ply: 10_001,
+				..good
+			})
+			.contains("ply 10001")
+		);
+		assert_eq!(
+			Sample {
+				ply: Sample::MAX_PLY,
+				..good
+			}
+			.check(),
+			Ok(())
+		);
+		let tigers_first = Sample {
+			board: GameBoard::default(),
+			turn: Turn::Tiger,
+			..good
+		};
+		assert!(matches!(
+			tigers_first.check(),
+			Err(SampleError::Position(_))
+		));
+		// Sheep to move with every point around every tiger filled: the tigers are trapped and
+		// the game is over.
+		let over: Position = "T...T/SSSSS/SSSSS/SSSSS/T...T s 0".parse().unwrap();
+		let finished = Sample {
+			board: over.board,
+			turn: over.turn,
+			..good
+		};
+		assert!(matches!(finished.check(), Err(SampleError::Finished(_))));
+		// Five tigers, from raw bits the checked constructor would refuse.
+		let empty = !(good.board.tigers() | good.board.sheep()) & crate::board::BOARD_MASK;
+		let board =
+			GameBoard::from_bits(good.board.to_bits() | u64::from(empty & empty.wrapping_neg()));
+		assert!(matches!(
+			Sample { board, ..good }.check(),
+			Err(SampleError::Board(BoardError::TigerCount(5)))
+		));
 	}
 
 	#[test]
