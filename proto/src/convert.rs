@@ -2,35 +2,23 @@
 //! message that does not describe a possible value is refused with a sentence saying why.
 
 use thiserror::Error;
-use tigers_core::board::{BOARD_MASK, GameBoard};
+use tigers_core::Turn;
+use tigers_core::board::GameBoard;
 use tigers_core::search::MAX_DEPTH;
-use tigers_core::selfplay::{Sample, SelfPlaySettings};
-use tigers_core::{Position, Turn};
+use tigers_core::selfplay::{Sample, SampleError, SelfPlaySettings};
 
 use crate::v1;
 
 /// Why a wire message does not convert.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum ConvertError {
-	/// The pieces do not make a board a game can reach.
-	#[error("sample {index}: {reason}")]
-	Board {
+	/// A sample that self-play could not have produced (core's [`Sample::check`]).
+	#[error("sample {index}: {error}")]
+	Sample {
 		/// The sample's index in its batch.
 		index: usize,
-		/// What is wrong.
-		reason: String,
-	},
-	/// A number is outside its range.
-	#[error("sample {index}: {field} is {value}, outside {range}")]
-	Range {
-		/// The sample's index in its batch.
-		index: usize,
-		/// The field.
-		field: &'static str,
-		/// Its value, printed.
-		value: String,
-		/// The allowed range.
-		range: &'static str,
+		/// What is wrong with it.
+		error: SampleError,
 	},
 	/// An assignment setting is outside its range.
 	#[error("assignment: {field} is {value}, outside {range}")]
@@ -43,9 +31,6 @@ pub enum ConvertError {
 		range: &'static str,
 	},
 }
-
-/// The most plies a sample may report, far beyond any game's cap.
-pub const MAX_SAMPLE_PLY: u32 = 10_000;
 
 /// A core sample as a wire message.
 pub fn sample_to_wire(sample: &Sample) -> v1::Sample {
@@ -61,51 +46,27 @@ pub fn sample_to_wire(sample: &Sample) -> v1::Sample {
 	}
 }
 
-/// A wire sample (the `index`-th of its batch) as a core sample, if it describes a position a
-/// game can reach and not yet finished, with values in range.
+/// A wire sample (the `index`-th of its batch) as a core sample, if it passes core's one rule
+/// for samples ([`Sample::check`]): a position a game can reach and not yet finished, with
+/// values in range.
 pub fn sample_from_wire(index: usize, wire: &v1::Sample) -> Result<Sample, ConvertError> {
-	let board_error = |reason: String| ConvertError::Board { index, reason };
-	if wire.tigers & !BOARD_MASK != 0 || wire.sheep & !BOARD_MASK != 0 {
-		return Err(board_error(
-			"a piece mask has bits beyond the 25 points".into(),
-		));
-	}
+	let refuse = |error: SampleError| ConvertError::Sample { index, error };
 	let board = GameBoard::new(wire.tigers, wire.sheep, wire.sheep_in_hand)
-		.map_err(|e| board_error(e.to_string()))?;
-	let turn = if wire.tigers_to_move {
-		Turn::Tiger
-	} else {
-		Turn::Sheep
-	};
-	let position = Position::new(board, turn).map_err(|e| board_error(e.to_string()))?;
-	if let Some(outcome) = board.outcome(turn) {
-		return Err(board_error(format!(
-			"the position is already over ({outcome})"
-		)));
-	}
-	let range = |field, value: String, range| ConvertError::Range {
-		index,
-		field,
-		value,
-		range,
-	};
-	if !(wire.score.is_finite() && (-1.0..=1.0).contains(&wire.score)) {
-		return Err(range("score", wire.score.to_string(), "-1..=1"));
-	}
-	if ![-1.0, 0.0, 1.0].contains(&wire.result) {
-		return Err(range("result", wire.result.to_string(), "{-1, 0, 1}"));
-	}
-	if wire.ply > MAX_SAMPLE_PLY {
-		return Err(range("ply", wire.ply.to_string(), "0..=10000"));
-	}
-	Ok(Sample {
-		board: position.board,
-		turn: position.turn,
+		.map_err(|e| refuse(e.into()))?;
+	let sample = Sample {
+		board,
+		turn: if wire.tigers_to_move {
+			Turn::Tiger
+		} else {
+			Turn::Sheep
+		},
 		score: wire.score,
 		result: wire.result,
 		ply: wire.ply,
 		generation: wire.generation,
-	})
+	};
+	sample.check().map_err(refuse)?;
+	Ok(sample)
 }
 
 /// What a worker plays: a net and the self-play settings.
@@ -241,6 +202,7 @@ impl Assignment {
 #[cfg(test)]
 mod tests {
 	use proptest::prelude::*;
+	use tigers_core::Position;
 
 	use super::*;
 

@@ -7,11 +7,14 @@
 //!   and the check of a received net against its announced hash;
 //! - [`convert`]: samples and assignments to and from core types;
 //! - [`locations`]: where the binaries keep shared files by default (the tablebase);
-//! - [`encode_batch`] and [`decode_batch`]: a sample batch as bytes, for storage.
+//! - [`stored`]: samples at rest (the coordinator's ledger and checkpoint), in the wire's
+//!   `Sample` messages;
+//! - [`encode_batch`] and [`decode_batch`]: a sample batch as bytes, for a worker's spool.
 
 pub mod client;
 pub mod convert;
 pub mod locations;
+pub mod stored;
 
 use prost::Message;
 
