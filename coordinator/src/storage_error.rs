@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 use tigers_core::network::file::NetFileError;
+use tigers_core::selfplay::SampleError;
 
 /// Why reading or writing the run directory or its ledger failed.
 #[derive(Debug, Error)]
@@ -42,13 +43,14 @@ pub enum StorageError {
 		/// What is wrong with it.
 		why: String,
 	},
-	/// A sample given to be stored could not be read back, so it is refused.
-	#[error("sample {index} cannot be stored: {why}")]
+	/// A sample given to be stored breaks core's rule for samples, so it could not be read
+	/// back; it is refused.
+	#[error("sample {index} cannot be stored: {error}")]
 	InvalidSample {
 		/// Its position in the batch.
 		index: usize,
 		/// What is wrong with it.
-		why: String,
+		error: SampleError,
 	},
 	/// A net or optimizer file was refused.
 	#[error("{}: {source}", path.display())]

@@ -43,15 +43,16 @@ impl Drop for TestDir {
 	}
 }
 
-/// Samples that exercise every field: both sides, sheep in hand and placed, negative zero
-/// and odd fractions (which must come back bit for bit), a generation above 32 bits.
+/// Samples that exercise every field: both sides, sheep in hand and placed, negative and odd
+/// fractions (which must come back bit for bit), the longest ply, a generation above 32 bits.
+/// (A score of -0.0 comes back as 0.0, as over the wire: zeros are not written.)
 pub fn varied_samples() -> Vec<Sample> {
 	let placed: Position = "T...T/.SSS./...../..S../T...T t 15".parse().unwrap();
 	vec![
 		Sample {
 			board: GameBoard::default(),
 			turn: Turn::Sheep,
-			score: -0.0,
+			score: -0.5,
 			result: 1.0,
 			ply: 0,
 			generation: 0,
@@ -69,7 +70,7 @@ pub fn varied_samples() -> Vec<Sample> {
 			turn: Turn::Sheep,
 			score: 1.0,
 			result: 0.0,
-			ply: u32::MAX,
+			ply: Sample::MAX_PLY,
 			generation: 7,
 		},
 	]

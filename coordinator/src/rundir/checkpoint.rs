@@ -519,7 +519,7 @@ mod tests {
 		assert!(error.contains("state.json says"), "{error}");
 		assert!(old.exists());
 
-		// A wrong magic that state.json agrees with: the window format's own check.
+		// Damage that state.json agrees with: the window encoding's own check.
 		let mut foreign = bytes.clone();
 		foreign[..8].copy_from_slice(b"NOTAWIND");
 		std::fs::write(&window, &foreign).unwrap();
@@ -529,7 +529,7 @@ mod tests {
 		std::fs::write(&state_path, state).unwrap();
 		let error = run.load_checkpoint().unwrap_err().to_string();
 		assert!(
-			error.contains("window.bin is corrupt: the magic"),
+			error.contains("window.bin is corrupt: not stored samples"),
 			"{error}"
 		);
 
