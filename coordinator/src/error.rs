@@ -2,6 +2,7 @@
 //! refused; and the one place either becomes a gRPC status.
 
 use thiserror::Error;
+use tigers_proto::{MAX_MESSAGE_BYTES, REJECTED_SEQUENCE_KEY};
 use tonic::Status;
 
 use crate::StorageError;
@@ -9,6 +10,7 @@ use crate::identity::IdentityError;
 use crate::metrics::MetricsError;
 use crate::service::BUILD_VERSION;
 use crate::text::{bounded, excerpt};
+use crate::validate::Rejection;
 use tigers_core::network::INPUT_VERSION;
 
 /// What can go wrong in the coordinator.
@@ -113,6 +115,53 @@ pub enum ServiceError {
 		/// The one asked for.
 		wanted: String,
 	},
+	/// A session message over the size limit.
+	#[error(
+		"a session message is larger than the {} MiB limit: {}",
+		MAX_MESSAGE_BYTES >> 20,
+		excerpt(.0)
+	)]
+	TooLarge(String),
+	/// A session message that does not decode.
+	#[error("a session message does not decode: {}", excerpt(.0))]
+	Undecodable(String),
+	/// A session's stream failed otherwise: the connection is gone, and the status stays as
+	/// the transport gave it (nobody reads it).
+	#[error("{}", .0.message())]
+	Stream(Status),
+	/// A `SessionOpen` in a session already open.
+	#[error("the session is already open")]
+	AlreadyOpen,
+	/// A session message with nothing in it.
+	#[error("an empty message")]
+	EmptyMessage,
+	/// A sample batch refused: malformed, out of order, or content storage cannot keep. The
+	/// worker drops it (the status names it).
+	#[error("{}", .rejection.message)]
+	BatchRefused {
+		/// The batch's sequence number.
+		sequence: u64,
+		/// Why.
+		rejection: Rejection,
+	},
+	/// A sample batch that could not be stored now; the worker sends it again later.
+	#[error("could not store batch {sequence}: {reason}")]
+	NotStored {
+		/// The batch's sequence number.
+		sequence: u64,
+		/// What the ledger's writer said.
+		reason: String,
+	},
+	/// A session ended because the coordinator is stopping; the worker reconnects to its
+	/// successor.
+	#[error("the coordinator is shutting down")]
+	ShuttingDown,
+	/// A session ended because a newer one of the same worker opened.
+	#[error("a newer session of this worker opened and took over this one")]
+	TakenOver,
+	/// A session ended because the worker said nothing for the idle timeout.
+	#[error("no message from this worker for {0} s; the session is closed")]
+	Idle(u64),
 	/// A task on a blocking thread panicked or was cancelled.
 	#[error("{what} task failed: {error}")]
 	Task {
@@ -137,9 +186,26 @@ impl From<ServiceError> for Status {
 	fn from(error: ServiceError) -> Status {
 		let message = bounded(error.to_string());
 		match error {
-			ServiceError::Text { .. } | ServiceError::OutOfRange { .. } | ServiceError::NoOpen => {
-				Status::invalid_argument(message)
+			ServiceError::Text { .. }
+			| ServiceError::OutOfRange { .. }
+			| ServiceError::NoOpen
+			| ServiceError::Undecodable(_)
+			| ServiceError::AlreadyOpen
+			| ServiceError::EmptyMessage => Status::invalid_argument(message),
+			ServiceError::BatchRefused { sequence, .. } => {
+				let mut status = Status::invalid_argument(message);
+				if let Ok(value) = sequence.to_string().parse() {
+					status.metadata_mut().insert(REJECTED_SEQUENCE_KEY, value);
+				}
+				status
 			}
+			ServiceError::TooLarge(_) => Status::resource_exhausted(message),
+			ServiceError::Stream(status) => status,
+			ServiceError::NotStored { .. } | ServiceError::ShuttingDown => {
+				Status::unavailable(message)
+			}
+			ServiceError::TakenOver => Status::aborted(message),
+			ServiceError::Idle(_) => Status::deadline_exceeded(message),
 			ServiceError::BuildVersion(_)
 			| ServiceError::InputVersion(_)
 			| ServiceError::NotJoined(_)
@@ -181,6 +247,7 @@ mod tests {
 	use tonic::Code;
 
 	use super::*;
+	use crate::validate::RejectReason;
 
 	#[test]
 	fn each_refusal_has_its_status_code_and_says_what_was_wrong() {
@@ -225,6 +292,43 @@ mod tests {
 				"no",
 			),
 		];
+		let refused = ServiceError::BatchRefused {
+			sequence: 12,
+			rejection: Rejection::new(
+				RejectReason::Sample,
+				"batch 12: sample 0 cannot be stored: score NaN is outside -1..=1".into(),
+			),
+		};
+		let status = Status::from(refused);
+		assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+		assert_eq!(
+			status.metadata().get(REJECTED_SEQUENCE_KEY).unwrap(),
+			"12",
+			"the worker is told which batch to drop"
+		);
+		let cases = cases.into_iter().chain([
+			(
+				ServiceError::NotStored {
+					sequence: 3,
+					reason: "the ledger's writer has stopped".into(),
+				},
+				Code::Unavailable,
+				"could not store batch 3",
+			),
+			(ServiceError::TakenOver, Code::Aborted, "took over"),
+			(ServiceError::Idle(60), Code::DeadlineExceeded, "for 60 s"),
+			(
+				ServiceError::ShuttingDown,
+				Code::Unavailable,
+				"shutting down",
+			),
+			(ServiceError::EmptyMessage, Code::InvalidArgument, "empty"),
+			(
+				ServiceError::TooLarge("x".repeat(5000)),
+				Code::ResourceExhausted,
+				"16 MiB limit",
+			),
+		]);
 		for (error, code, words) in cases {
 			let status = Status::from(error);
 			assert_eq!(status.code(), code, "{status:?}");

@@ -229,7 +229,7 @@ impl Coordinator for CoordinatorService {
 		request: Request<Streaming<v1::WorkerMessage>>,
 	) -> Result<Response<Self::SessionStream>, Status> {
 		let mut inbound = request.into_inner();
-		let first = inbound.message().await.map_err(|e| inbound_error(&e))?;
+		let first = inbound.message().await.map_err(inbound_error)?;
 		let Some(v1::WorkerMessage {
 			body: Some(FromWorker::Open(open)),
 		}) = first

@@ -13,17 +13,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use metrics::histogram;
+use tigers_proto::v1;
 use tigers_proto::v1::coordinator_message::Body as ToWorker;
 use tigers_proto::v1::worker_message::Body as FromWorker;
-use tigers_proto::{MAX_MESSAGE_BYTES, REJECTED_SEQUENCE_KEY, v1};
 use tokio::sync::{Notify, mpsc};
 use tonic::{Code, Status, Streaming};
 use tracing::{info, warn};
 
+use crate::error::ServiceError;
 use crate::ledger::{BatchInsert, NewBatch};
 use crate::metrics::INGEST_SECONDS;
 use crate::research::Research;
 use crate::state::{Shared, unix_now};
+use crate::storage_error::StorageError;
 use crate::text::{bounded, excerpt};
 use crate::training::TrainingInput;
 use crate::validate::{Expect, RejectReason, Rejection, validate_batch};
@@ -46,18 +48,13 @@ pub(crate) struct Session {
 /// The status a session's inbound stream error ends it with: a message that does not decode
 /// is the worker's fault, one over the size limit too; anything else means the connection is
 /// gone and nobody will read the status.
-pub(crate) fn inbound_error(status: &Status) -> Status {
+pub(crate) fn inbound_error(status: Status) -> ServiceError {
 	match status.code() {
-		Code::OutOfRange | Code::ResourceExhausted => Status::resource_exhausted(bounded(format!(
-			"a session message is larger than the {} MiB limit: {}",
-			MAX_MESSAGE_BYTES >> 20,
-			status.message()
-		))),
-		Code::Internal => Status::invalid_argument(bounded(format!(
-			"a session message does not decode: {}",
-			status.message()
-		))),
-		_ => status.clone(),
+		Code::OutOfRange | Code::ResourceExhausted => {
+			ServiceError::TooLarge(status.message().to_string())
+		}
+		Code::Internal => ServiceError::Undecodable(status.message().to_string()),
+		_ => ServiceError::Stream(status),
 	}
 }
 
@@ -69,9 +66,9 @@ impl Session {
 			.is_ok()
 	}
 
-	/// Ends the stream with `status`.
-	async fn fail(&self, status: Status) {
-		let _ = self.outgoing.send(Err(status)).await;
+	/// Ends the stream with the status of `error`.
+	async fn fail(&self, error: ServiceError) {
+		let _ = self.outgoing.send(Err(error.into())).await;
 	}
 
 	pub(crate) async fn run(self, mut inbound: Streaming<v1::WorkerMessage>) {
@@ -87,24 +84,17 @@ impl Session {
 			tokio::select! {
 				_ = closing.changed() => {
 					// The worker will reconnect, with backoff, to this coordinator's successor.
-					self.fail(Status::unavailable("the coordinator is shutting down")).await;
+					self.fail(ServiceError::ShuttingDown).await;
 					break;
 				}
 				() = self.taken_over.notified() => {
 					info!(worker = %self.worker_id, "a newer session took over");
-					self.fail(Status::aborted(
-						"a newer session of this worker opened and took over this one",
-					))
-					.await;
+					self.fail(ServiceError::TakenOver).await;
 					break;
 				}
 				() = &mut idle => {
 					warn!(worker = %self.worker_id, "no message within the idle timeout; ending the session");
-					self.fail(Status::deadline_exceeded(format!(
-						"no message from this worker for {} s; the session is closed",
-						self.idle_timeout.as_secs()
-					)))
-					.await;
+					self.fail(ServiceError::Idle(self.idle_timeout.as_secs())).await;
 					break;
 				}
 				changed = promotions.changed() => {
@@ -120,15 +110,15 @@ impl Session {
 					idle.as_mut().reset(tokio::time::Instant::now() + self.idle_timeout);
 					match message {
 						Ok(Some(message)) => {
-							if let Err(status) = self.handle(message).await {
-								self.fail(status).await;
+							if let Err(error) = self.handle(message).await {
+								self.fail(error).await;
 								break;
 							}
 						}
 						Ok(None) => break,
 						Err(status) => {
 							warn!(worker = %self.worker_id, %status, "session ended with an error");
-							self.fail(inbound_error(&status)).await;
+							self.fail(inbound_error(status)).await;
 							break;
 						}
 					}
@@ -155,7 +145,7 @@ impl Session {
 		info!(worker = %self.worker_id, "session closed");
 	}
 
-	async fn handle(&self, message: v1::WorkerMessage) -> Result<(), Status> {
+	async fn handle(&self, message: v1::WorkerMessage) -> Result<(), ServiceError> {
 		if let Some(worker) = self.shared.live().workers.get_mut(&self.worker_id) {
 			worker.last_heard = unix_now();
 		}
@@ -172,16 +162,14 @@ impl Session {
 				}
 				Ok(())
 			}
-			Some(FromWorker::Open(_)) => {
-				Err(Status::invalid_argument("the session is already open"))
-			}
-			None => Err(Status::invalid_argument("an empty message")),
+			Some(FromWorker::Open(_)) => Err(ServiceError::AlreadyOpen),
+			None => Err(ServiceError::EmptyMessage),
 		}
 	}
 
 	/// Validates a batch and stores it durably if it is the next one expected; only then is it
 	/// acknowledged.
-	async fn store(&self, batch: v1::SampleBatch) -> Result<v1::Ack, Status> {
+	async fn store(&self, batch: v1::SampleBatch) -> Result<v1::Ack, ServiceError> {
 		let received = Instant::now();
 		let sequence = batch.sequence;
 		let expect = Expect {
@@ -202,11 +190,19 @@ impl Session {
 				&valid.samples,
 				&valid.game_records,
 			)
-			.map_err(|e| StoreError::Storage(e.to_string()))?;
+			.map_err(|error| match error {
+				// Content the ledger cannot keep is the batch's fault, like any refusal:
+				// sending it again would be refused again.
+				StorageError::InvalidSample { .. } => StoreError::Invalid(Rejection::new(
+					RejectReason::Sample,
+					format!("batch {}: {error}", valid.sequence),
+				)),
+				other => StoreError::Storage(other.to_string()),
+			})?;
 			Ok((valid, new))
 		})
 		.await
-		.map_err(|e| Status::internal(format!("storing task failed: {e}")))?;
+		.map_err(ServiceError::task("storing"))?;
 		let outcome = match prepared {
 			Ok((valid, new)) => self
 				.shared
@@ -236,9 +232,7 @@ impl Session {
 			Ok(done) => done,
 			Err(StoreError::Invalid(rejection)) => return Err(self.refuse(sequence, rejection)),
 			Err(StoreError::Storage(reason)) => {
-				return Err(Status::unavailable(bounded(format!(
-					"could not store batch {sequence}: {reason}"
-				))));
+				return Err(ServiceError::NotStored { sequence, reason });
 			}
 		};
 		let id = match inserted {
@@ -282,16 +276,14 @@ impl Session {
 		})
 	}
 
-	/// Counts a refused batch and makes the status that ends the session, naming the batch.
-	fn refuse(&self, sequence: u64, rejection: Rejection) -> Status {
+	/// Counts a refused batch and makes the error that ends the session, naming the batch.
+	fn refuse(&self, sequence: u64, rejection: Rejection) -> ServiceError {
 		self.shared.live().count_rejection(rejection.reason);
-		let reason = bounded(rejection.message);
-		warn!(worker = %excerpt(&self.worker_id), kind = rejection.reason.name(), %reason, "batch refused");
-		let mut status = Status::invalid_argument(reason);
-		if let Ok(value) = sequence.to_string().parse() {
-			status.metadata_mut().insert(REJECTED_SEQUENCE_KEY, value);
+		warn!(worker = %excerpt(&self.worker_id), kind = rejection.reason.name(), reason = %bounded(rejection.message.clone()), "batch refused");
+		ServiceError::BatchRefused {
+			sequence,
+			rejection,
 		}
-		status
 	}
 
 	/// Adds a stored batch to the live counters.
@@ -326,15 +318,12 @@ mod tests {
 
 	#[test]
 	fn stream_errors_become_the_workers_fault_or_stay_as_they_are() {
+		let status = |error| Status::from(inbound_error(error));
 		let too_large = Status::out_of_range("decoded message length too large");
-		assert_eq!(inbound_error(&too_large).code(), Code::ResourceExhausted);
-		let garbled = Status::internal("failed to decode Protobuf message");
-		let status = inbound_error(&garbled);
-		assert_eq!(status.code(), Code::InvalidArgument);
-		assert!(status.message().contains("does not decode"), "{status}");
-		assert_eq!(
-			inbound_error(&Status::cancelled("gone")).code(),
-			Code::Cancelled
-		);
+		assert_eq!(status(too_large).code(), Code::ResourceExhausted);
+		let garbled = status(Status::internal("failed to decode Protobuf message"));
+		assert_eq!(garbled.code(), Code::InvalidArgument);
+		assert!(garbled.message().contains("does not decode"), "{garbled}");
+		assert_eq!(status(Status::cancelled("gone")).code(), Code::Cancelled);
 	}
 }
