@@ -189,6 +189,60 @@ impl GameRecord {
 	}
 }
 
+/// The records in `text`, a file of records written one after another (as a run's game
+/// archive holds them): each piece starts at a line that begins like a header
+/// (`tigers-and-sheep record `, whatever the version) and runs to the next. Text before the
+/// first header is a piece of its own, so that reading it fails rather than vanishing; empty
+/// text has no pieces. The pieces are not checked: [`GameRecord::from_text`] reads each.
+///
+/// ```
+/// use tigers_core::record::split_records;
+/// let one = "tigers-and-sheep record 1\nstart T...T/...../...../...../T...T s 20\nmoves\nresult *\n";
+/// let two = format!("{one}{one}");
+/// assert_eq!(split_records(&two).collect::<Vec<_>>(), [one, one]);
+/// assert_eq!(split_records("").count(), 0);
+/// ```
+pub fn split_records(text: &str) -> impl Iterator<Item = &str> {
+	let mut rest = text;
+	std::iter::from_fn(move || {
+		if rest.is_empty() {
+			return None;
+		}
+		// The next header after the first line, if any, ends this piece.
+		let mut end = rest.len();
+		let mut at = rest.find('\n').map_or(rest.len(), |i| i + 1);
+		while at < rest.len() {
+			if rest[at..].starts_with(FORMAT_NAME) {
+				end = at;
+				break;
+			}
+			at += rest[at..].find('\n').map_or(rest.len() - at, |i| i + 1);
+		}
+		let (piece, after) = rest.split_at(end);
+		rest = after;
+		Some(piece)
+	})
+}
+
+/// The generation a record's text names, read from its `generation` line without reading the
+/// rest: for sorting many records cheaply. `None` if no line before `start` names one in
+/// canonical decimal; [`GameRecord::from_text`] is the check.
+///
+/// ```
+/// use tigers_core::record::generation_in;
+/// assert_eq!(generation_in("tigers-and-sheep record 1\ngeneration 12\nstart ...\n"), Some(12));
+/// assert_eq!(generation_in("tigers-and-sheep record 1\nstart ...\n"), None);
+/// ```
+pub fn generation_in(text: &str) -> Option<u64> {
+	let start = format!("{} ", Key::Start.name());
+	let prefix = format!("{} ", Key::Generation.name());
+	text.lines()
+		.take_while(|line| !line.starts_with(&start))
+		.find_map(|line| line.strip_prefix(&prefix))
+		.filter(|digits| digits.bytes().all(|b| b.is_ascii_digit()))
+		.and_then(|digits| digits.parse().ok())
+}
+
 /// A player's name: one line of text, not empty, without surrounding whitespace.
 ///
 /// ```
@@ -564,5 +618,50 @@ mod tests {
 				..
 			}
 		));
+	}
+
+	#[test]
+	fn records_written_one_after_another_split_back_whole() {
+		let other = GameRecord {
+			generation: None,
+			..golden_record()
+		}
+		.to_text();
+		let file = format!("{GOLDEN}{other}{GOLDEN}");
+		let pieces: Vec<&str> = split_records(&file).collect();
+		assert_eq!(pieces, [GOLDEN, other.as_str(), GOLDEN]);
+		for piece in pieces {
+			GameRecord::from_text(piece).unwrap();
+		}
+		// Text before the first header stays a piece of its own, which does not read.
+		let junk_first = format!("junk\n{GOLDEN}");
+		let pieces: Vec<&str> = split_records(&junk_first).collect();
+		assert_eq!(pieces, ["junk\n", GOLDEN]);
+		assert!(GameRecord::from_text(pieces[0]).is_err());
+		// A record of a later version is split there too, and then refused by `from_text`.
+		let later = GOLDEN.replace(HEADER, "tigers-and-sheep record 2");
+		assert_eq!(split_records(&format!("{GOLDEN}{later}")).count(), 2);
+		// No final newline: the last piece keeps what there is.
+		assert_eq!(split_records(GOLDEN.trim_end()).count(), 1);
+	}
+
+	#[test]
+	fn the_generation_is_found_without_reading_the_rest() {
+		assert_eq!(generation_in(GOLDEN), Some(12));
+		let none = GameRecord {
+			generation: None,
+			..golden_record()
+		};
+		assert_eq!(generation_in(&none.to_text()), None);
+		for generation in [0, 7, u64::MAX] {
+			let record = GameRecord {
+				generation: Some(generation),
+				..golden_record()
+			};
+			assert_eq!(generation_in(&record.to_text()), Some(generation));
+		}
+		assert_eq!(generation_in("generation -1\n"), None);
+		assert_eq!(generation_in("generation +1\n"), None);
+		assert_eq!(generation_in("start x\ngeneration 3\n"), None);
 	}
 }
