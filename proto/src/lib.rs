@@ -6,6 +6,7 @@
 //! - [`client`]: the one client of the coordinator (endpoint, TLS, token, limits, errors)
 //!   and the check of a received net against its announced hash;
 //! - [`convert`]: samples and assignments to and from core types;
+//! - [`games`]: games at rest, a run's game archive (gzip files of core's text records);
 //! - [`locations`]: where the binaries keep shared files by default (the tablebase);
 //! - [`stored`]: samples at rest (the coordinator's ledger and checkpoint), in the wire's
 //!   `Sample` messages;
@@ -13,6 +14,7 @@
 
 pub mod client;
 pub mod convert;
+pub mod games;
 pub mod locations;
 pub mod stored;
 
