@@ -14,7 +14,8 @@
 //! Writes that nobody waits for (the training thread's losses and throughput, its pruning) go
 //! in the same groups, so the training thread never waits for the ledger or its lock. Between
 //! groups, at most once a second unless work is left over, the thread prunes and compacts a
-//! chunk of rows (`ledger::compaction`) in a transaction of its own.
+//! chunk of rows (`ledger::compaction`) in a transaction of its own, and moves a chunk of
+//! batches' games to the game archive (`archive`).
 //!
 //! Ownership: the thread owns the receiving end; the ledger is shared behind a mutex with the
 //! joins (which are rare and write a row or two), and the thread holds it for one group at a
@@ -29,9 +30,11 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use metrics::counter;
+use tigers_proto::v1;
 use tokio::sync::oneshot;
 use tracing::{error, warn};
 
+use crate::archive::{ArchiveCounts, GameArchive};
 use crate::ledger::{BatchInsert, COMPACT_AFTER, Ledger, NewBatch};
 use crate::metrics::{LEDGER_COMMITS, LEDGER_COMPACTED};
 use crate::state::unix_now;
@@ -91,17 +94,26 @@ pub struct Committer {
 	jobs: Option<Sender<Job>>,
 	thread: Option<JoinHandle<()>>,
 	counts: Arc<CommitCounts>,
+	/// The game archive's counts and keep setting, if there is one.
+	archive: Option<(Arc<ArchiveCounts>, u64)>,
 }
 
 impl Committer {
-	/// Starts the writer thread over `ledger`.
-	pub fn start(ledger: Arc<Mutex<Ledger>>) -> Result<Committer, std::io::Error> {
+	/// Starts the writer thread over `ledger`, moving stored games to `archive` if given.
+	pub fn start(
+		ledger: Arc<Mutex<Ledger>>,
+		archive: Option<GameArchive>,
+	) -> Result<Committer, std::io::Error> {
 		let (jobs, queue) = channel();
 		let counts = Arc::new(CommitCounts::default());
+		let archive_counts = archive
+			.as_ref()
+			.map(|archive| (archive.counts(), archive.keep_generations()));
 		let writer = Writer {
 			ledger,
 			queue,
 			counts: counts.clone(),
+			archive,
 			last_housework: Instant::now(),
 			housework_left: true,
 			newest_ids: VecDeque::new(),
@@ -114,12 +126,20 @@ impl Committer {
 			jobs: Some(jobs),
 			thread: Some(thread),
 			counts,
+			archive: archive_counts,
 		})
 	}
 
 	/// The counts of the work done so far.
 	pub fn counts(&self) -> &CommitCounts {
 		&self.counts
+	}
+
+	/// What the game archive holds, if there is one.
+	pub fn games(&self) -> Option<v1::GameArchive> {
+		self.archive
+			.as_ref()
+			.map(|(counts, keep)| counts.summary(*keep))
 	}
 
 	/// Stores `batch` with the next group; what became of it once the group is on disk, or why
@@ -196,6 +216,7 @@ struct Writer {
 	ledger: Arc<Mutex<Ledger>>,
 	queue: Receiver<Job>,
 	counts: Arc<CommitCounts>,
+	archive: Option<GameArchive>,
 	last_housework: Instant,
 	/// Whether the last round of housework stopped at its chunk's limit.
 	housework_left: bool,
@@ -261,7 +282,7 @@ impl Writer {
 		// A transaction left open by a panic mid-group must not swallow this one.
 		ledger.rollback();
 		let began = ledger.begin().map_err(|e| e.to_string());
-		let mut stored = 0;
+		let mut stored = Stored::default();
 		let answers: Vec<Answer> = group
 			.into_iter()
 			.filter_map(|job| write_job(&mut ledger, &began, job, &mut stored))
@@ -270,7 +291,15 @@ impl Writer {
 		drop(ledger);
 		if committed.is_ok() && !answers.is_empty() {
 			self.counts.commits.fetch_add(1, Ordering::Relaxed);
-			self.counts.batches.fetch_add(stored, Ordering::Relaxed);
+			self.counts
+				.batches
+				.fetch_add(stored.batches, Ordering::Relaxed);
+			if let Some(archive) = &self.archive {
+				archive
+					.counts()
+					.pending
+					.fetch_add(stored.games, Ordering::Relaxed);
+			}
 			counter!(LEDGER_COMMITS).increment(1);
 		}
 		for answer in answers {
@@ -333,7 +362,27 @@ impl Writer {
 				self.housework_left = false;
 			}
 		}
+		self.archive_games();
 	}
+
+	/// Moves a chunk of batches' games to the archive; a failure is logged and tried again at
+	/// the next round, the games staying in the ledger meanwhile.
+	fn archive_games(&mut self) {
+		let Some(archive) = &mut self.archive else {
+			return;
+		};
+		match archive.work(&self.ledger, HOUSEWORK_CHUNK) {
+			Ok(written) => self.housework_left |= written >= HOUSEWORK_CHUNK,
+			Err(e) => warn!(%e, "writing games to the archive failed; trying again later"),
+		}
+	}
+}
+
+/// The batches a group stored, and their games.
+#[derive(Default)]
+struct Stored {
+	batches: u64,
+	games: u64,
 }
 
 /// Does `job` in the group's transaction (if it `began`), each write in a savepoint of its own;
@@ -343,7 +392,7 @@ fn write_job(
 	ledger: &mut Ledger,
 	began: &Result<(), String>,
 	job: Job,
-	stored: &mut u64,
+	stored: &mut Stored,
 ) -> Option<Answer> {
 	let answer = match job {
 		Job::Batch { batch, reply } => {
@@ -353,7 +402,8 @@ fn write_job(
 					.map_err(|e| e.to_string())
 			});
 			if let Ok(BatchInsert::Inserted { .. }) = result {
-				*stored += 1;
+				stored.batches += 1;
+				stored.games += batch.game_count() as u64;
 			}
 			Answer::Batch(reply, result)
 		}
@@ -427,7 +477,7 @@ mod tests {
 	async fn batches_that_arrive_together_share_a_commit_and_are_stored_once() {
 		let dir = TestDir::new("committer-group");
 		let shared = ledger(&dir);
-		let committer = Committer::start(shared.clone()).unwrap();
+		let committer = Committer::start(shared.clone(), None).unwrap();
 		// While the ledger is held (by another thread), every batch queues up; the writer then
 		// takes them in at most two groups: what it took before finding the lock held, and
 		// the rest.
@@ -485,7 +535,7 @@ mod tests {
 	async fn a_failing_write_is_undone_alone_and_refusals_are_answered_after_the_commit() {
 		let dir = TestDir::new("committer-failure");
 		let shared = ledger(&dir);
-		let committer = Committer::start(shared.clone()).unwrap();
+		let committer = Committer::start(shared.clone(), None).unwrap();
 		assert!(matches!(
 			committer.store(batch("w", 1)).await,
 			Ok(BatchInsert::Inserted { .. })
@@ -513,7 +563,7 @@ mod tests {
 	async fn pruning_asked_for_is_done_between_groups() {
 		let dir = TestDir::new("committer-prune");
 		let shared = ledger(&dir);
-		let committer = Committer::start(shared.clone()).unwrap();
+		let committer = Committer::start(shared.clone(), None).unwrap();
 		let mut last = 0;
 		for sequence in 1..=3 {
 			if let Ok(BatchInsert::Inserted { id }) = committer.store(batch("w", sequence)).await {

@@ -50,6 +50,9 @@ pub struct RunSettings {
 	pub tablebase_use: TablebaseUse,
 	/// The measurement of promoted nets at equal time per move.
 	pub timed: TimedSettings,
+	/// How many of the newest generations' self-play games the game archive keeps; 0 keeps
+	/// every game.
+	pub keep_game_generations: u64,
 }
 
 /// How the self-play depth follows the fleet (`workload`): between [`RunSettings::depth`] and
@@ -205,6 +208,9 @@ impl Default for RunSettings {
 			research_fraction: 0.01,
 			tablebase_use: TablebaseUse::DEFAULT,
 			timed: TimedSettings::default(),
+			// Every game: a game takes about 150 bytes compressed, so a day of two cores'
+			// self-play is some tens of megabytes (docs/training.md).
+			keep_game_generations: 0,
 		}
 	}
 }
@@ -434,5 +440,10 @@ mod tests {
 			TablebaseUse::DEFAULT.name().parse(),
 			Ok(TablebaseUse::Adjudicate)
 		);
+	}
+
+	#[test]
+	fn every_game_is_kept_unless_told_otherwise() {
+		assert_eq!(RunSettings::default().keep_game_generations, 0);
 	}
 }

@@ -12,7 +12,7 @@
 //! file) by `ledger::schema`. Times are unix seconds as `REAL`; generations, steps and counts
 //! are `INTEGER`; a `NULL` `REAL` reads back as NaN (SQLite stores NaN as `NULL`).
 //!
-//! Schema, version 6:
+//! Schema, version 7:
 //!
 //! - `batches`: one row per sample batch received; its samples are pruned once a checkpoint
 //!   holds them, and the row itself is compacted into its worker's totals once it is old (see
@@ -22,7 +22,9 @@
 //!   worker's batch number, from 1), `received_at REAL`, `sample_count INTEGER`, `game_count
 //!   INTEGER`, `generation_min INTEGER`, `generation_max INTEGER` (of the samples, `NULL` if
 //!   none), `samples BLOB` (see `samples_codec`; `NULL` once pruned), `last_game TEXT` (the
-//!   batch's last game record, `NULL` if it had none), `UNIQUE (worker_id, sequence)`.
+//!   batch's last game record, `NULL` if it had none), `games BLOB` (all its game records as
+//!   one gzip member, `tigers_proto::games`; `NULL` once they are in the game archive, and in
+//!   rows from before version 7), `UNIQUE (worker_id, sequence)`.
 //! - `workers`: `worker_id TEXT PRIMARY KEY`, `name TEXT`, `host TEXT`, `threads INTEGER`,
 //!   `build_version TEXT`, `first_seen REAL`, `last_seen REAL` (the last session or batch),
 //!   `samples INTEGER` (all the worker's samples), `sessions INTEGER`, `flagged INTEGER` (times
@@ -56,12 +58,17 @@
 //!   move), the six game counts, `score`, `score_low`, `score_high`, `elo`, `pairs` and the four
 //!   exact-accuracy counts as in `gates`, `started_at REAL`, `finished_at REAL`, `cpu_seconds
 //!   REAL` (worker CPU-seconds over the run when it finished).
+//! - `game_files`: one row per generation with games in the run's game archive (version 7,
+//!   see `archive`). `generation INTEGER PRIMARY KEY`, `bytes INTEGER` (the file's length as
+//!   of the last archiving committed), `games INTEGER` (the games in it), `pruned_at REAL`
+//!   (when the file was deleted by the keep setting, `NULL` while it is kept).
 //! - `losses`: `step INTEGER PRIMARY KEY`, `loss REAL`, `recorded_at REAL`.
 //! - `throughput`: periodic snapshots. `at REAL PRIMARY KEY`, `samples_total INTEGER`,
 //!   `games_total INTEGER`, `training_steps INTEGER`, `workers_connected INTEGER`,
 //!   `cpu_seconds REAL` (self-play threads times seconds connected, over the run).
 
 mod compaction;
+mod games;
 mod records;
 mod schema;
 
@@ -72,6 +79,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use tigers_core::selfplay::Sample;
 
 pub use self::compaction::COMPACT_AFTER;
+pub use self::games::{GameFileRow, PendingGames};
 pub use self::records::{
 	BatchSummary, GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, WorkerRow,
 };
@@ -136,11 +144,13 @@ pub struct NewBatch {
 	generation_max: Option<u64>,
 	samples: Vec<u8>,
 	last_game: Option<String>,
+	games: Vec<u8>,
 }
 
 impl NewBatch {
 	/// Batch `sequence` of `worker_id`; samples that could not be read back are refused
-	/// ([`StorageError::InvalidSample`]). `last_game` is the last of `game_records`.
+	/// ([`StorageError::InvalidSample`]). `last_game` is the last of `game_records`, and all of
+	/// them are compressed for the game archive.
 	pub fn new(
 		worker_id: &str,
 		sequence: u64,
@@ -158,6 +168,7 @@ impl NewBatch {
 			generation_max: generations.max(),
 			samples: encode_samples(samples),
 			last_game: game_records.last().cloned(),
+			games: tigers_proto::games::compress(game_records.iter().map(String::as_str)),
 		})
 	}
 
@@ -169,6 +180,11 @@ impl NewBatch {
 	/// Its sequence number.
 	pub fn sequence(&self) -> u64 {
 		self.sequence
+	}
+
+	/// How many games it holds.
+	pub fn game_count(&self) -> usize {
+		self.game_count
 	}
 }
 
@@ -332,8 +348,8 @@ impl Ledger {
 			.connection
 			.prepare_cached(
 				"INSERT INTO batches (worker_id, sequence, received_at, sample_count, game_count,
-					generation_min, generation_max, samples, last_game)
-				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+					generation_min, generation_max, samples, last_game, games)
+				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
 				ON CONFLICT (worker_id, sequence) DO NOTHING",
 			)
 			.and_then(|mut statement| {
@@ -347,6 +363,7 @@ impl Ledger {
 					batch.generation_max,
 					batch.samples,
 					batch.last_game,
+					batch.games,
 				])
 			})
 			.map_err(StorageError::sqlite(DOING))?;

@@ -22,6 +22,7 @@
 //!   SQLite ledger (every acknowledged batch, workers, generations, gates, losses, throughput);
 //! - [`committer`]: the ledger's writer thread: batches stored in groups sharing one commit,
 //!   writes nobody waits for, pruning and compaction;
+//! - [`archive`]: every stored self-play game, kept in the run directory by generation;
 //! - [`samples_codec`]: the binary layouts of samples in ledger blobs and window files;
 //! - [`storage_error`]: how storage fails;
 //! - [`status`]: the run as JSON for `coordinator status`;
@@ -32,6 +33,7 @@
 //! - [`error`]: the coordinator's errors and the service's refusals, and the one mapping of
 //!   both to gRPC statuses.
 
+pub mod archive;
 pub mod auth;
 pub mod committer;
 pub mod config;

@@ -278,6 +278,10 @@ struct ServeArgs {
 	/// Pairs of games in each measurement at equal time; 0 measures none.
 	#[arg(long, default_value_t = run_defaults().timed.pairs)]
 	timed_pairs: u32,
+	/// Keep the self-play games of only this many of the newest generations in the run's game
+	/// archive (games/ in the run directory), deleting older ones; 0 keeps every game.
+	#[arg(long, value_name = "N", default_value_t = run_defaults().keep_game_generations)]
+	keep_game_generations: u64,
 	/// Seed of a new run's first net.
 	#[arg(long, default_value_t = run_defaults().seed)]
 	seed: u64,
@@ -361,6 +365,7 @@ impl ServeArgs {
 		run.timed.move_time = Duration::from_millis(self.timed_ms);
 		run.timed.pairs = self.timed_pairs.min(10_000);
 		run.seed = self.seed;
+		run.keep_game_generations = self.keep_game_generations;
 		run.tablebase_use = self.tablebase_use.parse()?;
 		config.tablebase = self.tablebase;
 		config.no_tablebase = self.no_tablebase;

@@ -23,6 +23,7 @@ use tigers_proto::convert::Assignment;
 use tigers_proto::v1;
 use tokio::sync::{Notify, watch};
 
+use crate::archive::GameArchive;
 use crate::committer::Committer;
 use crate::config::RunSettings;
 use crate::gates::GateHistory;
@@ -304,7 +305,11 @@ impl Shared {
 	) -> Result<Arc<Shared>, std::io::Error> {
 		let (sender, _) = watch::channel(Arc::new(current));
 		let ledger = Arc::new(Mutex::new(ledger));
-		let committer = Committer::start(ledger.clone())?;
+		let archive = GameArchive::new(
+			run_dir.path().join(tigers_proto::games::ARCHIVE_DIR),
+			settings.keep_game_generations,
+		);
+		let committer = Committer::start(ledger.clone(), Some(archive))?;
 		Ok(Arc::new(Shared {
 			run_name: run_dir.name().to_string(),
 			started: Instant::now(),
@@ -552,6 +557,7 @@ impl Shared {
 				.collect(),
 			timed_running: live.timed_running,
 			work: Some(live.work),
+			games: self.committer.games(),
 		}
 	}
 }

@@ -6,7 +6,8 @@ use tigers_proto::client::{ClientError, ClientSettings, Connector, call_failure}
 use tigers_proto::v1;
 use tigers_tui::net_source::CONNECT_TIMEOUT;
 
-/// The run as JSON: generation, samples (total and per listed worker), games, training steps,
+/// The run as JSON: generation, samples (total and per listed worker), games (played, and kept
+/// in the game archive), training steps,
 /// the self-play depth with the rates it follows and the share of samples trained on,
 /// the gate results per generation as the snapshot lists them and how many in all, the
 /// measurements at equal time (and the one under way), the listed workers with the generation
@@ -34,6 +35,15 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 		"generation_since": progress.generation_since,
 		"samples_total": progress.samples_total,
 		"games_total": progress.games_total,
+		"games_kept": progress.games.map_or(0, |g| g.kept),
+		"game_archive": progress.games.map(|g| json!({
+			"kept": g.kept,
+			"pending": g.pending,
+			"pruned": g.pruned,
+			"files": g.files,
+			"bytes": g.bytes,
+			"keep_generations": g.keep_generations,
+		})),
 		"training_steps": progress.training_steps,
 		"loss": finite(progress.loss),
 		"window": { "samples": progress.window_samples, "capacity": progress.window_capacity },
@@ -229,5 +239,35 @@ mod tests {
 		assert_eq!(work["trainable_per_second"], 12_500.0);
 		assert_eq!(work["trained_share"], 0.75);
 		assert_eq!(work["mean_uses"], Value::Null);
+	}
+
+	#[test]
+	fn the_json_has_the_games_kept() {
+		let progress = v1::Progress {
+			games_total: 1_000,
+			games: Some(v1::GameArchive {
+				kept: 900,
+				pending: 16,
+				pruned: 100,
+				files: 3,
+				bytes: 123_456,
+				keep_generations: 3,
+			}),
+			..v1::Progress::default()
+		};
+		let json = progress_json(&progress);
+		assert_eq!(
+			(json["games_total"].clone(), json["games_kept"].clone()),
+			(json!(1_000), json!(900))
+		);
+		let archive = &json["game_archive"];
+		assert_eq!(archive["pending"], 16);
+		assert_eq!(archive["pruned"], 100);
+		assert_eq!(
+			(archive["files"].clone(), archive["bytes"].clone()),
+			(json!(3), json!(123_456))
+		);
+		assert_eq!(archive["keep_generations"], 3);
+		assert_eq!(progress_json(&v1::Progress::default())["games_kept"], 0);
 	}
 }

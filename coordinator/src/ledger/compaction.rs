@@ -3,8 +3,8 @@
 //!
 //! **What compaction keeps.** A batch row is compacted (deleted, its counts added to its
 //! worker's `compacted_batches`, `compacted_samples` and `compacted_games`) once it is *old*:
-//! its samples are pruned (a checkpoint holds them), it was received more than
-//! [`COMPACT_AFTER`] ago, and its worker has a newer batch. So the ledger holds the batches of
+//! its samples are pruned (a checkpoint holds them), its games are in the game archive, it
+//! was received more than [`COMPACT_AFTER`] ago, and its worker has a newer batch. So the ledger holds the batches of
 //! the last [`COMPACT_AFTER`] and of any checkpoint not yet taken, one row per worker, and the
 //! totals; its size follows the ingest rate times [`COMPACT_AFTER`], not the run's length.
 //!
@@ -101,7 +101,8 @@ impl Ledger {
 				.execute(
 					"INSERT INTO temp.compacting (id)
 					SELECT id FROM batches AS old
-					WHERE id <= ?3 AND samples IS NULL AND received_at < ?1
+					WHERE id <= ?3 AND samples IS NULL AND games IS NULL
+						AND received_at < ?1
 						AND EXISTS (SELECT 1 FROM batches AS newer
 							WHERE newer.worker_id = old.worker_id
 							AND newer.sequence > old.sequence)
@@ -241,6 +242,16 @@ mod tests {
 		ledger.request_prune(i64::MAX);
 		while ledger.prune_some(2).unwrap() > 0 {}
 		assert_eq!(ledger.compact(i64::MAX, unix_now() - 1.0, 100).unwrap(), 0);
+		// Nor while its games wait for the game archive.
+		assert_eq!(ledger.compact(i64::MAX, later(), 100).unwrap(), 0);
+		let waiting: Vec<i64> = ledger
+			.pending_games(100)
+			.unwrap()
+			.iter()
+			.map(|batch| batch.id)
+			.collect();
+		assert_eq!(waiting.len(), 6);
+		ledger.record_archived(&waiting, &[]).unwrap();
 
 		// Only up to the id given.
 		assert_eq!(ledger.compact(1, later(), 100).unwrap(), 1);

@@ -9,8 +9,8 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: [&str; 6] = [
-	VERSION_1, VERSION_2, VERSION_3, VERSION_4, VERSION_5, VERSION_6,
+const MIGRATIONS: [&str; 7] = [
+	VERSION_1, VERSION_2, VERSION_3, VERSION_4, VERSION_5, VERSION_6, VERSION_7,
 ];
 
 /// The schema version this program writes.
@@ -176,6 +176,22 @@ INSERT INTO refused (worker_id, first_sequence, last_sequence)
 				AS stored
 		FROM workers)
 	WHERE last_sequence > stored;
+";
+
+/// Version 7: every game kept (see `archive`). `batches.games` holds a batch's game records,
+/// compressed, until they are written to the run's game archive (`NULL` then, and in rows
+/// from before); `game_files` counts what each generation's archive file holds, as of the
+/// last write the ledger knows of: a file longer than its row (written, then a crash before
+/// the commit) is cut back to it. `pruned_at` is set when the file is deleted by the keep
+/// setting.
+const VERSION_7: &str = "
+ALTER TABLE batches ADD COLUMN games BLOB;
+CREATE TABLE game_files (
+	generation INTEGER PRIMARY KEY,
+	bytes INTEGER NOT NULL,
+	games INTEGER NOT NULL,
+	pruned_at REAL
+);
 ";
 
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is

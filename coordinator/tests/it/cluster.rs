@@ -1,7 +1,8 @@
 //! The built binaries as separate processes: a coordinator and two workers on loopback train and
 //! gate; the coordinator is killed with SIGKILL and restarted on the same run directory; the
 //! counters resume, the workers reconnect by themselves, and every batch a worker made is in the
-//! ledger exactly once. A second run kills the coordinator ten times in a row.
+//! ledger exactly once, and every game in the game archive once. A second run kills the
+//! coordinator ten times in a row.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -317,7 +318,8 @@ async fn ten_kills_in_a_row_lose_and_duplicate_nothing() {
 
 /// Every batch each worker (state directories `dir/<name>`) made is in the ledger once:
 /// sequences 1..=n with no gap, its spool is empty, and its next sequence is n + 1. The
-/// ledger's total is the last status's.
+/// ledger's total is the last status's. Every game is kept once: in the archive's files, or
+/// in the ledger waiting to be written there.
 fn check_exactly_once(dir: &Path, run_dir: &Path, last: &v1::Progress) {
 	let ledger = ledger_sequences(run_dir);
 	assert_eq!(ledger.len(), 2, "{ledger:?}");
@@ -347,4 +349,37 @@ fn check_exactly_once(dir: &Path, run_dir: &Path, last: &v1::Progress) {
 		);
 	}
 	assert_eq!(total, last.samples_total);
+	let (archived, pending) = games_kept(run_dir);
+	assert_eq!(
+		archived + pending,
+		last.games_total,
+		"{archived} archived, {pending} pending"
+	);
+	assert_eq!(last.games.unwrap_or_default().kept, last.games_total);
+}
+
+/// The games in the run's archive, every one read and replayed, and those stored in the
+/// ledger that wait for it.
+fn games_kept(run_dir: &Path) -> (u64, u64) {
+	let mut archived = 0;
+	for entry in std::fs::read_dir(run_dir.join(tigers_proto::games::ARCHIVE_DIR)).unwrap() {
+		let path = entry.unwrap().path();
+		let name = path.file_name().unwrap().to_str().unwrap();
+		let generation = tigers_proto::games::generation_of(name).expect(name);
+		let games = tigers_proto::games::read_games(&path).unwrap();
+		assert!(
+			games.iter().all(|g| g.generation == Some(generation)),
+			"{name}"
+		);
+		archived += games.len() as u64;
+	}
+	let ledger = rusqlite::Connection::open(run_dir.join("ledger.sqlite")).unwrap();
+	let pending: u64 = ledger
+		.query_row(
+			"SELECT coalesce(sum(game_count), 0) FROM batches WHERE games IS NOT NULL",
+			[],
+			|row| row.get(0),
+		)
+		.unwrap();
+	(archived, pending)
 }

@@ -1,0 +1,659 @@
+//! `GameArchive`: every self-play game the run stores, kept in the run directory by generation
+//! (`games/gen-000012.records.gz`, in the format of `tigers_proto::games`), for `tui --load`,
+//! `zcat` and any script.
+//!
+//! **Exactly once.** A batch's games reach the ledger compressed, in the transaction that
+//! stores its samples (`batches.games`), so a game is kept if and only if its batch was
+//! acknowledged. Between groups, the ledger's writer thread moves them to the archive a chunk
+//! at a time: it appends one gzip member per generation to that generation's file, syncs the
+//! files, and then, in one transaction, empties the batches' `games` and records each file's
+//! new length and count (`game_files`). A crash between the sync and the commit leaves a file
+//! longer than its row; the next start cuts it back to the row's length (and deletes a file
+//! without a row), and the games are written again from their batches. Compaction keeps a
+//! batch row until its games are archived.
+//!
+//! **Pruning.** With a keep setting of N generations (`--keep-game-generations`; 0, the
+//! default, keeps every game), the files of generations N or more below the newest promoted
+//! one are deleted: the row is marked pruned first, then the file goes, so a crash between
+//! leaves a file the next start deletes. Games of a pruned generation that arrive later (from
+//! a worker still on an old net) are counted as pruned and not written.
+//!
+//! Ownership: the committer's thread owns the `GameArchive` and is its only writer; the
+//! counts are atomics that the progress snapshot reads.
+
+use std::collections::BTreeMap;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use tigers_core::record::{generation_in, split_records};
+use tigers_proto::games::{self, compress, file_name, generation_of};
+use tigers_proto::v1;
+use tracing::{info, warn};
+
+use crate::ledger::{GameFileRow, Ledger, PendingGames};
+use crate::state::unix_now;
+use crate::storage_error::StorageError;
+
+/// What the archive holds, for the progress snapshot; written by the committer's thread only.
+#[derive(Debug, Default)]
+pub struct ArchiveCounts {
+	/// Games in the archive's kept files.
+	pub archived: AtomicU64,
+	/// Games stored in the ledger and not yet written to the archive.
+	pub pending: AtomicU64,
+	/// Games deleted, or never written, because of the keep setting.
+	pub pruned: AtomicU64,
+	/// The kept files.
+	pub files: AtomicU64,
+	/// Their bytes, compressed.
+	pub bytes: AtomicU64,
+}
+
+impl ArchiveCounts {
+	/// The counts as the progress snapshot shows them, with the keep setting.
+	pub fn summary(&self, keep_generations: u64) -> v1::GameArchive {
+		let archived = self.archived.load(Ordering::Relaxed);
+		let pending = self.pending.load(Ordering::Relaxed);
+		v1::GameArchive {
+			kept: archived + pending,
+			pending,
+			pruned: self.pruned.load(Ordering::Relaxed),
+			files: self.files.load(Ordering::Relaxed),
+			bytes: self.bytes.load(Ordering::Relaxed),
+			keep_generations,
+		}
+	}
+}
+
+/// The run's game archive (see the module's documentation).
+#[derive(Debug)]
+pub struct GameArchive {
+	dir: PathBuf,
+	keep_generations: u64,
+	counts: Arc<ArchiveCounts>,
+	/// Every generation's file as the ledger has it, once [`GameArchive::open`] has read them.
+	files: BTreeMap<u64, GameFileRow>,
+	opened: bool,
+}
+
+impl GameArchive {
+	/// The archive in `dir`, keeping the newest `keep_generations` generations' games (every
+	/// game if 0). Nothing is read before the first [`GameArchive::work`].
+	pub fn new(dir: PathBuf, keep_generations: u64) -> GameArchive {
+		GameArchive {
+			dir,
+			keep_generations,
+			counts: Arc::default(),
+			files: BTreeMap::new(),
+			opened: false,
+		}
+	}
+
+	/// The counts, shared with whoever shows them.
+	pub fn counts(&self) -> Arc<ArchiveCounts> {
+		self.counts.clone()
+	}
+
+	/// The keep setting: generations kept, 0 for all.
+	pub fn keep_generations(&self) -> u64 {
+		self.keep_generations
+	}
+
+	/// One round: brings the files in line with the ledger if this is the first, writes the
+	/// games of at most `limit` batches, and prunes. How many batches' games it wrote; as
+	/// many as `limit` means more may wait.
+	pub fn work(&mut self, ledger: &Mutex<Ledger>, limit: usize) -> Result<usize, StorageError> {
+		if !self.opened {
+			self.open(&mut lock(ledger))?;
+			self.opened = true;
+		}
+		let latest = lock(ledger).latest_generation()?;
+		let written = self.archive_some(ledger, limit, latest)?;
+		self.prune(ledger, latest)?;
+		Ok(written)
+	}
+
+	/// Reads the files' rows and cuts each file back to what the ledger says it holds: longer
+	/// means written but never committed, missing means deleted by hand (counted as pruned).
+	fn open(&mut self, ledger: &mut Ledger) -> Result<(), StorageError> {
+		std::fs::create_dir_all(&self.dir)
+			.map_err(StorageError::io(&self.dir, "creating the game archive"))?;
+		self.files = ledger
+			.game_files()?
+			.into_iter()
+			.map(|row| (row.generation, row))
+			.collect();
+		let mut changed = Vec::new();
+		for row in self.files.values_mut() {
+			if reconcile(&self.dir, row)? {
+				changed.push(*row);
+			}
+		}
+		for generation in self.unknown_files()? {
+			let path = self.dir.join(file_name(generation));
+			info!(path = %path.display(), "deleting games written but never committed");
+			remove(&path)?;
+		}
+		if !changed.is_empty() {
+			ledger.begin()?;
+			let put = changed.iter().try_for_each(|row| ledger.put_game_file(row));
+			match put {
+				Ok(()) => ledger.commit()?,
+				Err(e) => {
+					ledger.rollback();
+					return Err(e);
+				}
+			}
+		}
+		self.counts
+			.pending
+			.store(ledger.pending_game_count()?, Ordering::Relaxed);
+		self.publish_counts();
+		Ok(())
+	}
+
+	/// Generations with a file in the directory and no row.
+	fn unknown_files(&self) -> Result<Vec<u64>, StorageError> {
+		let entries = std::fs::read_dir(&self.dir)
+			.map_err(StorageError::io(&self.dir, "listing the game archive"))?;
+		let mut unknown = Vec::new();
+		for entry in entries {
+			let entry = entry.map_err(StorageError::io(&self.dir, "listing the game archive"))?;
+			let name = entry.file_name();
+			if let Some(generation) = name.to_str().and_then(generation_of)
+				&& !self.files.contains_key(&generation)
+			{
+				unknown.push(generation);
+			}
+		}
+		Ok(unknown)
+	}
+
+	/// Writes the games of at most `limit` pending batches, then records them as archived;
+	/// if either fails, the files are cut back to where they were and nothing is recorded.
+	fn archive_some(
+		&mut self,
+		ledger: &Mutex<Ledger>,
+		limit: usize,
+		latest: Option<u64>,
+	) -> Result<usize, StorageError> {
+		let pending = lock(ledger).pending_games(limit)?;
+		if pending.is_empty() {
+			return Ok(0);
+		}
+		let texts = decompressed(&pending);
+		let by_generation = sort_by_generation(&texts);
+		let before = self.files.clone();
+		let written = self.append(&by_generation, latest).and_then(|changed| {
+			let ids: Vec<i64> = pending.iter().map(|batch| batch.id).collect();
+			record_archived(&mut lock(ledger), &ids, &changed)
+		});
+		if let Err(e) = written {
+			self.cut_back(&before);
+			self.files = before;
+			return Err(e);
+		}
+		let games: u64 = pending.iter().map(|batch| batch.game_count).sum();
+		let pending_now = self.counts.pending.load(Ordering::Relaxed);
+		self.counts
+			.pending
+			.store(pending_now.saturating_sub(games), Ordering::Relaxed);
+		self.publish_counts();
+		Ok(pending.len())
+	}
+
+	/// Appends each generation's records to its file as one gzip member and syncs it, or
+	/// counts them as pruned if the generation is; the rows that changed.
+	fn append(
+		&mut self,
+		by_generation: &BTreeMap<u64, Vec<&str>>,
+		latest: Option<u64>,
+	) -> Result<Vec<GameFileRow>, StorageError> {
+		let mut changed = Vec::new();
+		for (&generation, records) in by_generation {
+			let row = self.files.entry(generation).or_insert(GameFileRow {
+				generation,
+				bytes: 0,
+				games: 0,
+				pruned_at: None,
+			});
+			let is_pruned = row.pruned_at.is_some()
+				|| is_past_keeping(generation, latest, self.keep_generations);
+			if is_pruned {
+				row.pruned_at.get_or_insert_with(unix_now);
+			} else {
+				let member = compress(records.iter().copied());
+				append_synced(&self.dir.join(file_name(generation)), &member)?;
+				row.bytes += member.len() as u64;
+			}
+			row.games += records.len() as u64;
+			changed.push(*row);
+		}
+		Ok(changed)
+	}
+
+	/// Cuts every file back to its length in `before` (deleting those it did not have), after
+	/// a write or commit failed; a failure here is only logged, and the next start cuts again.
+	fn cut_back(&self, before: &BTreeMap<u64, GameFileRow>) {
+		for (generation, row) in &self.files {
+			let path = self.dir.join(file_name(*generation));
+			let cut = match before.get(generation) {
+				Some(old) if old.pruned_at.is_none() && old.bytes != row.bytes => {
+					truncate(&path, old.bytes)
+				}
+				None if row.pruned_at.is_none() => remove(&path),
+				_ => Ok(()),
+			};
+			if let Err(e) = cut {
+				warn!(%e, "cannot cut an archive file back; the next start does");
+			}
+		}
+	}
+
+	/// Deletes the files of generations past keeping: marked in the ledger first, then gone.
+	fn prune(&mut self, ledger: &Mutex<Ledger>, latest: Option<u64>) -> Result<(), StorageError> {
+		let now = unix_now();
+		let doomed: Vec<GameFileRow> = self
+			.files
+			.values()
+			.filter(|row| row.pruned_at.is_none())
+			.filter(|row| is_past_keeping(row.generation, latest, self.keep_generations))
+			.map(|row| GameFileRow {
+				pruned_at: Some(now),
+				..*row
+			})
+			.collect();
+		if doomed.is_empty() {
+			return Ok(());
+		}
+		record_archived(&mut lock(ledger), &[], &doomed)?;
+		for row in doomed {
+			self.files.insert(row.generation, row);
+			let path = self.dir.join(file_name(row.generation));
+			info!(path = %path.display(), games = row.games, "pruning a generation's games");
+			remove(&path)?;
+		}
+		self.publish_counts();
+		Ok(())
+	}
+
+	/// Copies the files' totals into the counts.
+	fn publish_counts(&self) {
+		let kept = self.files.values().filter(|row| row.pruned_at.is_none());
+		let (mut files, mut bytes, mut archived) = (0, 0, 0);
+		for row in kept {
+			files += 1;
+			bytes += row.bytes;
+			archived += row.games;
+		}
+		let pruned = self
+			.files
+			.values()
+			.filter(|row| row.pruned_at.is_some())
+			.map(|row| row.games)
+			.sum();
+		let counts = &self.counts;
+		counts.files.store(files, Ordering::Relaxed);
+		counts.bytes.store(bytes, Ordering::Relaxed);
+		counts.archived.store(archived, Ordering::Relaxed);
+		counts.pruned.store(pruned, Ordering::Relaxed);
+	}
+}
+
+/// Whether `generation`'s games are past keeping: `keep` generations or more below `latest`
+/// (never, with `keep` 0 or no generation yet).
+fn is_past_keeping(generation: u64, latest: Option<u64>, keep: u64) -> bool {
+	keep > 0 && latest.is_some_and(|latest| generation.saturating_add(keep) <= latest)
+}
+
+/// Each pending batch's records as text, with its oldest generation; a batch whose games do
+/// not decompress (damaged on disk) is left out with a warning rather than holding up every
+/// batch after it.
+fn decompressed(pending: &[PendingGames]) -> Vec<(Option<u64>, String)> {
+	let mut texts = Vec::with_capacity(pending.len());
+	for batch in pending {
+		match games::records_text(&batch.games) {
+			Ok(text) => texts.push((batch.generation_min, text)),
+			Err(e) => {
+				warn!(batch = batch.id, %e, "a batch's games are damaged in the ledger; skipped");
+			}
+		}
+	}
+	texts
+}
+
+/// The records of `texts`, by the generation each names (else its batch's oldest, else 0),
+/// in order.
+fn sort_by_generation(texts: &[(Option<u64>, String)]) -> BTreeMap<u64, Vec<&str>> {
+	let mut by_generation: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
+	for (generation_min, text) in texts {
+		let fallback = generation_min.unwrap_or(0);
+		for record in split_records(text) {
+			let generation = generation_in(record).unwrap_or(fallback);
+			by_generation.entry(generation).or_default().push(record);
+		}
+	}
+	by_generation
+}
+
+/// Records the batches `ids` as archived and `rows` as the files' rows, in a transaction.
+fn record_archived(
+	ledger: &mut Ledger,
+	ids: &[i64],
+	rows: &[GameFileRow],
+) -> Result<(), StorageError> {
+	ledger.begin()?;
+	if let Err(e) = ledger.record_archived(ids, rows) {
+		ledger.rollback();
+		return Err(e);
+	}
+	ledger.commit()
+}
+
+/// Brings a kept file in line with its row; whether the row changed.
+fn reconcile(dir: &Path, row: &mut GameFileRow) -> Result<bool, StorageError> {
+	let path = dir.join(file_name(row.generation));
+	if row.pruned_at.is_some() {
+		remove(&path)?;
+		return Ok(false);
+	}
+	let length = match std::fs::metadata(&path) {
+		Ok(metadata) => metadata.len(),
+		Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+			warn!(path = %path.display(), games = row.games,
+				"a generation's game file is missing; its games are counted as pruned");
+			row.pruned_at = Some(unix_now());
+			return Ok(true);
+		}
+		Err(e) => return Err(StorageError::io(&path, "reading the length of")(e)),
+	};
+	if length > row.bytes {
+		info!(path = %path.display(), "cutting back games written but never committed");
+		truncate(&path, row.bytes)?;
+	} else if length < row.bytes {
+		warn!(path = %path.display(), length, expected = row.bytes,
+			"a generation's game file is shorter than the ledger says; its last games are lost");
+		row.bytes = length;
+		return Ok(true);
+	}
+	Ok(false)
+}
+
+/// Appends `bytes` to the file at `path` (created if missing) and syncs it.
+fn append_synced(path: &Path, bytes: &[u8]) -> Result<(), StorageError> {
+	let mut file = OpenOptions::new()
+		.create(true)
+		.append(true)
+		.open(path)
+		.map_err(StorageError::io(path, "opening for appending"))?;
+	file.write_all(bytes)
+		.map_err(StorageError::io(path, "appending games to"))?;
+	file.sync_data().map_err(StorageError::io(path, "syncing"))
+}
+
+/// Cuts the file at `path` to `length` bytes and syncs it.
+fn truncate(path: &Path, length: u64) -> Result<(), StorageError> {
+	let file = OpenOptions::new()
+		.write(true)
+		.open(path)
+		.map_err(StorageError::io(path, "opening to cut back"))?;
+	file.set_len(length)
+		.map_err(StorageError::io(path, "cutting back"))?;
+	file.sync_data().map_err(StorageError::io(path, "syncing"))
+}
+
+/// Deletes the file at `path`, if it is there.
+fn remove(path: &Path) -> Result<(), StorageError> {
+	match std::fs::remove_file(path) {
+		Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+			Err(StorageError::io(path, "deleting")(e))
+		}
+		_ => Ok(()),
+	}
+}
+
+fn lock(ledger: &Mutex<Ledger>) -> MutexGuard<'_, Ledger> {
+	// As the committer's own lock: a panic mid-write leaves SQLite to roll back.
+	ledger
+		.lock()
+		.unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+	use tigers_core::{Game, GameRecord};
+	use tigers_proto::games::read_games;
+
+	use super::*;
+	use crate::ledger::GenerationRow;
+	use crate::test_support::TestDir;
+
+	/// A finished-looking record of generation `generation`, told apart by its `seed`.
+	fn record(generation: u64, seed: u64) -> String {
+		let mut game = Game::default();
+		game.play("sc3".parse().unwrap()).unwrap();
+		GameRecord {
+			generation: Some(generation),
+			seed: Some(seed),
+			..GameRecord::from_game(&game)
+		}
+		.to_text()
+	}
+
+	struct Run {
+		dir: TestDir,
+		ledger: Mutex<Ledger>,
+		next_sequence: u64,
+	}
+
+	impl Run {
+		fn new(label: &str) -> Run {
+			let dir = TestDir::new(label);
+			let ledger = Mutex::new(Ledger::open(&dir.path().join("ledger.sqlite")).unwrap());
+			Run {
+				dir,
+				ledger,
+				next_sequence: 1,
+			}
+		}
+
+		fn archive(&self, keep: u64) -> GameArchive {
+			GameArchive::new(self.dir.path().join("games"), keep)
+		}
+
+		/// Stores a batch of games (generation, seed) as a session would.
+		fn store(&mut self, games: &[(u64, u64)]) {
+			let records: Vec<String> = games.iter().map(|&(g, s)| record(g, s)).collect();
+			let sequence = self.next_sequence;
+			self.next_sequence += 1;
+			let samples = crate::test_support::varied_samples();
+			self.ledger
+				.lock()
+				.unwrap()
+				.insert_batch("w", sequence, &samples, &records)
+				.unwrap();
+		}
+
+		fn promote(&self, generation: u64) {
+			self.ledger
+				.lock()
+				.unwrap()
+				.record_generation(&GenerationRow {
+					generation,
+					sha256: format!("{generation:064x}"),
+					training_steps: 0,
+					promoted_at: 0.0,
+					samples_at_promotion: 0,
+				})
+				.unwrap();
+		}
+
+		/// The seeds in generation `generation`'s file, in order.
+		fn seeds(&self, generation: u64) -> Vec<u64> {
+			let path = self.dir.path().join("games").join(file_name(generation));
+			read_games(&path)
+				.unwrap()
+				.iter()
+				.map(|game| {
+					assert_eq!(game.generation, Some(generation));
+					game.seed.unwrap()
+				})
+				.collect()
+		}
+
+		fn exists(&self, generation: u64) -> bool {
+			self.dir
+				.path()
+				.join("games")
+				.join(file_name(generation))
+				.exists()
+		}
+	}
+
+	fn summary(archive: &GameArchive) -> v1::GameArchive {
+		archive.counts().summary(archive.keep_generations())
+	}
+
+	#[test]
+	fn every_stored_game_lands_once_in_its_generations_file() {
+		let mut run = Run::new("archive-once");
+		run.store(&[(0, 1), (0, 2)]);
+		// A batch that straddles a promotion sends each game to its own generation's file.
+		run.store(&[(0, 3), (1, 4)]);
+		let mut archive = run.archive(0);
+		assert_eq!(
+			archive.work(&run.ledger, 1).unwrap(),
+			1,
+			"one batch a round"
+		);
+		assert_eq!(summary(&archive).pending, 2);
+		assert_eq!(archive.work(&run.ledger, 10).unwrap(), 1);
+		assert_eq!(
+			archive.work(&run.ledger, 10).unwrap(),
+			0,
+			"nothing is written twice"
+		);
+		assert_eq!(run.seeds(0), [1, 2, 3]);
+		assert_eq!(run.seeds(1), [4]);
+		let counts = summary(&archive);
+		assert_eq!((counts.kept, counts.pending, counts.files), (4, 0, 2));
+		assert!(counts.bytes > 0);
+		let ledger = run.ledger.lock().unwrap();
+		assert_eq!(ledger.pending_game_count().unwrap(), 0);
+		let rows = ledger.game_files().unwrap();
+		assert_eq!(rows.iter().map(|r| r.games).collect::<Vec<_>>(), [3, 1]);
+	}
+
+	#[test]
+	fn games_written_but_never_committed_are_cut_back_and_written_again() {
+		let mut run = Run::new("archive-crash");
+		run.store(&[(0, 1)]);
+		let mut archive = run.archive(0);
+		archive.work(&run.ledger, 10).unwrap();
+		run.store(&[(0, 2), (1, 3)]);
+		// A crash after the files were appended to and synced, before the commit: the
+		// first file has more than its row says, the second has no row at all.
+		let pending = run.ledger.lock().unwrap().pending_games(10).unwrap();
+		let texts = decompressed(&pending);
+		archive.append(&sort_by_generation(&texts), None).unwrap();
+		drop(archive);
+		assert_eq!(run.seeds(0), [1, 2]);
+		assert!(run.exists(1));
+		// The next start cuts back, then writes the batch's games again, once.
+		let mut archive = run.archive(0);
+		archive.work(&run.ledger, 10).unwrap();
+		assert_eq!(run.seeds(0), [1, 2]);
+		assert_eq!(run.seeds(1), [3]);
+		assert_eq!(summary(&archive).kept, 3);
+	}
+
+	#[test]
+	fn a_failed_commit_cuts_the_files_back() {
+		let mut run = Run::new("archive-failed-commit");
+		run.store(&[(0, 1)]);
+		let mut archive = run.archive(0);
+		archive.work(&run.ledger, 10).unwrap();
+		run.store(&[(0, 2), (5, 3)]);
+		// Another connection holds the write lock past the busy timeout's reach: simulated by
+		// a transaction this test leaves open on a second connection.
+		let other = rusqlite::Connection::open(run.dir.path().join("ledger.sqlite")).unwrap();
+		other.busy_timeout(std::time::Duration::ZERO).unwrap();
+		other.execute_batch("BEGIN IMMEDIATE").unwrap();
+		run.ledger
+			.lock()
+			.unwrap()
+			.set_busy_timeout(std::time::Duration::ZERO)
+			.unwrap();
+		assert!(archive.work(&run.ledger, 10).is_err());
+		assert_eq!(run.seeds(0), [1], "cut back to what the ledger holds");
+		assert!(!run.exists(5), "a file without a row is gone");
+		other.execute_batch("ROLLBACK").unwrap();
+		archive.work(&run.ledger, 10).unwrap();
+		assert_eq!(run.seeds(0), [1, 2]);
+		assert_eq!(run.seeds(5), [3]);
+	}
+
+	#[test]
+	fn the_keep_setting_prunes_old_generations_and_late_games() {
+		let mut run = Run::new("archive-prune");
+		for generation in 0..4 {
+			run.store(&[
+				(generation, generation * 10),
+				(generation, generation * 10 + 1),
+			]);
+		}
+		run.promote(0);
+		run.promote(3);
+		let mut archive = run.archive(2);
+		archive.work(&run.ledger, 10).unwrap();
+		// Generations 2 and 3 are kept; 0 and 1 are two or more below the newest.
+		assert!(!run.exists(0) && !run.exists(1));
+		assert_eq!(run.seeds(2), [20, 21]);
+		assert_eq!(run.seeds(3), [30, 31]);
+		let counts = summary(&archive);
+		assert_eq!((counts.kept, counts.pruned, counts.files), (4, 4, 2));
+		// A worker still on generation 1 sends a game: counted, not written.
+		run.store(&[(1, 99)]);
+		archive.work(&run.ledger, 10).unwrap();
+		assert!(!run.exists(1));
+		assert_eq!(summary(&archive).pruned, 5);
+		// Promotion moves the window on, and a restart finds the same counts.
+		run.promote(4);
+		archive.work(&run.ledger, 10).unwrap();
+		assert!(!run.exists(2) && run.exists(3));
+		let mut reopened = run.archive(2);
+		reopened.work(&run.ledger, 10).unwrap();
+		let counts = summary(&reopened);
+		assert_eq!((counts.kept, counts.pruned, counts.files), (2, 7, 1));
+	}
+
+	#[test]
+	fn a_file_deleted_by_hand_is_counted_as_pruned() {
+		let mut run = Run::new("archive-missing");
+		run.store(&[(0, 1), (1, 2)]);
+		run.archive(0).work(&run.ledger, 10).unwrap();
+		std::fs::remove_file(run.dir.path().join("games").join(file_name(0))).unwrap();
+		let mut archive = run.archive(0);
+		archive.work(&run.ledger, 10).unwrap();
+		let counts = summary(&archive);
+		assert_eq!((counts.kept, counts.pruned, counts.files), (1, 1, 1));
+		// Its generation stays pruned: a late game of it is not written.
+		run.store(&[(0, 3)]);
+		archive.work(&run.ledger, 10).unwrap();
+		assert!(!run.exists(0));
+	}
+
+	#[test]
+	fn keeping_is_counted_from_the_newest_generation() {
+		assert!(!is_past_keeping(0, Some(100), 0), "0 keeps everything");
+		assert!(!is_past_keeping(0, None, 1));
+		assert!(!is_past_keeping(5, Some(5), 1));
+		assert!(is_past_keeping(4, Some(5), 1));
+		assert!(!is_past_keeping(3, Some(5), 3));
+		assert!(is_past_keeping(2, Some(5), 3));
+		assert!(!is_past_keeping(u64::MAX, Some(5), u64::MAX));
+	}
+}
