@@ -13,7 +13,8 @@
 //! - [`app`]: [`App`], the game's state and what input does to it, without a terminal;
 //! - [`ui`]: drawing the app;
 //! - [`terminal`]: the loop on a real terminal;
-//! - [`record_io`]: saving and loading games as core's text records;
+//! - [`record_io`]: saving and loading games as core's text records, one of a run's game
+//!   archive among them, and listing a file's games;
 //! - [`net_source`]: finding the net, in a run directory or from a coordinator;
 //! - [`setup`]: the command line's choices made into an app.
 //!

@@ -53,6 +53,12 @@ enum Command {
 		#[command(subcommand)]
 		action: TablebaseAction,
 	},
+	/// List the games in a record file or a run's game archive (games/gen-*.records.gz in
+	/// its run directory), to choose one for --load FILE --game N.
+	Games {
+		/// The file.
+		path: PathBuf,
+	},
 	/// Watch a coordinator's training run live.
 	Dashboard {
 		/// The coordinator's URL.
@@ -118,9 +124,14 @@ struct PlayArgs {
 	/// The run directory to take the newest net from.
 	#[arg(long, value_name = "DIR", default_value = DEFAULT_RUN_DIR)]
 	run_dir: PathBuf,
-	/// A game record to continue (or step through with the arrow keys).
+	/// A game record to continue (or step through with the arrow keys): a record file, or a
+	/// file of many, such as a run's game archive, with --game.
 	#[arg(long, value_name = "FILE")]
 	load: Option<PathBuf>,
+	/// Which game of --load's file, from 1, if it holds many (`tui games FILE` lists them).
+	#[arg(long, value_name = "N", requires = "load",
+		value_parser = clap::value_parser!(u64).range(1..))]
+	game: Option<u64>,
 	/// Where `w` writes the game's record [default: a new file per game,
 	/// game-DATE-TIME.txt, in the platform's data directory, e.g.
 	/// ~/.local/share/tigers-and-sheep/games/].
@@ -146,6 +157,17 @@ fn main() -> anyhow::Result<()> {
 	let explicit_table = cli.tablebase.as_deref();
 	match cli.command {
 		Some(Command::Tablebase { action }) => return tablebase(action, explicit_table),
+		Some(Command::Games { path }) => {
+			let (listing, all_read) = tigers_tui::record_io::list_games(&path)?;
+			print!("{listing}");
+			if !all_read {
+				anyhow::bail!(
+					"some games in {} do not read (listed above)",
+					path.display()
+				);
+			}
+			return Ok(());
+		}
 		Some(Command::Engine) => {
 			let found = tablebase_command::find(explicit_table, cli.no_tablebase)?;
 			let engine = Engine::new(client).with_tablebase(found.table, found.note);
@@ -185,6 +207,7 @@ fn main() -> anyhow::Result<()> {
 		coordinator: DEFAULT_COORDINATOR.to_string(),
 		client,
 		load: args.load,
+		game: args.game.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
 		save: args.save,
 		tablebase: found.table,
 	};

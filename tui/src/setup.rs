@@ -69,6 +69,8 @@ pub struct PlayConfig {
 	pub client: ClientSettings,
 	/// A record to continue.
 	pub load: Option<PathBuf>,
+	/// Which game of `load` to continue, from 1, if it holds many (a run's game archive).
+	pub game: Option<usize>,
 	/// Where `w` writes the record; `None` is a new file in the platform's data directory.
 	pub save: Option<PathBuf>,
 	/// The solved movement phase, for the computer players and the exact values on screen.
@@ -87,6 +89,7 @@ impl Default for PlayConfig {
 			coordinator: DEFAULT_COORDINATOR.to_string(),
 			client: ClientSettings::default(),
 			load: None,
+			game: None,
 			save: None,
 			tablebase: None,
 		}
@@ -117,7 +120,7 @@ pub struct Setup {
 /// and the status line says so.
 pub fn build(config: &PlayConfig) -> Result<Setup, SetupError> {
 	let game = match &config.load {
-		Some(path) => record_io::load(path)?.1,
+		Some(path) => record_io::load_game(path, config.game)?.1,
 		None => Game::default(),
 	};
 	let wants_net = [config.sheep, config.tigers].contains(&PlayerKind::Net);

@@ -115,3 +115,128 @@ fn games_are_saved_in_the_data_directory_by_default() {
 	);
 	assert!(path.is_absolute(), "{path:?}");
 }
+
+/// A run's game archive as the coordinator writes it: generation 3's games in two gzip
+/// members, the second game three moves long.
+fn archive(dir: &std::path::Path) -> std::path::PathBuf {
+	let record = |moves: &[&str], seed| {
+		GameRecord {
+			generation: Some(3),
+			seed: Some(seed),
+			..GameRecord::from_game(&game_after(moves))
+		}
+		.to_text()
+	};
+	let (one, two, three) = (
+		record(&["sc3"], 1),
+		record(&["sc3", "ta5b4", "sd3"], 2),
+		record(&[], 3),
+	);
+	let path = dir.join(tigers_proto::games::file_name(3));
+	let mut bytes = tigers_proto::games::compress([one.as_str(), two.as_str()]);
+	bytes.extend(tigers_proto::games::compress([three.as_str()]));
+	std::fs::write(&path, bytes).unwrap();
+	path
+}
+
+#[test]
+fn a_game_of_a_runs_archive_loads_by_its_number() {
+	let dir = temp_dir("a_game_of_a_runs_archive_loads_by_its_number");
+	let path = archive(&dir);
+	let (record, game) = record_io::load_game(&path, Some(2)).unwrap();
+	assert_eq!(game, game_after(&["sc3", "ta5b4", "sd3"]));
+	assert_eq!((record.generation, record.seed), (Some(3), Some(2)));
+	let config = PlayConfig {
+		sheep: PlayerKind::Human,
+		tigers: PlayerKind::Claude,
+		load: Some(path.clone()),
+		game: Some(3),
+		..PlayConfig::default()
+	};
+	assert_eq!(setup::build(&config).unwrap().app.game(), &game_after(&[]));
+	// Without a number, or with one past the end, the error says what there is.
+	let error = record_io::load(&path).unwrap_err();
+	assert!(
+		matches!(error, RecordIoError::WhichGame { count: 3, .. }),
+		"{error:?}"
+	);
+	assert!(error.to_string().contains("--game N (1 to 3)"), "{error}");
+	let error = record_io::load_game(&path, Some(4)).unwrap_err();
+	assert!(error.to_string().contains("no game 4"), "{error}");
+}
+
+#[test]
+fn a_damaged_game_in_a_file_of_many_is_named_and_hides_no_other() {
+	let dir = temp_dir("a_damaged_game_in_a_file_of_many");
+	let path = dir.join("games.txt");
+	let good = GameRecord::from_game(&game_after(&["sc3"])).to_text();
+	std::fs::write(&path, format!("{good}{CORRUPT}{good}")).unwrap();
+	let error = record_io::load_game(&path, Some(2)).unwrap_err();
+	assert!(
+		matches!(error, RecordIoError::Invalid { number: 2, .. }),
+		"{error:?}"
+	);
+	assert!(error.to_string().contains("game 2: line 3"), "{error}");
+	assert_eq!(
+		record_io::load_game(&path, Some(3)).unwrap().1,
+		game_after(&["sc3"])
+	);
+	// A gzip stream cut short is refused as such.
+	let cut = dir.join("cut.records.gz");
+	let whole = std::fs::read(archive(&dir)).unwrap();
+	std::fs::write(&cut, &whole[..whole.len() - 8]).unwrap();
+	let error = record_io::load_game(&cut, Some(1)).unwrap_err();
+	assert!(matches!(error, RecordIoError::Archive { .. }), "{error:?}");
+}
+
+#[test]
+fn the_binary_lists_an_archives_games_and_loads_one() {
+	let dir = temp_dir("the_binary_lists_an_archives_games");
+	let path = archive(&dir);
+	let output = Command::new(env!("CARGO_BIN_EXE_tui"))
+		.arg("games")
+		.arg(&path)
+		.output()
+		.unwrap();
+	assert!(output.status.success(), "{output:?}");
+	let listing = String::from_utf8_lossy(&output.stdout);
+	let lines: Vec<&str> = listing.lines().collect();
+	assert_eq!(lines.len(), 4, "{listing}");
+	assert!(
+		lines[1]
+			.trim_start()
+			.starts_with("2  generation    3  seed 0000000000000002    3 moves  *"),
+		"{listing}"
+	);
+	assert!(lines[3].starts_with("3 games in "), "{listing}");
+	// Loading game 2 gets as far as the terminal; game 9 is refused before it.
+	let load = |game: &str| {
+		Command::new(env!("CARGO_BIN_EXE_tui"))
+			.args(["--tiger", "claude", "--no-tablebase", "--load"])
+			.arg(&path)
+			.args(["--game", game])
+			.stdin(std::process::Stdio::null())
+			.output()
+			.unwrap()
+	};
+	let stderr = String::from_utf8_lossy(&load("2").stderr).into_owned();
+	assert!(stderr.contains("tui engine"), "{stderr}");
+	let refused = load("9");
+	assert_eq!(refused.status.code(), Some(1));
+	let stderr = String::from_utf8_lossy(&refused.stderr);
+	assert!(stderr.contains("no game 9"), "{stderr}");
+	// A listing with a game that does not read says so, and fails.
+	let bad = dir.join("bad.txt");
+	std::fs::write(&bad, CORRUPT).unwrap();
+	let output = Command::new(env!("CARGO_BIN_EXE_tui"))
+		.arg("games")
+		.arg(&bad)
+		.output()
+		.unwrap();
+	assert_eq!(output.status.code(), Some(1));
+	let stdout = String::from_utf8_lossy(&output.stdout);
+	assert!(
+		stdout.contains("does not read") && stdout.contains("line 3"),
+		"{stdout}"
+	);
+}
