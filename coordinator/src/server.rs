@@ -184,7 +184,8 @@ pub fn open_run(
 		tigers_worker::share_tablebase(&table);
 		trainer.tablebase = Some(table);
 	}
-	let assignment = settings.assignment(generation, sha256, tablebase.identity());
+	// Every start begins at the shallowest depth (see `work` above).
+	let assignment = settings.assignment(generation, sha256, tablebase.identity(), settings.depth);
 	info!(
 		run = %run_dir.name(),
 		generation,

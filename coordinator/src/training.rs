@@ -19,7 +19,7 @@ use tracing::{error, info};
 
 use crate::ledger::{GateRow, GenerationRow, ThroughputRow};
 use crate::rundir::Checkpoint;
-use crate::state::{Current, Shared, unix_now};
+use crate::state::{Shared, unix_now};
 use crate::workload::DepthControl;
 
 /// Steps between rows in the ledger's loss table.
@@ -421,16 +421,8 @@ impl Training {
 			promoted_at: now,
 			samples_at_promotion: samples,
 		})?;
-		let assignment = self.shared.settings.assignment(
-			net.generation,
-			sha256,
-			self.shared.tablebase.identity(),
-		);
 		info!(generation = net.generation, "promoted");
-		self.shared.promote(Current {
-			assignment,
-			net: Arc::new(net),
-		});
+		self.shared.promote(Arc::new(net), sha256);
 		// A checkpoint now keeps the promotion and the training state in step on disk.
 		self.checkpoint();
 		Ok(())
