@@ -31,7 +31,8 @@ use crate::service::CoordinatorService;
 use crate::state::{Current, Live, Shared, WorkerInfo, unix_now};
 use crate::tablebase;
 use crate::timed::{TimedMeasurer, timed_summary};
-use crate::training::{self, TrainingInput, TrainingStart, gate_summary};
+use crate::training::gating::{self, GatingStart, gate_summary};
+use crate::training::{self, TrainingInput, TrainingStart};
 
 /// Opens the run directory, creating a new run or resuming the one there.
 pub fn open_run(
@@ -99,7 +100,7 @@ pub fn open_run(
 	let totals = ledger.totals()?;
 	let gates = ledger.gates()?;
 	let incumbent_row = gates.iter().rev().find(|g| g.promoted);
-	let incumbent_measured = incumbent_row.is_some_and(|g| g.stop == training::MEASURED);
+	let incumbent_measured = incumbent_row.is_some_and(|g| g.stop == gating::MEASURED);
 	let incumbent_record = incumbent_row.map(|g| GateRecord {
 		pairs: PairCounts { counts: g.pairs },
 		stop: if g.stop.contains("H1") {
@@ -209,9 +210,11 @@ pub fn open_run(
 		trainer,
 		steps,
 		last_batch_id,
-		incumbent: incumbent_record,
-		incumbent_measured,
-		gates_played: gates.len() as u64,
+		gating: GatingStart {
+			incumbent: incumbent_record,
+			incumbent_measured,
+			gates_played: gates.len() as u64,
+		},
 	};
 	Ok((shared, start))
 }
