@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tigers_core::Network;
 use tigers_core::network::file::sha256_hex;
 use tigers_core::replay::ReplayWindow;
-use tigers_core::stats::{GateRecord, GateStop, PairCounts};
+use tigers_core::stats::{GateRecord, PairCounts};
 use tigers_core::trainer::Trainer;
 use tigers_proto::MAX_MESSAGE_BYTES;
 use tigers_proto::v1;
@@ -31,7 +31,7 @@ use crate::service::CoordinatorService;
 use crate::state::{Current, Live, Shared, WorkerInfo, unix_now};
 use crate::tablebase;
 use crate::timed::{TimedMeasurer, timed_summary};
-use crate::training::gating::{self, GatingStart, gate_summary};
+use crate::training::gating::{GatingStart, StopReason, gate_summary};
 use crate::training::{self, TrainingInput, TrainingStart};
 
 /// Opens the run directory, creating a new run or resuming the one there.
@@ -100,16 +100,10 @@ pub fn open_run(
 	let totals = ledger.totals()?;
 	let gates = ledger.gates()?;
 	let incumbent_row = gates.iter().rev().find(|g| g.promoted);
-	let incumbent_measured = incumbent_row.is_some_and(|g| g.stop == gating::MEASURED);
+	let incumbent_measured = incumbent_row.is_some_and(|g| g.stop == StopReason::Measured);
 	let incumbent_record = incumbent_row.map(|g| GateRecord {
 		pairs: PairCounts { counts: g.pairs },
-		stop: if g.stop.contains("H1") {
-			GateStop::AcceptH1
-		} else if g.stop.contains("H0") {
-			GateStop::AcceptH0
-		} else {
-			GateStop::Cap
-		},
+		stop: g.stop.gate_stop(),
 	});
 	let generations = ledger.generations()?;
 	let mut live = Live {
