@@ -4,7 +4,7 @@
 //! tokio task.
 
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -71,18 +71,23 @@ pub fn start(
 	(sender, handle)
 }
 
+/// How far training has come: the steps taken in the run, and the newest ledger batch whose
+/// samples are in the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Trained {
+	steps: u64,
+	last_batch_id: i64,
+}
+
+/// The training thread's state.
 struct Training {
 	shared: Arc<Shared>,
 	trainer: Trainer,
-	steps: u64,
-	last_batch_id: i64,
+	trained: Trained,
+	/// How far training had come at the last checkpoint, and when that was.
+	checkpointed: (Trained, Instant),
 	gating: Gating,
-	/// The steps, the newest batch in the window, and the time of the last checkpoint.
-	last_checkpoint: u64,
-	last_checkpoint_batch: i64,
-	last_checkpoint_at: Instant,
-	last_throughput: Instant,
-	losses_since_row: Vec<f32>,
+	rows: Rows,
 	/// The rates behind the self-play depth, and the decisions on it.
 	depth_control: DepthControl,
 }
@@ -99,18 +104,21 @@ impl Training {
 			start.trainer.window.departed(),
 			Instant::now(),
 		);
+		let trained = Trained {
+			steps: start.steps,
+			last_batch_id: start.last_batch_id,
+		};
 		Training {
 			depth_control,
 			gating: Gating::new(shared.clone(), start.gating, start.steps, pool),
 			shared,
-			last_checkpoint: start.steps,
-			last_checkpoint_batch: start.last_batch_id,
-			last_checkpoint_at: Instant::now(),
 			trainer: start.trainer,
-			steps: start.steps,
-			last_batch_id: start.last_batch_id,
-			last_throughput: Instant::now(),
-			losses_since_row: Vec::new(),
+			trained,
+			checkpointed: (trained, Instant::now()),
+			rows: Rows {
+				losses: Vec::new(),
+				throughput_at: Instant::now(),
+			},
 		}
 	}
 
@@ -121,14 +129,8 @@ impl Training {
 				self.trainer.tablebase = self.shared.tablebase.table();
 			}
 			// 1. Take in what arrived, without waiting.
-			loop {
-				match inbox.try_recv() {
-					Ok(TrainingInput::Batch { id, samples }) => self.add(id, samples),
-					Ok(TrainingInput::Stop) | Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-						return self.stop();
-					}
-					Err(std::sync::mpsc::TryRecvError::Empty) => break,
-				}
+			if !self.take_in(inbox) {
+				return self.stop();
 			}
 			// 2. Train as far as the window allows, a few steps at a time.
 			let trained = self.train_some();
@@ -137,33 +139,46 @@ impl Training {
 			if self.gating.finish_done() {
 				self.checkpoint();
 			}
-			self.gating.start_due(&self.trainer.net, self.steps);
+			self.gating.start_due(&self.trainer.net, self.trained.steps);
 			// 4. Checkpoint and record throughput now and then.
 			if self.is_checkpoint_due() {
 				self.checkpoint();
 			}
-			if self.last_throughput.elapsed() >= THROUGHPUT_EVERY {
-				self.record_throughput();
-			}
+			self.rows.throughput_if_due(&self.shared);
 			// 5. Once a period, the self-play depth for the fleet's rate of samples.
 			self.adapt_depth();
 			// 6. Nothing to train on: wait for samples instead of spinning.
-			if trained == 0 {
-				match inbox.recv_timeout(Duration::from_millis(200)) {
-					Ok(TrainingInput::Batch { id, samples }) => self.add(id, samples),
-					Ok(TrainingInput::Stop) | Err(RecvTimeoutError::Disconnected) => {
-						return self.stop();
-					}
-					Err(RecvTimeoutError::Timeout) => {}
-				}
+			if trained == 0 && !self.wait(inbox) {
+				return self.stop();
 			}
 		}
+	}
+
+	/// Adds the batches that have arrived; false once told to stop.
+	fn take_in(&mut self, inbox: &Receiver<TrainingInput>) -> bool {
+		loop {
+			match inbox.try_recv() {
+				Ok(TrainingInput::Batch { id, samples }) => self.add(id, samples),
+				Ok(TrainingInput::Stop) | Err(TryRecvError::Disconnected) => return false,
+				Err(TryRecvError::Empty) => return true,
+			}
+		}
+	}
+
+	/// Waits a little for a batch, and adds it if one comes; false once told to stop.
+	fn wait(&mut self, inbox: &Receiver<TrainingInput>) -> bool {
+		match inbox.recv_timeout(Duration::from_millis(200)) {
+			Ok(TrainingInput::Batch { id, samples }) => self.add(id, samples),
+			Ok(TrainingInput::Stop) | Err(RecvTimeoutError::Disconnected) => return false,
+			Err(RecvTimeoutError::Timeout) => {}
+		}
+		true
 	}
 
 	fn add(&mut self, id: i64, samples: Vec<Sample>) {
 		self.depth_control.arrived(samples.len());
 		self.trainer.add_samples(samples);
-		self.last_batch_id = self.last_batch_id.max(id);
+		self.trained.last_batch_id = self.trained.last_batch_id.max(id);
 		let mut live = self.shared.live();
 		live.window_samples = self.trainer.window.len() as u64;
 	}
@@ -176,30 +191,15 @@ impl Training {
 		let trained = losses.len();
 		self.depth_control.trained(trained, began.elapsed());
 		if trained > 0 {
-			self.steps += trained as u64;
-			self.losses_since_row.extend_from_slice(&losses);
+			self.trained.steps += trained as u64;
 			let mut live = self.shared.live();
-			live.training_steps = self.steps;
-			for loss in losses {
+			live.training_steps = self.trained.steps;
+			for &loss in &losses {
 				live.push_loss(loss);
 			}
 		}
-		if self.losses_since_row.len() as u64 >= LOSS_EVERY {
-			let mean =
-				self.losses_since_row.iter().sum::<f32>() / self.losses_since_row.len() as f32;
-			self.losses_since_row.clear();
-			self.shared.live().loss_history.push(v1::LossPoint {
-				training_steps: self.steps,
-				loss: f64::from(mean),
-			});
-			// Written with the ledger writer's next group: training never waits for the disk.
-			let (steps, now) = (self.steps, unix_now());
-			self.shared
-				.committer()
-				.later("recording the loss", move |ledger| {
-					ledger.record_loss(steps, mean, now)
-				});
-		}
+		self.rows
+			.add_losses(&self.shared, self.trained.steps, &losses);
 		trained
 	}
 
@@ -228,26 +228,29 @@ impl Training {
 	/// that a coordinator killed often still keeps its training.
 	fn is_checkpoint_due(&self) -> bool {
 		let settings = &self.shared.settings;
-		if self.steps >= self.last_checkpoint + settings.steps_per_checkpoint {
+		let (last, at) = self.checkpointed;
+		let now = self.trained;
+		if now.steps >= last.steps + settings.steps_per_checkpoint {
 			return true;
 		}
-		let changed =
-			self.steps > self.last_checkpoint || self.last_batch_id > self.last_checkpoint_batch;
-		changed && self.last_checkpoint_at.elapsed() >= settings.checkpoint_every
+		let changed = now.steps > last.steps || now.last_batch_id > last.last_batch_id;
+		changed && at.elapsed() >= settings.checkpoint_every
 	}
 
 	fn checkpoint(&mut self) {
-		self.last_checkpoint = self.steps;
-		self.last_checkpoint_batch = self.last_batch_id;
-		self.last_checkpoint_at = Instant::now();
+		self.checkpointed = (self.trained, Instant::now());
+		let Trained {
+			steps,
+			last_batch_id,
+		} = self.trained;
 		let checkpoint = Checkpoint {
 			net: self.trainer.net.clone(),
 			adam: self.trainer.adam.clone(),
 			window: self.trainer.window.iter().copied().collect(),
 			window_capacity: self.trainer.window.capacity(),
 			max_uses: self.trainer.settings.max_uses,
-			training_steps: self.steps,
-			last_batch_id: self.last_batch_id,
+			training_steps: steps,
+			last_batch_id,
 		};
 		if let Err(e) = self.shared.run_dir.save_checkpoint(&checkpoint) {
 			error!(%e, "checkpoint failed");
@@ -256,13 +259,56 @@ impl Training {
 		// The checkpoint now holds the window, so the ledger's copies of the samples up to
 		// `last_batch_id` are no longer needed to rebuild it: the ledger's writer prunes them,
 		// a chunk at a time, and later compacts the old rows (`ledger::compaction`).
-		self.shared.committer().prune_before(self.last_batch_id + 1);
+		self.shared.committer().prune_before(last_batch_id + 1);
 	}
 
-	fn record_throughput(&mut self) {
-		self.last_throughput = Instant::now();
+	fn stop(mut self) {
+		self.checkpoint();
+		info!(steps = self.trained.steps, "training stopped");
+	}
+}
+
+/// The rows training adds to the ledger as it goes: the mean loss every [`LOSS_EVERY`] steps,
+/// throughput every [`THROUGHPUT_EVERY`]. Each is written with the ledger writer's next group:
+/// training never waits for the disk.
+struct Rows {
+	/// The losses of the steps since the last loss row.
+	losses: Vec<f32>,
+	/// When the last throughput row was made.
+	throughput_at: Instant,
+}
+
+impl Rows {
+	/// Adds the losses of the steps up to `steps`; once there are [`LOSS_EVERY`], their mean
+	/// becomes a point of the loss chart and a row.
+	fn add_losses(&mut self, shared: &Shared, steps: u64, losses: &[f32]) {
+		self.losses.extend_from_slice(losses);
+		if (self.losses.len() as u64) < LOSS_EVERY {
+			return;
+		}
+		let mean = self.losses.iter().sum::<f32>() / self.losses.len() as f32;
+		self.losses.clear();
+		shared.live().loss_history.push(v1::LossPoint {
+			training_steps: steps,
+			loss: f64::from(mean),
+		});
+		let now = unix_now();
+		shared
+			.committer()
+			.later("recording the loss", move |ledger| {
+				ledger.record_loss(steps, mean, now)
+			});
+	}
+
+	/// Every [`THROUGHPUT_EVERY`], the run's counters as a point of the throughput chart and a
+	/// row.
+	fn throughput_if_due(&mut self, shared: &Shared) {
+		if self.throughput_at.elapsed() < THROUGHPUT_EVERY {
+			return;
+		}
+		self.throughput_at = Instant::now();
 		let row = {
-			let mut live = self.shared.live();
+			let mut live = shared.live();
 			live.count_cpu(Instant::now());
 			let row = ThroughputRow {
 				at: unix_now(),
@@ -275,16 +321,11 @@ impl Training {
 			live.throughput.push(throughput_point(&row));
 			row
 		};
-		self.shared
+		shared
 			.committer()
 			.later("recording throughput", move |ledger| {
 				ledger.record_throughput(row)
 			});
-	}
-
-	fn stop(mut self) {
-		self.checkpoint();
-		info!(steps = self.steps, "training stopped");
 	}
 }
 
