@@ -1,10 +1,13 @@
 //! Opening a run (new or resumed) and serving it: `run(config, listener, shutdown)` behind the
 //! binary's thin `main`, so tests can start a coordinator on `127.0.0.1:0`.
 
+mod local_workers;
 mod open;
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::mpsc::Sender;
+use std::thread::JoinHandle;
 
 use tigers_proto::MAX_MESSAGE_BYTES;
 use tigers_proto::v1::coordinator_server::CoordinatorServer;
@@ -14,6 +17,7 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tracing::{info, warn};
 
+use self::local_workers::LocalWorkers;
 pub use self::open::open_run;
 use crate::auth::TokenCheck;
 use crate::config::CoordinatorConfig;
@@ -24,7 +28,120 @@ use crate::research::Research;
 use crate::service::CoordinatorService;
 use crate::state::Shared;
 use crate::timed::TimedMeasurer;
-use crate::training::{self, TrainingInput};
+use crate::training::{self, TrainingInput, TrainingStart};
+
+/// The gRPC service as served: the handlers behind the bearer-token check.
+type Service = InterceptedService<CoordinatorServer<CoordinatorService>, TokenCheck>;
+
+/// Serves the run on `listener` until `shutdown` resolves, with local workers and Prometheus
+/// metrics if configured; then stops the workers, checkpoints the training state and returns.
+pub async fn run(
+	config: CoordinatorConfig,
+	listener: TcpListener,
+	shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), CoordinatorError> {
+	config.check_exposure().map_err(CoordinatorError::Config)?;
+	// The metrics address is checked before the run is opened, so a busy one fails fast.
+	let _endpoint = serve_metrics(&config)?;
+	let opening = config.clone();
+	let (shared, start) = tokio::task::spawn_blocking(move || open_run(&opening))
+		.await
+		.map_err(|e| CoordinatorError::Config(format!("opening the run failed: {e}")))??;
+	let background = Background::start(&config, &shared, start)?;
+	let service = service(&config, &shared, background.training.clone());
+	let transport = transport(&config)?;
+	let address = listener
+		.local_addr()
+		.map_err(|source| CoordinatorError::Io {
+			path: "listener".into(),
+			source,
+		})?;
+	info!(%address, tls = config.tls.is_some(), "serving");
+	let workers = LocalWorkers::start(&config, address, shared.run_dir.path());
+	let stopping = stop_sequence(shutdown, workers, shared.clone());
+	let served = serve(transport, service, listener, stopping).await;
+	background.stop().await;
+	release(shared).await;
+	info!("stopped");
+	served.map_err(CoordinatorError::from)
+}
+
+/// The Prometheus endpoint, if one is configured; it stops when the handle is dropped.
+fn serve_metrics(config: &CoordinatorConfig) -> Result<Option<AbortOnDrop>, CoordinatorError> {
+	let Some(address) = config.metrics_listen else {
+		return Ok(None);
+	};
+	let serving = metrics::serve(address)?;
+	info!(%address, "serving metrics");
+	Ok(Some(AbortOnDrop(tokio::spawn(serving))))
+}
+
+/// What runs beside the server: the training thread (with gating on its pool), the
+/// measurement at equal time, a tablebase solve, and the publishers of progress and metrics.
+struct Background {
+	training: Sender<TrainingInput>,
+	training_thread: JoinHandle<()>,
+	timed: Option<TimedMeasurer>,
+	/// The metrics publisher (if metrics are served) and the progress publisher.
+	publishers: (Option<AbortOnDrop>, AbortOnDrop),
+}
+
+impl Background {
+	/// Starts it all for the run opened as `shared`, training from `start`.
+	fn start(
+		config: &CoordinatorConfig,
+		shared: &Arc<Shared>,
+		start: TrainingStart,
+	) -> Result<Background, CoordinatorError> {
+		let pool = gating_pool(config.gate_threads())?;
+		let metrics = config
+			.metrics_listen
+			.is_some()
+			.then(|| AbortOnDrop(tokio::spawn(metrics::publish_every(shared.clone()))));
+		let (training, training_thread) = training::start(shared.clone(), start, pool);
+		if shared.tablebase.table().is_none() && shared.tablebase.path().is_some() {
+			let cores = std::thread::available_parallelism().map_or(2, usize::from);
+			start_tablebase_solve(shared.clone(), cores);
+		}
+		let timed = TimedMeasurer::start(shared.clone());
+		let progress = AbortOnDrop(tokio::spawn(progress::publish_every(
+			shared.clone(),
+			config.limits.forget_workers_after,
+		)));
+		Ok(Background {
+			training,
+			training_thread,
+			timed,
+			publishers: (metrics, progress),
+		})
+	}
+
+	/// Stops training (which checkpoints) and the measurement at equal time, waiting for both
+	/// off the async threads; then the publishers.
+	async fn stop(self) {
+		let _ = self.training.send(TrainingInput::Stop);
+		let (training, timed) = (self.training_thread, self.timed);
+		let _ = tokio::task::spawn_blocking(move || {
+			let _ = training.join();
+			if let Some(timed) = timed {
+				timed.stop();
+			}
+		})
+		.await;
+		drop(self.publishers);
+	}
+}
+
+/// The rayon pool gate matches play on, `threads` wide, at the lower priority.
+fn gating_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, CoordinatorError> {
+	let pool = rayon::ThreadPoolBuilder::new()
+		.num_threads(threads)
+		.thread_name(|i| format!("gate-{i}"))
+		.start_handler(|_| crate::priority::lower_this_thread())
+		.build()
+		.map_err(|e| CoordinatorError::Config(format!("cannot start the gating pool: {e}")))?;
+	Ok(Arc::new(pool))
+}
 
 /// Solves the tablebase on a thread of its own while the run goes on; once it is ready, local
 /// workers share it and every session is told the assignment that names it. (The training
@@ -43,6 +160,69 @@ fn start_tablebase_solve(shared: Arc<Shared>, threads: usize) {
 	}
 }
 
+/// The handlers over `shared`, with the spot checks, sending batches to `training`.
+fn service(
+	config: &CoordinatorConfig,
+	shared: &Arc<Shared>,
+	training: Sender<TrainingInput>,
+) -> Service {
+	let research = Research::start(shared.clone());
+	let service = CoordinatorService::new(shared.clone(), training, research, config.limits);
+	let server = CoordinatorServer::new(service)
+		.max_decoding_message_size(MAX_MESSAGE_BYTES)
+		.max_encoding_message_size(MAX_MESSAGE_BYTES);
+	InterceptedService::new(server, TokenCheck::new(config.token.clone()))
+}
+
+/// The server's transport: keep-alive pings, and TLS with the configured certificate.
+fn transport(config: &CoordinatorConfig) -> Result<Server, CoordinatorError> {
+	// Pings find a worker whose host vanished without closing its connections; the session's
+	// idle timeout finds one that is connected but silent.
+	let limits = config.limits;
+	let builder = Server::builder()
+		.http2_keepalive_interval(Some(limits.keepalive_interval))
+		.http2_keepalive_timeout(Some(limits.keepalive_timeout))
+		.tcp_keepalive(Some(limits.keepalive_interval));
+	let Some((cert, key)) = &config.tls else {
+		return Ok(builder);
+	};
+	let read = |path: &std::path::PathBuf| {
+		std::fs::read(path).map_err(|source| CoordinatorError::Io {
+			path: path.display().to_string(),
+			source,
+		})
+	};
+	let identity = Identity::from_pem(read(cert)?, read(key)?);
+	Ok(builder.tls_config(ServerTlsConfig::new().identity(identity))?)
+}
+
+/// What happens once `shutdown` resolves, before the server stops: local workers stop first,
+/// flushing their last batches to the still-running server; then the remaining sessions and
+/// progress streams are ended, since a graceful stop waits for every open call.
+async fn stop_sequence(
+	shutdown: impl Future<Output = ()>,
+	workers: LocalWorkers,
+	shared: Arc<Shared>,
+) {
+	shutdown.await;
+	info!("stopping");
+	workers.stop().await;
+	shared.close_streams();
+}
+
+/// Serves `service` on `listener` until `stopping` has run.
+async fn serve(
+	mut transport: Server,
+	service: Service,
+	listener: TcpListener,
+	stopping: impl Future<Output = ()>,
+) -> Result<(), tonic::transport::Error> {
+	transport
+		.add_service(service)
+		.serve_with_incoming_shutdown(TcpListenerStream::new(listener), stopping)
+		.await
+}
+
 /// Stops a background task when `run` returns, whichever way it returns.
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
 
@@ -50,144 +230,6 @@ impl Drop for AbortOnDrop {
 	fn drop(&mut self) {
 		self.0.abort();
 	}
-}
-
-/// Serves the run on `listener` until `shutdown` resolves, with local workers and Prometheus
-/// metrics if configured; then stops the workers, checkpoints the training state and returns.
-pub async fn run(
-	config: CoordinatorConfig,
-	listener: TcpListener,
-	shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), CoordinatorError> {
-	config.check_exposure().map_err(CoordinatorError::Config)?;
-	// The metrics address is checked before the run is opened, so a busy one fails fast.
-	let _endpoint = match config.metrics_listen {
-		Some(address) => {
-			let serving = metrics::serve(address)?;
-			info!(%address, "serving metrics");
-			Some(AbortOnDrop(tokio::spawn(serving)))
-		}
-		None => None,
-	};
-	let opening = config.clone();
-	let (shared, start) = tokio::task::spawn_blocking(move || open_run(&opening))
-		.await
-		.map_err(|e| CoordinatorError::Config(format!("opening the run failed: {e}")))??;
-	let pool = Arc::new(
-		rayon::ThreadPoolBuilder::new()
-			.num_threads(config.gate_threads())
-			.thread_name(|i| format!("gate-{i}"))
-			.start_handler(|_| crate::priority::lower_this_thread())
-			.build()
-			.map_err(|e| CoordinatorError::Config(format!("cannot start the gating pool: {e}")))?,
-	);
-	let publisher = config
-		.metrics_listen
-		.is_some()
-		.then(|| AbortOnDrop(tokio::spawn(metrics::publish_every(shared.clone()))));
-	let (training_inbox, training_thread) = training::start(shared.clone(), start, pool);
-	if shared.tablebase.table().is_none() && shared.tablebase.path().is_some() {
-		let cores = std::thread::available_parallelism().map_or(2, usize::from);
-		start_tablebase_solve(shared.clone(), cores);
-	}
-	let research = Research::start(shared.clone());
-	let timed = TimedMeasurer::start(shared.clone());
-	let limits = config.limits;
-	let progress = AbortOnDrop(tokio::spawn(progress::publish_every(
-		shared.clone(),
-		limits.forget_workers_after,
-	)));
-	let service = CoordinatorService::new(shared.clone(), training_inbox.clone(), research, limits);
-	let server = CoordinatorServer::new(service)
-		.max_decoding_message_size(MAX_MESSAGE_BYTES)
-		.max_encoding_message_size(MAX_MESSAGE_BYTES);
-	let service = InterceptedService::new(server, TokenCheck::new(config.token.clone()));
-
-	// Pings find a worker whose host vanished without closing its connections; the session's
-	// idle timeout finds one that is connected but silent.
-	let mut builder = Server::builder()
-		.http2_keepalive_interval(Some(limits.keepalive_interval))
-		.http2_keepalive_timeout(Some(limits.keepalive_timeout))
-		.tcp_keepalive(Some(limits.keepalive_interval));
-	if let Some((cert, key)) = &config.tls {
-		let read = |path: &std::path::PathBuf| {
-			std::fs::read(path).map_err(|source| CoordinatorError::Io {
-				path: path.display().to_string(),
-				source,
-			})
-		};
-		let identity = Identity::from_pem(read(cert)?, read(key)?);
-		builder = builder.tls_config(ServerTlsConfig::new().identity(identity))?;
-	}
-	let address = listener
-		.local_addr()
-		.map_err(|source| CoordinatorError::Io {
-			path: "listener".into(),
-			source,
-		})?;
-	info!(%address, tls = config.tls.is_some(), "serving");
-
-	// Local workers connect over loopback like any other worker.
-	let (stop_workers, workers_stopped) = tokio::sync::watch::channel(false);
-	let mut local = Vec::new();
-	for index in 0..config.local_workers {
-		let mut worker = tigers_worker::WorkerConfig::new(config.local_url(address));
-		worker.name = format!("local-{index}");
-		worker.threads = config.local_worker_threads;
-		worker.token.clone_from(&config.token);
-		worker.state_dir = shared
-			.run_dir
-			.path()
-			.join("local-workers")
-			.join(format!("local-{index}"));
-		// The certificate must name the host of `local_url` for local workers to trust it.
-		worker.tls_ca = config.tls.as_ref().map(|(cert, _)| cert.clone());
-		// Local workers stop before the server, so a short grace is enough to flush.
-		worker.shutdown_grace = std::time::Duration::from_secs(3);
-		// They take the coordinator's own table (shared in the process), never a second copy.
-		worker.tablebase.clone_from(&config.tablebase);
-		worker.no_tablebase = config.no_tablebase;
-		let mut stop = workers_stopped.clone();
-		local.push(tokio::spawn(async move {
-			let until = async move {
-				let _ = stop.wait_for(|stopped| *stopped).await;
-			};
-			if let Err(e) = tigers_worker::run(worker, until).await {
-				warn!(%e, "local worker stopped");
-			}
-		}));
-	}
-
-	// On shutdown, local workers stop first, flushing their last batches to the still-running
-	// server; then the remaining sessions and progress streams are ended, since a graceful stop
-	// waits for every open call; then the server stops.
-	let incoming = TcpListenerStream::new(listener);
-	let closing = shared.clone();
-	let stopping = async move {
-		shutdown.await;
-		info!("stopping");
-		let _ = stop_workers.send(true);
-		for worker in local {
-			let _ = worker.await;
-		}
-		closing.close_streams();
-	};
-	let served = builder
-		.add_service(service)
-		.serve_with_incoming_shutdown(incoming, stopping)
-		.await;
-	let _ = training_inbox.send(TrainingInput::Stop);
-	let _ = tokio::task::spawn_blocking(move || {
-		let _ = training_thread.join();
-		if let Some(timed) = timed {
-			timed.stop();
-		}
-	})
-	.await;
-	drop((publisher, progress));
-	release(shared).await;
-	info!("stopped");
-	served.map_err(CoordinatorError::from)
 }
 
 /// Waits, briefly, for the tasks that still hold the run (sessions and progress streams ending,
