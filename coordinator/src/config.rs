@@ -158,14 +158,15 @@ impl std::str::FromStr for TablebaseUse {
 }
 
 impl RunSettings {
-	/// What to tell workers to play: the net of `generation` (whose file hashes to `sha256`),
-	/// with the tablebase of identity `tablebase` if the coordinator has one and self-play is
-	/// to use it. The one place an assignment is made.
+	/// What to tell workers to play: the net of `generation` (whose file hashes to `sha256`) at
+	/// self-play `depth`, with the tablebase of identity `tablebase` if the coordinator has one
+	/// and self-play is to use it. The one place an assignment is made.
 	pub fn assignment(
 		&self,
 		generation: u64,
 		sha256: String,
 		tablebase: Option<&str>,
+		depth: u32,
 	) -> Assignment {
 		let tablebase_sha256 = tablebase
 			.filter(|_| self.tablebase_use != TablebaseUse::None)
@@ -173,7 +174,7 @@ impl RunSettings {
 		Assignment {
 			generation,
 			sha256,
-			depth: self.depth,
+			depth,
 			selfplay: self.selfplay,
 			games_per_batch: self.games_per_batch,
 			adjudicate: tablebase_sha256.is_some()
@@ -418,7 +419,29 @@ mod tests {
 		assert_eq!(run.gate.search.max_depth, 3);
 		assert_eq!(run.adapt.max_depth, 5);
 		assert_eq!(run.adapt.period, Duration::from_secs(60));
-		assert_eq!(run.assignment(0, String::new(), None).depth, 3);
+	}
+
+	#[test]
+	fn an_assignment_names_the_table_only_if_self_play_uses_it() {
+		let mut run = RunSettings::default();
+		let made = run.assignment(4, "net".into(), Some("table"), 5);
+		assert_eq!(
+			(made.generation, made.sha256.as_str(), made.depth),
+			(4, "net", 5)
+		);
+		assert_eq!(made.tablebase_sha256.as_deref(), Some("table"));
+		assert!(made.adjudicate);
+		assert!(!run.assignment(4, "net".into(), None, 5).adjudicate);
+		run.tablebase_use = TablebaseUse::Rescore;
+		let rescored = run.assignment(4, "net".into(), Some("table"), 5);
+		assert_eq!(rescored.tablebase_sha256.as_deref(), Some("table"));
+		assert!(!rescored.adjudicate);
+		run.tablebase_use = TablebaseUse::None;
+		assert_eq!(
+			run.assignment(4, "net".into(), Some("table"), 5)
+				.tablebase_sha256,
+			None
+		);
 	}
 
 	#[test]

@@ -149,8 +149,8 @@ pub enum ServiceError {
 	NotStored {
 		/// The batch's sequence number.
 		sequence: u64,
-		/// What the ledger's writer said.
-		reason: String,
+		/// Why.
+		reason: StoreFailure,
 	},
 	/// A session ended because the coordinator is stopping; the worker reconnects to its
 	/// successor.
@@ -173,6 +173,19 @@ pub enum ServiceError {
 	/// The coordinator itself failed, or refused an identity.
 	#[error(transparent)]
 	Coordinator(#[from] CoordinatorError),
+}
+
+/// Why a valid batch could not be stored now: trouble of the coordinator's, not of the batch
+/// (content storage refuses is [`ServiceError::BatchRefused`]).
+#[derive(Debug, Error)]
+pub enum StoreFailure {
+	/// Preparing the batch for the ledger failed.
+	#[error(transparent)]
+	Storage(StorageError),
+	/// The ledger's writer could not store the batch or use up its number, or has stopped. Its
+	/// words: one commit's failure answers every write of the group, so it comes as text.
+	#[error("{0}")]
+	Writer(String),
 }
 
 impl ServiceError {
@@ -310,10 +323,18 @@ mod tests {
 			(
 				ServiceError::NotStored {
 					sequence: 3,
-					reason: "the ledger's writer has stopped".into(),
+					reason: StoreFailure::Writer("the ledger's writer has stopped".into()),
 				},
 				Code::Unavailable,
-				"could not store batch 3",
+				"could not store batch 3: the ledger's writer has stopped",
+			),
+			(
+				ServiceError::NotStored {
+					sequence: 4,
+					reason: StoreFailure::Storage(StorageError::corrupt("batch 4", "no samples")),
+				},
+				Code::Unavailable,
+				"could not store batch 4: batch 4 is corrupt: no samples",
 			),
 			(ServiceError::TakenOver, Code::Aborted, "took over"),
 			(ServiceError::Idle(60), Code::DeadlineExceeded, "for 60 s"),

@@ -1,16 +1,15 @@
 //! Opening a run (new or resumed) and serving it: `run(config, listener, shutdown)` behind the
 //! binary's thin `main`, so tests can start a coordinator on `127.0.0.1:0`.
 
+mod local_workers;
+mod open;
+
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::mpsc::Sender;
+use std::thread::JoinHandle;
 
-use tigers_core::Network;
-use tigers_core::network::file::sha256_hex;
-use tigers_core::replay::ReplayWindow;
-use tigers_core::stats::{GateRecord, GateStop, PairCounts};
-use tigers_core::trainer::Trainer;
 use tigers_proto::MAX_MESSAGE_BYTES;
-use tigers_proto::v1;
 use tigers_proto::v1::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
@@ -18,232 +17,130 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tracing::{info, warn};
 
+use self::local_workers::LocalWorkers;
+pub use self::open::open_run;
 use crate::auth::TokenCheck;
-use crate::config::{CoordinatorConfig, TablebaseUse};
+use crate::config::CoordinatorConfig;
 use crate::error::CoordinatorError;
-use crate::ledger::{GenerationRow, Ledger};
 use crate::metrics;
 use crate::progress;
-use crate::recent::RECENT_SAMPLES;
 use crate::research::Research;
-use crate::rundir::RunDir;
 use crate::service::CoordinatorService;
-use crate::state::{Current, Live, Shared, WorkerInfo, unix_now};
-use crate::tablebase;
-use crate::timed::{TimedMeasurer, timed_summary};
-use crate::training::{self, TrainingInput, TrainingStart, gate_summary};
+use crate::state::Shared;
+use crate::timed::TimedMeasurer;
+use crate::training::{self, TrainingInput, TrainingStart};
 
-/// Opens the run directory, creating a new run or resuming the one there.
-pub fn open_run(
-	config: &CoordinatorConfig,
-) -> Result<(Arc<Shared>, TrainingStart), CoordinatorError> {
-	let settings = config.run.clone();
-	let run_dir = RunDir::open(&config.run_dir)?;
-	let mut ledger = Ledger::open(&run_dir.ledger_path())?;
-	let generation = match run_dir.latest_generation()? {
-		Some(generation) => generation,
-		None => {
-			let net = Network::new(settings.shape, settings.seed);
-			let sha256 = run_dir.save_net(&net)?;
-			ledger.record_generation(&GenerationRow {
-				generation: 0,
-				sha256,
-				training_steps: 0,
-				promoted_at: unix_now(),
-				samples_at_promotion: 0,
-			})?;
-			info!(run = %run_dir.name(), "new run: generation 0 created");
-			0
-		}
-	};
-	let incumbent = run_dir.load_net(generation)?;
-	let sha256 = sha256_hex(&incumbent.to_bytes());
+/// The gRPC service as served: the handlers behind the bearer-token check.
+type Service = InterceptedService<CoordinatorServer<CoordinatorService>, TokenCheck>;
 
-	// The training state: the checkpoint, plus every batch stored after it.
-	let checkpoint = run_dir.load_checkpoint()?;
-	let mut training = settings.training;
-	training.targets.rescore = settings.tablebase_use != TablebaseUse::None;
-	let (mut trainer, steps, mut last_batch_id) = match checkpoint {
-		Some(cp) => {
-			let mut window = ReplayWindow::new(training.window, training.max_uses);
-			for &(sample, uses) in &cp.window {
-				window.push_with_uses(sample, uses);
-			}
-			let trainer = Trainer::resume(
-				cp.net,
-				cp.adam,
-				window,
-				training,
-				settings.seed ^ cp.training_steps,
-			);
-			(trainer, cp.training_steps, cp.last_batch_id)
-		}
-		None => (
-			Trainer::new(incumbent.clone(), training, settings.seed),
-			0,
-			0,
-		),
-	};
-	let later = if last_batch_id > 0 || trainer.window.total_added() > 0 {
-		ledger.batches_after(last_batch_id)?
-	} else {
-		ledger.recent_samples(training.window)?
-	};
-	for (id, samples) in later {
-		trainer.add_samples(samples);
-		last_batch_id = last_batch_id.max(id);
-	}
-	let samples_in_window = trainer.window.len();
-
-	// The counters and lists, from the ledger.
-	let totals = ledger.totals()?;
-	let gates = ledger.gates()?;
-	let incumbent_row = gates.iter().rev().find(|g| g.promoted);
-	let incumbent_measured = incumbent_row.is_some_and(|g| g.stop == training::MEASURED);
-	let incumbent_record = incumbent_row.map(|g| GateRecord {
-		pairs: PairCounts { counts: g.pairs },
-		stop: if g.stop.contains("H1") {
-			GateStop::AcceptH1
-		} else if g.stop.contains("H0") {
-			GateStop::AcceptH0
-		} else {
-			GateStop::Cap
-		},
-	});
-	let generations = ledger.generations()?;
-	let mut live = Live {
-		generation,
-		generation_since: generations
-			.iter()
-			.find(|g| g.generation == generation)
-			.map_or(0.0, |g| g.promoted_at),
-		samples_total: totals.samples,
-		games_total: totals.games,
-		training_steps: steps,
-		window_samples: samples_in_window as u64,
-		window_capacity: training.window as u64,
-		last_game: ledger.last_game()?.unwrap_or_default(),
-		// Every start begins at the shallowest depth; the rule raises it again within a few
-		// periods if the fleet still outruns the trainer.
-		work: v1::SelfPlayWork {
-			depth: settings.depth,
-			depth_min: settings.depth,
-			depth_max: settings.adapt.max_depth.max(settings.depth),
-			..v1::SelfPlayWork::default()
-		},
-		..Live::default()
-	};
-	for gate in &gates {
-		live.gates.push(gate_summary(gate));
-	}
-	for timed in ledger.timed()? {
-		live.timed.insert(timed.generation, timed_summary(&timed));
-	}
-	for (step, loss) in ledger.losses(0)? {
-		live.loss_history.push(v1::LossPoint {
-			training_steps: step,
-			loss: f64::from(loss),
-		});
-	}
-	// The loss as last recorded stands until training runs again, so that a resumed run shows
-	// its loss (and no alarm) rather than none.
-	if let Some(last) = live
-		.loss_history
-		.points()
-		.last()
-		.filter(|l| l.loss.is_finite())
-	{
-		live.push_loss(last.loss as f32);
-	}
-	for row in ledger.throughput()? {
-		live.cpu_seconds = row.cpu_seconds;
-		live.throughput.push(training::throughput_point(&row));
-	}
-	let now = std::time::Instant::now();
-	live.cpu_counted_to = Some(now);
-	let unix = unix_now();
-	load_workers(&mut live, &ledger, config.limits.forget_workers_after, unix)?;
-	// The share of stale samples covers the last five minutes, across the restart.
-	let promotions: Vec<(f64, u64)> = generations
-		.iter()
-		.map(|g| (g.promoted_at, g.generation))
-		.collect();
-	let promoted_at = |t: f64| {
-		promotions
-			.iter()
-			.filter(|(at, _)| *at <= t)
-			.map(|(_, generation)| *generation)
-			.max()
-			.unwrap_or(0)
-	};
-	let recent = ledger.batches_since(unix - RECENT_SAMPLES.as_secs_f64())?;
-	live.recent_samples.seed(&recent, promoted_at, unix, now);
-	let tablebase = tablebase::open(config)?;
-	if let Some(table) = tablebase.table() {
-		// Local workers in this process take this one copy instead of reading the file again.
-		tigers_worker::share_tablebase(&table);
-		trainer.tablebase = Some(table);
-	}
-	let assignment = settings.assignment(generation, sha256, tablebase.identity());
-	info!(
-		run = %run_dir.name(),
-		generation,
-		samples = totals.samples,
-		steps,
-		window = samples_in_window,
-		"run opened"
-	);
-	let current = Current {
-		assignment,
-		net: Arc::new(incumbent),
-	};
-	let shared =
-		Shared::new(run_dir, ledger, settings, current, live, tablebase).map_err(|source| {
-			CoordinatorError::Io {
-				path: "the ledger's writer thread".into(),
-				source,
-			}
+/// Serves the run on `listener` until `shutdown` resolves, with local workers and Prometheus
+/// metrics if configured; then stops the workers, checkpoints the training state and returns.
+pub async fn run(
+	config: CoordinatorConfig,
+	listener: TcpListener,
+	shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), CoordinatorError> {
+	config.check_exposure().map_err(CoordinatorError::Config)?;
+	// The metrics address is checked before the run is opened, so a busy one fails fast.
+	let _endpoint = serve_metrics(&config)?;
+	let opening = config.clone();
+	let (shared, start) = tokio::task::spawn_blocking(move || open_run(&opening))
+		.await
+		.map_err(|e| CoordinatorError::Config(format!("opening the run failed: {e}")))??;
+	let background = Background::start(&config, &shared, start)?;
+	let service = service(&config, &shared, background.training.clone());
+	let transport = transport(&config)?;
+	let address = listener
+		.local_addr()
+		.map_err(|source| CoordinatorError::Io {
+			path: "listener".into(),
+			source,
 		})?;
-	let start = TrainingStart {
-		trainer,
-		steps,
-		last_batch_id,
-		incumbent: incumbent_record,
-		incumbent_measured,
-		gates_played: gates.len() as u64,
-	};
-	Ok((shared, start))
+	info!(%address, tls = config.tls.is_some(), "serving");
+	let workers = LocalWorkers::start(&config, address, shared.run_dir.path());
+	let stopping = stop_sequence(shutdown, workers, shared.clone());
+	let served = serve(transport, service, listener, stopping).await;
+	background.stop().await;
+	release(shared).await;
+	info!("stopped");
+	served.map_err(CoordinatorError::from)
 }
 
-/// Lists the workers of the ledger as they were last seen, unconnected: when (by the wall
-/// clock, as the ledger keeps it), the generation of their last batch, their samples and flags.
-/// Workers not seen within `horizon` of `now` (Unix seconds) stay in the ledger but out of the
-/// snapshots; one that joins again is listed again.
-fn load_workers(
-	live: &mut Live,
-	ledger: &Ledger,
-	horizon: std::time::Duration,
-	now: f64,
-) -> Result<(), CoordinatorError> {
-	for worker in ledger.workers()? {
-		// A last_seen stored as NULL reads as NaN: kept, as if just seen.
-		let last_heard = if worker.last_seen.is_finite() {
-			worker.last_seen
-		} else {
-			now
-		};
-		if now - last_heard > horizon.as_secs_f64() {
-			continue;
+/// The Prometheus endpoint, if one is configured; it stops when the handle is dropped.
+fn serve_metrics(config: &CoordinatorConfig) -> Result<Option<AbortOnDrop>, CoordinatorError> {
+	let Some(address) = config.metrics_listen else {
+		return Ok(None);
+	};
+	let serving = metrics::serve(address)?;
+	info!(%address, "serving metrics");
+	Ok(Some(AbortOnDrop(tokio::spawn(serving))))
+}
+
+/// What runs beside the server: the training thread (with gating on its pool), the
+/// measurement at equal time, a tablebase solve, and the publishers of progress and metrics.
+struct Background {
+	training: Sender<TrainingInput>,
+	training_thread: JoinHandle<()>,
+	timed: Option<TimedMeasurer>,
+	/// The metrics publisher (if metrics are served) and the progress publisher.
+	publishers: (Option<AbortOnDrop>, AbortOnDrop),
+}
+
+impl Background {
+	/// Starts it all for the run opened as `shared`, training from `start`.
+	fn start(
+		config: &CoordinatorConfig,
+		shared: &Arc<Shared>,
+		start: TrainingStart,
+	) -> Result<Background, CoordinatorError> {
+		let pool = gating_pool(config.gate_threads())?;
+		let metrics = config
+			.metrics_listen
+			.is_some()
+			.then(|| AbortOnDrop(tokio::spawn(metrics::publish_every(shared.clone()))));
+		let (training, training_thread) = training::start(shared.clone(), start, pool);
+		if shared.tablebase.table().is_none() && shared.tablebase.path().is_some() {
+			let cores = std::thread::available_parallelism().map_or(2, usize::from);
+			start_tablebase_solve(shared.clone(), cores);
 		}
-		let info = WorkerInfo {
-			samples: worker.samples,
-			flagged: u32::try_from(worker.flagged).unwrap_or(u32::MAX),
-			generation: worker.last_generation,
-			..WorkerInfo::new(worker.name, worker.host, worker.threads, last_heard)
-		};
-		live.workers.insert(worker.worker_id, info);
+		let timed = TimedMeasurer::start(shared.clone());
+		let progress = AbortOnDrop(tokio::spawn(progress::publish_every(
+			shared.clone(),
+			config.limits.forget_workers_after,
+		)));
+		Ok(Background {
+			training,
+			training_thread,
+			timed,
+			publishers: (metrics, progress),
+		})
 	}
-	Ok(())
+
+	/// Stops training (which checkpoints) and the measurement at equal time, waiting for both
+	/// off the async threads; then the publishers.
+	async fn stop(self) {
+		let _ = self.training.send(TrainingInput::Stop);
+		let (training, timed) = (self.training_thread, self.timed);
+		let _ = tokio::task::spawn_blocking(move || {
+			let _ = training.join();
+			if let Some(timed) = timed {
+				timed.stop();
+			}
+		})
+		.await;
+		drop(self.publishers);
+	}
+}
+
+/// The rayon pool gate matches play on, `threads` wide, at the lower priority.
+fn gating_pool(threads: usize) -> Result<Arc<rayon::ThreadPool>, CoordinatorError> {
+	let pool = rayon::ThreadPoolBuilder::new()
+		.num_threads(threads)
+		.thread_name(|i| format!("gate-{i}"))
+		.start_handler(|_| crate::priority::lower_this_thread())
+		.build()
+		.map_err(|e| CoordinatorError::Config(format!("cannot start the gating pool: {e}")))?;
+	Ok(Arc::new(pool))
 }
 
 /// Solves the tablebase on a thread of its own while the run goes on; once it is ready, local
@@ -263,6 +160,69 @@ fn start_tablebase_solve(shared: Arc<Shared>, threads: usize) {
 	}
 }
 
+/// The handlers over `shared`, with the spot checks, sending batches to `training`.
+fn service(
+	config: &CoordinatorConfig,
+	shared: &Arc<Shared>,
+	training: Sender<TrainingInput>,
+) -> Service {
+	let research = Research::start(shared.clone());
+	let service = CoordinatorService::new(shared.clone(), training, research, config.limits);
+	let server = CoordinatorServer::new(service)
+		.max_decoding_message_size(MAX_MESSAGE_BYTES)
+		.max_encoding_message_size(MAX_MESSAGE_BYTES);
+	InterceptedService::new(server, TokenCheck::new(config.token.clone()))
+}
+
+/// The server's transport: keep-alive pings, and TLS with the configured certificate.
+fn transport(config: &CoordinatorConfig) -> Result<Server, CoordinatorError> {
+	// Pings find a worker whose host vanished without closing its connections; the session's
+	// idle timeout finds one that is connected but silent.
+	let limits = config.limits;
+	let builder = Server::builder()
+		.http2_keepalive_interval(Some(limits.keepalive_interval))
+		.http2_keepalive_timeout(Some(limits.keepalive_timeout))
+		.tcp_keepalive(Some(limits.keepalive_interval));
+	let Some((cert, key)) = &config.tls else {
+		return Ok(builder);
+	};
+	let read = |path: &std::path::PathBuf| {
+		std::fs::read(path).map_err(|source| CoordinatorError::Io {
+			path: path.display().to_string(),
+			source,
+		})
+	};
+	let identity = Identity::from_pem(read(cert)?, read(key)?);
+	Ok(builder.tls_config(ServerTlsConfig::new().identity(identity))?)
+}
+
+/// What happens once `shutdown` resolves, before the server stops: local workers stop first,
+/// flushing their last batches to the still-running server; then the remaining sessions and
+/// progress streams are ended, since a graceful stop waits for every open call.
+async fn stop_sequence(
+	shutdown: impl Future<Output = ()>,
+	workers: LocalWorkers,
+	shared: Arc<Shared>,
+) {
+	shutdown.await;
+	info!("stopping");
+	workers.stop().await;
+	shared.close_streams();
+}
+
+/// Serves `service` on `listener` until `stopping` has run.
+async fn serve(
+	mut transport: Server,
+	service: Service,
+	listener: TcpListener,
+	stopping: impl Future<Output = ()>,
+) -> Result<(), tonic::transport::Error> {
+	transport
+		.add_service(service)
+		.serve_with_incoming_shutdown(TcpListenerStream::new(listener), stopping)
+		.await
+}
+
 /// Stops a background task when `run` returns, whichever way it returns.
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
 
@@ -270,144 +230,6 @@ impl Drop for AbortOnDrop {
 	fn drop(&mut self) {
 		self.0.abort();
 	}
-}
-
-/// Serves the run on `listener` until `shutdown` resolves, with local workers and Prometheus
-/// metrics if configured; then stops the workers, checkpoints the training state and returns.
-pub async fn run(
-	config: CoordinatorConfig,
-	listener: TcpListener,
-	shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), CoordinatorError> {
-	config.check_exposure().map_err(CoordinatorError::Config)?;
-	// The metrics address is checked before the run is opened, so a busy one fails fast.
-	let _endpoint = match config.metrics_listen {
-		Some(address) => {
-			let serving = metrics::serve(address)?;
-			info!(%address, "serving metrics");
-			Some(AbortOnDrop(tokio::spawn(serving)))
-		}
-		None => None,
-	};
-	let opening = config.clone();
-	let (shared, start) = tokio::task::spawn_blocking(move || open_run(&opening))
-		.await
-		.map_err(|e| CoordinatorError::Config(format!("opening the run failed: {e}")))??;
-	let pool = Arc::new(
-		rayon::ThreadPoolBuilder::new()
-			.num_threads(config.gate_threads())
-			.thread_name(|i| format!("gate-{i}"))
-			.start_handler(|_| crate::priority::lower_this_thread())
-			.build()
-			.map_err(|e| CoordinatorError::Config(format!("cannot start the gating pool: {e}")))?,
-	);
-	let publisher = config
-		.metrics_listen
-		.is_some()
-		.then(|| AbortOnDrop(tokio::spawn(metrics::publish_every(shared.clone()))));
-	let (training_inbox, training_thread) = training::start(shared.clone(), start, pool);
-	if shared.tablebase.table().is_none() && shared.tablebase.path().is_some() {
-		let cores = std::thread::available_parallelism().map_or(2, usize::from);
-		start_tablebase_solve(shared.clone(), cores);
-	}
-	let research = Research::start(shared.clone());
-	let timed = TimedMeasurer::start(shared.clone());
-	let limits = config.limits;
-	let progress = AbortOnDrop(tokio::spawn(progress::publish_every(
-		shared.clone(),
-		limits.forget_workers_after,
-	)));
-	let service = CoordinatorService::new(shared.clone(), training_inbox.clone(), research, limits);
-	let server = CoordinatorServer::new(service)
-		.max_decoding_message_size(MAX_MESSAGE_BYTES)
-		.max_encoding_message_size(MAX_MESSAGE_BYTES);
-	let service = InterceptedService::new(server, TokenCheck::new(config.token.clone()));
-
-	// Pings find a worker whose host vanished without closing its connections; the session's
-	// idle timeout finds one that is connected but silent.
-	let mut builder = Server::builder()
-		.http2_keepalive_interval(Some(limits.keepalive_interval))
-		.http2_keepalive_timeout(Some(limits.keepalive_timeout))
-		.tcp_keepalive(Some(limits.keepalive_interval));
-	if let Some((cert, key)) = &config.tls {
-		let read = |path: &std::path::PathBuf| {
-			std::fs::read(path).map_err(|source| CoordinatorError::Io {
-				path: path.display().to_string(),
-				source,
-			})
-		};
-		let identity = Identity::from_pem(read(cert)?, read(key)?);
-		builder = builder.tls_config(ServerTlsConfig::new().identity(identity))?;
-	}
-	let address = listener
-		.local_addr()
-		.map_err(|source| CoordinatorError::Io {
-			path: "listener".into(),
-			source,
-		})?;
-	info!(%address, tls = config.tls.is_some(), "serving");
-
-	// Local workers connect over loopback like any other worker.
-	let (stop_workers, workers_stopped) = tokio::sync::watch::channel(false);
-	let mut local = Vec::new();
-	for index in 0..config.local_workers {
-		let mut worker = tigers_worker::WorkerConfig::new(config.local_url(address));
-		worker.name = format!("local-{index}");
-		worker.threads = config.local_worker_threads;
-		worker.token.clone_from(&config.token);
-		worker.state_dir = shared
-			.run_dir
-			.path()
-			.join("local-workers")
-			.join(format!("local-{index}"));
-		// The certificate must name the host of `local_url` for local workers to trust it.
-		worker.tls_ca = config.tls.as_ref().map(|(cert, _)| cert.clone());
-		// Local workers stop before the server, so a short grace is enough to flush.
-		worker.shutdown_grace = std::time::Duration::from_secs(3);
-		// They take the coordinator's own table (shared in the process), never a second copy.
-		worker.tablebase.clone_from(&config.tablebase);
-		worker.no_tablebase = config.no_tablebase;
-		let mut stop = workers_stopped.clone();
-		local.push(tokio::spawn(async move {
-			let until = async move {
-				let _ = stop.wait_for(|stopped| *stopped).await;
-			};
-			if let Err(e) = tigers_worker::run(worker, until).await {
-				warn!(%e, "local worker stopped");
-			}
-		}));
-	}
-
-	// On shutdown, local workers stop first, flushing their last batches to the still-running
-	// server; then the remaining sessions and progress streams are ended, since a graceful stop
-	// waits for every open call; then the server stops.
-	let incoming = TcpListenerStream::new(listener);
-	let closing = shared.clone();
-	let stopping = async move {
-		shutdown.await;
-		info!("stopping");
-		let _ = stop_workers.send(true);
-		for worker in local {
-			let _ = worker.await;
-		}
-		closing.close_streams();
-	};
-	let served = builder
-		.add_service(service)
-		.serve_with_incoming_shutdown(incoming, stopping)
-		.await;
-	let _ = training_inbox.send(TrainingInput::Stop);
-	let _ = tokio::task::spawn_blocking(move || {
-		let _ = training_thread.join();
-		if let Some(timed) = timed {
-			timed.stop();
-		}
-	})
-	.await;
-	drop((publisher, progress));
-	release(shared).await;
-	info!("stopped");
-	served.map_err(CoordinatorError::from)
 }
 
 /// Waits, briefly, for the tasks that still hold the run (sessions and progress streams ending,

@@ -20,7 +20,7 @@ use tokio::sync::{Notify, mpsc};
 use tonic::{Code, Status, Streaming};
 use tracing::{info, warn};
 
-use crate::error::ServiceError;
+use crate::error::{ServiceError, StoreFailure};
 use crate::ledger::{BatchInsert, NewBatch};
 use crate::metrics::INGEST_SECONDS;
 use crate::research::Research;
@@ -197,7 +197,7 @@ impl Session {
 					RejectReason::Sample,
 					format!("batch {}: {error}", valid.sequence),
 				)),
-				other => StoreError::Storage(other.to_string()),
+				other => StoreError::Storage(StoreFailure::Storage(other)),
 			})?;
 			Ok((valid, new))
 		})
@@ -210,7 +210,7 @@ impl Session {
 				.store(new)
 				.await
 				.map(|inserted| (valid, inserted))
-				.map_err(StoreError::Storage),
+				.map_err(|reason| StoreError::Storage(StoreFailure::Writer(reason))),
 			Err(StoreError::Invalid(rejection)) => {
 				// Used up durably before the worker hears of it and drops the batch, so that
 				// its next batch is the next one expected even after a crash.
@@ -221,7 +221,7 @@ impl Session {
 					.await
 				{
 					Ok(_) => Err(StoreError::Invalid(rejection)),
-					Err(reason) => Err(StoreError::Storage(reason)),
+					Err(reason) => Err(StoreError::Storage(StoreFailure::Writer(reason))),
 				}
 			}
 			Err(storage) => Err(storage),
@@ -307,9 +307,11 @@ impl Session {
 	}
 }
 
+/// Why a batch was not stored: refused (the worker drops it), or not stored now (it is sent
+/// again).
 enum StoreError {
 	Invalid(Rejection),
-	Storage(String),
+	Storage(StoreFailure),
 }
 
 #[cfg(test)]

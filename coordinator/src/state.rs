@@ -399,23 +399,24 @@ impl Shared {
 		self.closing.send_replace(true);
 	}
 
-	/// Makes `current` the net to play, at the self-play depth in force, and tells every
-	/// session.
-	pub fn promote(&self, current: Current) {
+	/// Makes `net` (whose file hashes to `sha256`) the net to play, at the self-play depth in
+	/// force, and tells every session.
+	pub fn promote(&self, net: Arc<Network>, sha256: String) {
 		{
 			let mut live = self.live();
-			live.generation = current.assignment.generation;
+			live.generation = net.generation;
 			live.generation_since = unix_now();
 		}
 		self.current.send_modify(|now| {
-			let depth = now.assignment.depth;
-			*now = Arc::new(Current {
-				assignment: Assignment {
-					depth,
-					..current.assignment
-				},
-				net: current.net,
-			});
+			// The table is looked at under the channel's lock, so that a solve finishing
+			// meanwhile (`reassign_with_tablebase`) is not undone.
+			let assignment = self.settings.assignment(
+				net.generation,
+				sha256,
+				self.tablebase.identity(),
+				now.assignment.depth,
+			);
+			*now = Arc::new(Current { assignment, net });
 		});
 	}
 
@@ -426,15 +427,12 @@ impl Shared {
 		// Changed in place under the channel's lock, so that a promotion or a change of depth
 		// made meanwhile by the training thread is kept.
 		self.current.send_if_modified(|current| {
-			let with_table = self.settings.assignment(
+			let assignment = self.settings.assignment(
 				current.assignment.generation,
 				current.assignment.sha256.clone(),
 				identity,
+				current.assignment.depth,
 			);
-			let assignment = Assignment {
-				depth: current.assignment.depth,
-				..with_table
-			};
 			if assignment == current.assignment {
 				return false;
 			}
@@ -460,11 +458,17 @@ impl Shared {
 				return false;
 			}
 			before = Some(current.assignment.depth);
+			// The same net and the table it names, whether or not a solve has finished since:
+			// that is `reassign_with_tablebase`'s to tell.
+			let was = &current.assignment;
+			let assignment = self.settings.assignment(
+				was.generation,
+				was.sha256.clone(),
+				was.tablebase_sha256.as_deref(),
+				depth,
+			);
 			*current = Arc::new(Current {
-				assignment: Assignment {
-					depth,
-					..current.assignment.clone()
-				},
+				assignment,
 				net: current.net.clone(),
 			});
 			true

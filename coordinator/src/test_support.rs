@@ -94,7 +94,7 @@ pub fn shared_for_tests(dir: &Path) -> std::sync::Arc<crate::state::Shared> {
 		1,
 	);
 	let current = Current {
-		assignment: settings.assignment(0, net.sha256(), None),
+		assignment: settings.assignment(0, net.sha256(), None, settings.depth),
 		net: std::sync::Arc::new(net),
 	};
 	let tablebase = crate::tablebase::TablebaseHolder::off("not in these tests");

@@ -23,7 +23,7 @@ use tracing::{error, info};
 
 use crate::ledger::TimedRow;
 use crate::state::{Shared, unix_now};
-use crate::training::exact;
+use crate::training::gating::exact;
 
 /// How often the idle thread looks for a newly promoted net.
 const IDLE_LOOK: Duration = Duration::from_millis(200);

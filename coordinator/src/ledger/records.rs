@@ -7,6 +7,7 @@ use tigers_core::versus::{MatchResult, SideResult};
 
 use super::Ledger;
 use crate::storage_error::StorageError;
+use crate::training::gating::{StopReason, UnknownStop};
 
 /// A worker as the ledger knows it.
 #[derive(Clone, Debug, PartialEq)]
@@ -104,8 +105,8 @@ pub struct GateRow {
 	pub score_high: f64,
 	/// The Elo difference the score means.
 	pub elo: f64,
-	/// Why the match stopped (the SPRT's decision or the cap).
-	pub stop: String,
+	/// Why the match stopped (the SPRT's decision or the cap), or that it was a measurement.
+	pub stop: StopReason,
 	/// Why the candidate was or was not promoted.
 	pub reason: String,
 	/// When the match finished, unix seconds.
@@ -365,7 +366,7 @@ impl Ledger {
 					gate.score_low,
 					gate.score_high,
 					gate.elo,
-					gate.stop,
+					gate.stop.as_str(),
 					gate.reason,
 					gate.finished_at,
 					pairs_text(&gate.pairs),
@@ -406,7 +407,16 @@ impl Ledger {
 					score_low: real(row, 11)?,
 					score_high: real(row, 12)?,
 					elo: real(row, 13)?,
-					stop: row.get(14)?,
+					stop: row
+						.get::<_, String>(14)?
+						.parse()
+						.map_err(|e: UnknownStop| {
+							rusqlite::Error::FromSqlConversionFailure(
+								14,
+								rusqlite::types::Type::Text,
+								Box::new(e),
+							)
+						})?,
 					reason: row.get(15)?,
 					finished_at: real(row, 16)?,
 					pairs: pairs_from_text(&row.get::<_, String>(17)?).ok_or_else(|| {
@@ -635,6 +645,8 @@ fn real(row: &Row<'_>, index: usize) -> rusqlite::Result<f64> {
 
 #[cfg(test)]
 mod tests {
+	use tigers_core::stats::GateStop;
+
 	use super::*;
 	use crate::test_support::TestDir;
 
@@ -654,7 +666,7 @@ mod tests {
 			score_low: 0.5,
 			score_high: 0.7,
 			elo,
-			stop: "AcceptH1".to_string(),
+			stop: StopReason::Candidate(GateStop::AcceptH1),
 			reason: "stronger".to_string(),
 			finished_at: 1234.5,
 			pairs: [1, 2, 3, 4, 5],
@@ -704,6 +716,34 @@ mod tests {
 			w.last_seen > 200.0,
 			"the batch counts as seen: {}",
 			w.last_seen
+		);
+	}
+
+	#[test]
+	fn a_gates_stop_is_kept_as_text_and_unknown_text_is_refused() {
+		let dir = TestDir::new("records-gate-stop");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		let measured = GateRow {
+			stop: StopReason::Measured,
+			..gate(1, true, 10.0)
+		};
+		let id = ledger.record_gate(&measured).unwrap();
+		let stored: String = ledger
+			.connection
+			.query_row("SELECT stop FROM gates WHERE id = ?1", [id], |row| {
+				row.get(0)
+			})
+			.unwrap();
+		assert_eq!(stored, "Measured", "the text older builds wrote and read");
+		assert_eq!(ledger.gates().unwrap()[0].stop, StopReason::Measured);
+		ledger
+			.connection
+			.execute("UPDATE gates SET stop = 'H1?' WHERE id = ?1", [id])
+			.unwrap();
+		let refused = ledger.gates().unwrap_err().to_string();
+		assert!(
+			refused.contains("\"H1?\" is not a gate's stop"),
+			"{refused}"
 		);
 	}
 

@@ -1,0 +1,390 @@
+//! Opening a run, new or resumed: the run directory and its ledger, generation 0 if the run is
+//! new, the trainer restored from the checkpoint and the batches stored after it, the live
+//! counters and histories from the ledger, the tablebase, and the assignment workers are told
+//! first.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use tigers_core::Network;
+use tigers_core::network::file::sha256_hex;
+use tigers_core::replay::ReplayWindow;
+use tigers_core::stats::{GateRecord, PairCounts};
+use tigers_core::trainer::{Trainer, TrainingSettings};
+use tigers_proto::v1;
+use tracing::info;
+
+use crate::config::{CoordinatorConfig, RunSettings, TablebaseUse};
+use crate::error::CoordinatorError;
+use crate::ledger::{GateRow, GenerationRow, Ledger};
+use crate::recent::RECENT_SAMPLES;
+use crate::rundir::{Checkpoint, RunDir};
+use crate::state::{Current, Live, Shared, WorkerInfo, unix_now};
+use crate::tablebase::{self, TablebaseHolder};
+use crate::timed::timed_summary;
+use crate::training::gating::{GatingStart, StopReason, gate_summary};
+use crate::training::{self, TrainingStart};
+
+/// The training state as it was left: the trainer, the steps taken, and the newest ledger
+/// batch whose samples are in its window.
+struct Restored {
+	trainer: Trainer,
+	steps: u64,
+	last_batch_id: i64,
+}
+
+/// Opens the run directory, creating a new run or resuming the one there.
+pub fn open_run(
+	config: &CoordinatorConfig,
+) -> Result<(Arc<Shared>, TrainingStart), CoordinatorError> {
+	let settings = &config.run;
+	let run_dir = RunDir::open(&config.run_dir)?;
+	let mut ledger = Ledger::open(&run_dir.ledger_path())?;
+	let generation = latest_or_first_generation(&run_dir, &mut ledger, settings)?;
+	let incumbent = run_dir.load_net(generation)?;
+	let mut restored = restore_trainer(&run_dir, &ledger, settings, &incumbent)?;
+	let gates = ledger.gates()?;
+	let live = live_from_ledger(&ledger, config, generation, &restored, &gates)?;
+	let tablebase = open_tablebase(config, &mut restored.trainer)?;
+	let current = first_current(settings, generation, incumbent, &tablebase);
+	info!(
+		run = %run_dir.name(),
+		generation,
+		samples = live.samples_total,
+		steps = restored.steps,
+		window = restored.trainer.window.len(),
+		"run opened"
+	);
+	let shared = Shared::new(run_dir, ledger, settings.clone(), current, live, tablebase).map_err(
+		|source| CoordinatorError::Io {
+			path: "the ledger's writer thread".into(),
+			source,
+		},
+	)?;
+	let start = TrainingStart {
+		trainer: restored.trainer,
+		steps: restored.steps,
+		last_batch_id: restored.last_batch_id,
+		gating: gating_start(&gates),
+	};
+	Ok((shared, start))
+}
+
+/// The newest generation in the run directory; in a new run, generation 0, a net made from the
+/// run's seed.
+fn latest_or_first_generation(
+	run_dir: &RunDir,
+	ledger: &mut Ledger,
+	settings: &RunSettings,
+) -> Result<u64, CoordinatorError> {
+	if let Some(generation) = run_dir.latest_generation()? {
+		return Ok(generation);
+	}
+	let net = Network::new(settings.shape, settings.seed);
+	let sha256 = run_dir.save_net(&net)?;
+	ledger.record_generation(&GenerationRow {
+		generation: 0,
+		sha256,
+		training_steps: 0,
+		promoted_at: unix_now(),
+		samples_at_promotion: 0,
+	})?;
+	info!(run = %run_dir.name(), "new run: generation 0 created");
+	Ok(0)
+}
+
+/// The trainer as the checkpoint left it, or a new one training `incumbent` if there is no
+/// checkpoint; with the samples of every batch the ledger stored after it.
+fn restore_trainer(
+	run_dir: &RunDir,
+	ledger: &Ledger,
+	settings: &RunSettings,
+	incumbent: &Network,
+) -> Result<Restored, CoordinatorError> {
+	let mut training = settings.training;
+	training.targets.rescore = settings.tablebase_use != TablebaseUse::None;
+	let mut restored = match run_dir.load_checkpoint()? {
+		Some(checkpoint) => from_checkpoint(checkpoint, training, settings.seed),
+		None => Restored {
+			trainer: Trainer::new(incumbent.clone(), training, settings.seed),
+			steps: 0,
+			last_batch_id: 0,
+		},
+	};
+	let later = if restored.last_batch_id > 0 || restored.trainer.window.total_added() > 0 {
+		ledger.batches_after(restored.last_batch_id)?
+	} else {
+		ledger.recent_samples(training.window)?
+	};
+	for (id, samples) in later {
+		restored.trainer.add_samples(samples);
+		restored.last_batch_id = restored.last_batch_id.max(id);
+	}
+	Ok(restored)
+}
+
+/// The trainer of `checkpoint`, with the window and its use counts as saved, under the run's
+/// `training` settings; its draws go on from a seed of the run's `seed` and the steps taken.
+fn from_checkpoint(checkpoint: Checkpoint, training: TrainingSettings, seed: u64) -> Restored {
+	let mut window = ReplayWindow::new(training.window, training.max_uses);
+	for &(sample, uses) in &checkpoint.window {
+		window.push_with_uses(sample, uses);
+	}
+	let steps = checkpoint.training_steps;
+	let trainer = Trainer::resume(
+		checkpoint.net,
+		checkpoint.adam,
+		window,
+		training,
+		seed ^ steps,
+	);
+	Restored {
+		trainer,
+		steps,
+		last_batch_id: checkpoint.last_batch_id,
+	}
+}
+
+/// The live counters and lists of a run at `generation`, trained as `restored`, from the
+/// ledger, which also holds `gates`.
+fn live_from_ledger(
+	ledger: &Ledger,
+	config: &CoordinatorConfig,
+	generation: u64,
+	restored: &Restored,
+	gates: &[GateRow],
+) -> Result<Live, CoordinatorError> {
+	let generations = ledger.generations()?;
+	let mut live = counters(ledger, &config.run, generation, &generations, restored)?;
+	histories(&mut live, ledger, gates)?;
+	let (now, unix) = (Instant::now(), unix_now());
+	live.cpu_counted_to = Some(now);
+	load_workers(&mut live, ledger, config.limits.forget_workers_after, unix)?;
+	seed_recent(&mut live, ledger, &generations, unix, now)?;
+	Ok(live)
+}
+
+/// The run's counters: its generation and since when, its totals, training's steps and window.
+fn counters(
+	ledger: &Ledger,
+	settings: &RunSettings,
+	generation: u64,
+	generations: &[GenerationRow],
+	restored: &Restored,
+) -> Result<Live, CoordinatorError> {
+	let totals = ledger.totals()?;
+	Ok(Live {
+		generation,
+		generation_since: generations
+			.iter()
+			.find(|g| g.generation == generation)
+			.map_or(0.0, |g| g.promoted_at),
+		samples_total: totals.samples,
+		games_total: totals.games,
+		training_steps: restored.steps,
+		window_samples: restored.trainer.window.len() as u64,
+		window_capacity: settings.training.window as u64,
+		last_game: ledger.last_game()?.unwrap_or_default(),
+		// Every start begins at the shallowest depth; the rule raises it again within a few
+		// periods if the fleet still outruns the trainer.
+		work: v1::SelfPlayWork {
+			depth: settings.depth,
+			depth_min: settings.depth,
+			depth_max: settings.adapt.max_depth.max(settings.depth),
+			..v1::SelfPlayWork::default()
+		},
+		..Live::default()
+	})
+}
+
+/// The histories the charts and lists show: `gates`, the measurements at equal time, the
+/// losses and the throughput, with the CPU-seconds counted so far.
+fn histories(live: &mut Live, ledger: &Ledger, gates: &[GateRow]) -> Result<(), CoordinatorError> {
+	for gate in gates {
+		live.gates.push(gate_summary(gate));
+	}
+	for timed in ledger.timed()? {
+		live.timed.insert(timed.generation, timed_summary(&timed));
+	}
+	for (step, loss) in ledger.losses(0)? {
+		live.loss_history.push(v1::LossPoint {
+			training_steps: step,
+			loss: f64::from(loss),
+		});
+	}
+	// The loss as last recorded stands until training runs again, so that a resumed run shows
+	// its loss (and no alarm) rather than none.
+	if let Some(last) = live
+		.loss_history
+		.points()
+		.last()
+		.filter(|l| l.loss.is_finite())
+	{
+		live.push_loss(last.loss as f32);
+	}
+	for row in ledger.throughput()? {
+		live.cpu_seconds = row.cpu_seconds;
+		live.throughput.push(training::throughput_point(&row));
+	}
+	Ok(())
+}
+
+/// Lists the workers of the ledger as they were last seen, unconnected: when (by the wall
+/// clock, as the ledger keeps it), the generation of their last batch, their samples and flags.
+/// Workers not seen within `horizon` of `now` (Unix seconds) stay in the ledger but out of the
+/// snapshots; one that joins again is listed again.
+fn load_workers(
+	live: &mut Live,
+	ledger: &Ledger,
+	horizon: std::time::Duration,
+	now: f64,
+) -> Result<(), CoordinatorError> {
+	for worker in ledger.workers()? {
+		// A last_seen stored as NULL reads as NaN: kept, as if just seen.
+		let last_heard = if worker.last_seen.is_finite() {
+			worker.last_seen
+		} else {
+			now
+		};
+		if now - last_heard > horizon.as_secs_f64() {
+			continue;
+		}
+		let info = WorkerInfo {
+			samples: worker.samples,
+			flagged: u32::try_from(worker.flagged).unwrap_or(u32::MAX),
+			generation: worker.last_generation,
+			..WorkerInfo::new(worker.name, worker.host, worker.threads, last_heard)
+		};
+		live.workers.insert(worker.worker_id, info);
+	}
+	Ok(())
+}
+
+/// The samples of the last five minutes, from the ledger's batches, each judged against the
+/// generation promoted when it arrived: the share of stale samples covers those minutes across
+/// the restart. `unix` and `now` are the same moment by the wall and the monotonic clock.
+fn seed_recent(
+	live: &mut Live,
+	ledger: &Ledger,
+	generations: &[GenerationRow],
+	unix: f64,
+	now: Instant,
+) -> Result<(), CoordinatorError> {
+	let promoted_at = |t: f64| {
+		generations
+			.iter()
+			.filter(|g| g.promoted_at <= t)
+			.map(|g| g.generation)
+			.max()
+			.unwrap_or(0)
+	};
+	let recent = ledger.batches_since(unix - RECENT_SAMPLES.as_secs_f64())?;
+	live.recent_samples.seed(&recent, promoted_at, unix, now);
+	Ok(())
+}
+
+/// The tablebase as configured; a table already at hand goes to the trainer, and to this
+/// process's local workers.
+fn open_tablebase(
+	config: &CoordinatorConfig,
+	trainer: &mut Trainer,
+) -> Result<TablebaseHolder, CoordinatorError> {
+	let tablebase = tablebase::open(config)?;
+	if let Some(table) = tablebase.table() {
+		// Local workers in this process take this one copy instead of reading the file again.
+		tigers_worker::share_tablebase(&table);
+		trainer.tablebase = Some(table);
+	}
+	Ok(tablebase)
+}
+
+/// What workers are told first: `incumbent`, of `generation`, at the shallowest self-play depth
+/// (as `counters` says), with the tablebase if there is one.
+fn first_current(
+	settings: &RunSettings,
+	generation: u64,
+	incumbent: Network,
+	tablebase: &TablebaseHolder,
+) -> Current {
+	let sha256 = sha256_hex(&incumbent.to_bytes());
+	let assignment = settings.assignment(generation, sha256, tablebase.identity(), settings.depth);
+	Current {
+		assignment,
+		net: Arc::new(incumbent),
+	}
+}
+
+/// What the ledger's `gates` tell gating: the incumbent's record (the newest promoted row,
+/// its promotion gate or its measurement), whether it is a measurement, and how many matches
+/// were played.
+fn gating_start(gates: &[GateRow]) -> GatingStart {
+	let incumbent = gates.iter().rev().find(|g| g.promoted);
+	GatingStart {
+		incumbent: incumbent.map(|g| GateRecord {
+			pairs: PairCounts { counts: g.pairs },
+			stop: g.stop.gate_stop(),
+		}),
+		incumbent_measured: incumbent.is_some_and(|g| g.stop == StopReason::Measured),
+		gates_played: gates.len() as u64,
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use tigers_core::stats::GateStop;
+	use tigers_core::tablebase::Accuracy;
+
+	use super::*;
+
+	fn gate(generation: u64, promoted: bool, stop: StopReason, pairs: [u32; 5]) -> GateRow {
+		GateRow {
+			id: 0,
+			candidate_generation: generation,
+			training_steps: 500 * generation,
+			promoted,
+			tigers_wins: 0,
+			tigers_draws: 0,
+			tigers_losses: 0,
+			sheep_wins: 0,
+			sheep_draws: 0,
+			sheep_losses: 0,
+			score: 0.5,
+			score_low: 0.4,
+			score_high: 0.6,
+			elo: 0.0,
+			stop,
+			reason: String::new(),
+			finished_at: 0.0,
+			pairs,
+			cpu_seconds: 0.0,
+			candidate_exact: Accuracy::default(),
+			reference_exact: Accuracy::default(),
+		}
+	}
+
+	#[test]
+	fn a_new_run_has_no_incumbent_record_to_beat() {
+		let start = gating_start(&[]);
+		assert_eq!(start.incumbent, None);
+		assert!(!start.incumbent_measured);
+		assert_eq!(start.gates_played, 0);
+	}
+
+	#[test]
+	fn the_incumbents_record_is_the_newest_promoted_row() {
+		let h1 = StopReason::Candidate(GateStop::AcceptH1);
+		let h0 = StopReason::Candidate(GateStop::AcceptH0);
+		let measured = gate(1, true, StopReason::Measured, [0, 1, 2, 3, 4]);
+		let promoted = gate(2, true, h1, [1, 1, 1, 1, 1]);
+		let refused = gate(3, false, h0, [4, 0, 0, 0, 0]);
+		let start = gating_start(&[measured.clone(), promoted, refused.clone()]);
+		let record = start.incumbent.expect("a promoted row");
+		assert_eq!(record.pairs.counts, [1, 1, 1, 1, 1]);
+		assert_eq!(record.stop, GateStop::AcceptH1);
+		assert!(!start.incumbent_measured, "promoted, not yet measured");
+		assert_eq!(start.gates_played, 3);
+		let start = gating_start(&[measured, refused]);
+		assert!(start.incumbent_measured);
+		assert_eq!(start.incumbent.map(|r| r.stop), Some(GateStop::Cap));
+	}
+}

@@ -1,0 +1,467 @@
+//! Gating, for the training thread: a candidate, or the incumbent to measure it, plays its
+//! match against `ClaudePlayer` on the gating pool, off the training thread, one match at a
+//! time. A finished match is recorded in the ledger and on the dashboards, judged by core's
+//! promotion rule, and a candidate that wins is promoted.
+
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::Instant;
+
+use rayon::prelude::*;
+use thiserror::Error;
+use tigers_core::gate::{GateSettings, GateTally, gate_openings, play_gate_pair};
+use tigers_core::stats::{GatePolicy, GateRecord, GateStop, PromotionDecision, promote};
+use tigers_core::tablebase::Accuracy;
+use tigers_core::{Network, Tablebase};
+use tigers_proto::v1;
+use tracing::{error, info};
+
+use crate::StorageError;
+use crate::ledger::{GateRow, GenerationRow};
+use crate::state::{Shared, unix_now};
+use crate::text::excerpt;
+
+/// How a recorded gate match ended, as the ledger's `gates.stop` column keeps it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopReason {
+	/// A candidate's match: the SPRT decided, or the match reached its cap undecided.
+	Candidate(GateStop),
+	/// A measurement of the incumbent on fresh openings, every pair played; a restart looks
+	/// for it to know whether the incumbent was measured.
+	Measured,
+}
+
+impl StopReason {
+	/// The text the ledger keeps. Older builds wrote `GateStop`'s `Debug` form and "Measured":
+	/// the texts are those, so that their rows read back as they were meant.
+	pub const fn as_str(self) -> &'static str {
+		match self {
+			StopReason::Candidate(GateStop::AcceptH0) => "AcceptH0",
+			StopReason::Candidate(GateStop::AcceptH1) => "AcceptH1",
+			StopReason::Candidate(GateStop::Cap) => "Cap",
+			StopReason::Measured => "Measured",
+		}
+	}
+
+	/// The stop as a `GateRecord` holds it. A measurement plays every pair, so it ended at the
+	/// cap (what its SPRT said there is not kept; the record's score is what counts).
+	pub const fn gate_stop(self) -> GateStop {
+		match self {
+			StopReason::Candidate(stop) => stop,
+			StopReason::Measured => GateStop::Cap,
+		}
+	}
+}
+
+impl std::str::FromStr for StopReason {
+	type Err = UnknownStop;
+
+	fn from_str(text: &str) -> Result<StopReason, UnknownStop> {
+		match text {
+			"AcceptH0" => Ok(StopReason::Candidate(GateStop::AcceptH0)),
+			"AcceptH1" => Ok(StopReason::Candidate(GateStop::AcceptH1)),
+			"Cap" => Ok(StopReason::Candidate(GateStop::Cap)),
+			"Measured" => Ok(StopReason::Measured),
+			_ => Err(UnknownStop(text.to_string())),
+		}
+	}
+}
+
+/// A gate's stop text that no build writes.
+#[derive(Debug, Error, PartialEq, Eq)]
+#[error("{} is not a gate's stop (AcceptH0, AcceptH1, Cap or Measured)", excerpt(.0))]
+pub struct UnknownStop(pub String);
+
+/// Where gating starts from: what the ledger holds of the run's matches.
+#[derive(Clone, Copy, Debug)]
+pub struct GatingStart {
+	/// The incumbent's gate record; `None` until generation 0 has been gated.
+	pub incumbent: Option<GateRecord>,
+	/// Whether that record is a measurement on fresh openings rather than the incumbent's own
+	/// promotion gate; if not, the incumbent is measured first.
+	pub incumbent_measured: bool,
+	/// Gate matches so far in the run; each match draws its openings from its own number.
+	pub gates_played: u64,
+}
+
+/// What a gate match is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum GateKind {
+	/// Measuring the incumbent on fresh openings, all pairs played: the first net, and every net
+	/// just promoted, whose promotion score is biased upwards by its selection (the best of many
+	/// noisy candidates) and would otherwise be a bar later candidates cannot reach.
+	Measure,
+	/// A candidate that may replace the incumbent.
+	Candidate,
+}
+
+/// A gate match that finished on the gating pool.
+struct GateDone {
+	kind: GateKind,
+	candidate: Network,
+	steps: u64,
+	tally: GateTally,
+}
+
+/// What a finished match decided.
+struct Verdict {
+	/// The generation its net is (measured) or would be (a candidate).
+	generation: u64,
+	/// Whether the candidate is promoted (a measurement is recorded as promoted: its row is the
+	/// incumbent's record, which is how a restart finds it), and why.
+	decision: PromotionDecision,
+	/// How the match ended.
+	stop: StopReason,
+}
+
+/// The run's gate matches, and what they established about the incumbent.
+pub(super) struct Gating {
+	shared: Arc<Shared>,
+	pool: Arc<rayon::ThreadPool>,
+	/// Finished matches come back on this channel from their threads.
+	results: (Sender<GateDone>, Receiver<GateDone>),
+	/// Whether a match is being played.
+	running: bool,
+	/// The incumbent's record: the score a candidate must beat.
+	incumbent: Option<GateRecord>,
+	/// The incumbent, when it still has to be measured.
+	to_measure: Option<Network>,
+	/// Matches so far in the run.
+	played: u64,
+	/// The training steps when the last candidate was taken.
+	last_candidate: u64,
+}
+
+impl Gating {
+	/// Gating from `start`, with the run at `steps` training steps.
+	pub(super) fn new(
+		shared: Arc<Shared>,
+		start: GatingStart,
+		steps: u64,
+		pool: Arc<rayon::ThreadPool>,
+	) -> Gating {
+		// A new run, or one stopped before its incumbent was measured: measure it first, so
+		// candidates have a fair score to beat.
+		let to_measure = (start.incumbent.is_none() || !start.incumbent_measured)
+			.then(|| (*shared.current().net).clone());
+		Gating {
+			shared,
+			pool,
+			results: channel(),
+			running: false,
+			incumbent: start.incumbent,
+			to_measure,
+			played: start.gates_played,
+			last_candidate: steps,
+		}
+	}
+
+	/// Finishes the match that is done, if one is; whether it promoted a candidate.
+	pub(super) fn finish_done(&mut self) -> bool {
+		let mut promoted = false;
+		while let Ok(done) = self.results.1.try_recv() {
+			promoted |= self.finish(done);
+		}
+		promoted
+	}
+
+	/// Starts a match if none is running and one is due: the incumbent's measurement first,
+	/// otherwise `net`, trained for `steps`, as a candidate every `steps_per_candidate` steps.
+	pub(super) fn start_due(&mut self, net: &Network, steps: u64) {
+		if self.running {
+			return;
+		}
+		if let Some(incumbent) = self.to_measure.take() {
+			self.start(GateKind::Measure, incumbent, steps);
+		} else if steps >= self.last_candidate + self.shared.settings.steps_per_candidate {
+			self.last_candidate = steps;
+			self.start(GateKind::Candidate, net.clone(), steps);
+		}
+	}
+
+	/// Plays `net`'s match on the gating pool, from a thread of its own that sends the result
+	/// back.
+	fn start(&mut self, kind: GateKind, net: Network, steps: u64) {
+		self.running = true;
+		let settings = self.next_match(kind);
+		let sender = self.results.0.clone();
+		let pool = self.pool.clone();
+		// The table only judges the players' moves; neither searches with it in the gate.
+		let judge = self.shared.tablebase.table();
+		std::thread::Builder::new()
+			.name("gate".into())
+			.spawn(move || {
+				let net = Arc::new(net);
+				let tally = pool.install(|| run_gate_parallel(&net, &settings, judge.as_deref()));
+				let candidate = Arc::try_unwrap(net).unwrap_or_else(|net| (*net).clone());
+				let _ = sender.send(GateDone {
+					kind,
+					candidate,
+					steps,
+					tally,
+				});
+			})
+			.expect("the gate thread starts");
+	}
+
+	/// The settings of the next match, one of `kind`.
+	fn next_match(&mut self, kind: GateKind) -> GateSettings {
+		let base = self.shared.settings.gate;
+		let policy = match kind {
+			// A measurement plays every pair: no early stop, the most accurate score.
+			GateKind::Measure => GatePolicy {
+				min_pairs: base.policy.max_pairs,
+				..base.policy
+			},
+			GateKind::Candidate => base.policy_against(self.incumbent.as_ref()),
+		};
+		// Fresh openings for every match, so no net is judged on the openings that selected it.
+		let seed = base
+			.seed
+			.wrapping_add(self.played.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+		self.played += 1;
+		GateSettings {
+			policy,
+			seed,
+			..base
+		}
+	}
+
+	/// Judges a finished match, records it, and acts on it; whether it promoted a candidate.
+	fn finish(&mut self, done: GateDone) -> bool {
+		self.running = false;
+		let Some(record) = done.tally.record() else {
+			return false;
+		};
+		let verdict = self.judge(done.kind, &record);
+		let now = unix_now();
+		let row = gate_row(&done, &record, &verdict, self.cpu_seconds(), now);
+		self.record(&row);
+		let (generation, decision) = (verdict.generation, &verdict.decision);
+		info!(generation, kind = ?done.kind, score = %record.estimate(), promoted = decision.promote, reason = %decision.reason, "gate finished");
+		self.act(done, record, &verdict, now)
+	}
+
+	/// What the match of `kind` that made `record` decides: a measurement sets the score to
+	/// beat; a candidate is judged by the promotion rule against the incumbent's record.
+	fn judge(&self, kind: GateKind, record: &GateRecord) -> Verdict {
+		let generation = self.shared.current().assignment.generation;
+		match kind {
+			GateKind::Measure => Verdict {
+				generation,
+				decision: PromotionDecision {
+					promote: true,
+					reason: format!(
+						"generation {generation} measured on fresh openings: the score to beat"
+					),
+				},
+				stop: StopReason::Measured,
+			},
+			GateKind::Candidate => Verdict {
+				generation: generation + 1,
+				decision: promote(
+					record,
+					self.incumbent.as_ref(),
+					&self.shared.settings.promotion,
+				),
+				stop: StopReason::Candidate(record.stop),
+			},
+		}
+	}
+
+	/// The workers' CPU-seconds over the run, counted up to now.
+	fn cpu_seconds(&self) -> f64 {
+		let mut live = self.shared.live();
+		live.count_cpu(Instant::now());
+		live.cpu_seconds
+	}
+
+	/// Writes a finished match's row to the ledger and shows it on the dashboards.
+	fn record(&self, row: &GateRow) {
+		if let Err(e) = self.shared.ledger().record_gate(row) {
+			error!(%e, "could not record the gate");
+		}
+		self.shared.live().gates.push(gate_summary(row));
+	}
+
+	/// Acts on a recorded match: a measurement becomes the incumbent's record; a candidate that
+	/// won is promoted, its promotion gate standing for it until it is measured. Whether one
+	/// was promoted.
+	fn act(&mut self, done: GateDone, record: GateRecord, verdict: &Verdict, now: f64) -> bool {
+		match done.kind {
+			GateKind::Measure => {
+				self.incumbent = Some(record);
+				false
+			}
+			GateKind::Candidate if verdict.decision.promote => {
+				let mut net = done.candidate;
+				net.generation = verdict.generation;
+				if let Err(e) = promote_net(&self.shared, net.clone(), done.steps, now) {
+					error!(%e, "could not promote the candidate");
+					return false;
+				}
+				self.incumbent = Some(record);
+				self.to_measure = Some(net);
+				true
+			}
+			GateKind::Candidate => false,
+		}
+	}
+}
+
+/// Makes `net`, trained for `steps`, the run's new generation: its file, its ledger row, and
+/// the assignment every session is told.
+fn promote_net(shared: &Shared, net: Network, steps: u64, now: f64) -> Result<(), StorageError> {
+	let sha256 = shared.run_dir.save_net(&net)?;
+	let samples = shared.live().samples_total;
+	shared.ledger().record_generation(&GenerationRow {
+		generation: net.generation,
+		sha256: sha256.clone(),
+		training_steps: steps,
+		promoted_at: now,
+		samples_at_promotion: samples,
+	})?;
+	info!(generation = net.generation, "promoted");
+	shared.promote(Arc::new(net), sha256);
+	Ok(())
+}
+
+/// The ledger's row of a finished match that made `record` and was judged `verdict`, with the
+/// workers' CPU-seconds over the run and the time (Unix seconds) when it finished.
+fn gate_row(
+	done: &GateDone,
+	record: &GateRecord,
+	verdict: &Verdict,
+	cpu_seconds: f64,
+	now: f64,
+) -> GateRow {
+	let estimate = record.estimate();
+	let (t, s) = (done.tally.by_side.as_tigers, done.tally.by_side.as_sheep);
+	GateRow {
+		id: 0,
+		candidate_generation: verdict.generation,
+		training_steps: done.steps,
+		promoted: verdict.decision.promote,
+		tigers_wins: t.wins,
+		tigers_draws: t.draws,
+		tigers_losses: t.losses,
+		sheep_wins: s.wins,
+		sheep_draws: s.draws,
+		sheep_losses: s.losses,
+		score: estimate.score,
+		score_low: estimate.low,
+		score_high: estimate.high,
+		elo: estimate.elo().elo,
+		stop: verdict.stop,
+		reason: verdict.decision.reason.clone(),
+		finished_at: now,
+		pairs: record.pairs.counts,
+		cpu_seconds,
+		candidate_exact: done.tally.candidate_accuracy,
+		reference_exact: done.tally.reference_accuracy,
+	}
+}
+
+/// A gate match with pairs played in parallel on the current rayon pool and counted in opening
+/// order, so it stops exactly where a match played one pair at a time would; `judge` scores
+/// the players' movement-phase moves.
+pub fn run_gate_parallel(
+	net: &Arc<Network>,
+	settings: &GateSettings,
+	judge: Option<&Tablebase>,
+) -> GateTally {
+	let openings = gate_openings(settings);
+	let mut tally = GateTally::default();
+	let width = rayon::current_num_threads().max(1);
+	for chunk in openings.chunks(width) {
+		let pairs: Vec<_> = chunk
+			.par_iter()
+			.map(|o| play_gate_pair(net, settings, o, judge))
+			.collect();
+		for pair in pairs {
+			if tally.add(pair, &settings.policy) {
+				return tally;
+			}
+		}
+	}
+	tally
+}
+
+/// The dashboard's view of a gate row.
+pub fn gate_summary(row: &GateRow) -> v1::GateSummary {
+	let side = |w, d, l| {
+		Some(v1::SideResult {
+			wins: w,
+			draws: d,
+			losses: l,
+		})
+	};
+	v1::GateSummary {
+		generation: row.candidate_generation,
+		training_steps: row.training_steps,
+		promoted: row.promoted,
+		as_tigers: side(row.tigers_wins, row.tigers_draws, row.tigers_losses),
+		as_sheep: side(row.sheep_wins, row.sheep_draws, row.sheep_losses),
+		score: row.score,
+		score_low: row.score_low,
+		score_high: row.score_high,
+		reason: row.reason.clone(),
+		finished_at: row.finished_at,
+		elo: row.elo,
+		cpu_hours: row.cpu_seconds / 3600.0,
+		measurement: row.stop == StopReason::Measured,
+		candidate_exact: exact(row.candidate_exact),
+		reference_exact: exact(row.reference_exact),
+	}
+}
+
+/// An accuracy for the wire; absent for matches played without a tablebase.
+pub fn exact(accuracy: Accuracy) -> Option<v1::ExactAccuracy> {
+	(accuracy.moves > 0).then_some(v1::ExactAccuracy {
+		moves: accuracy.moves,
+		kept: accuracy.kept,
+	})
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn a_stop_reads_back_as_written() {
+		let all = [
+			StopReason::Candidate(GateStop::AcceptH0),
+			StopReason::Candidate(GateStop::AcceptH1),
+			StopReason::Candidate(GateStop::Cap),
+			StopReason::Measured,
+		];
+		for stop in all {
+			assert_eq!(stop.as_str().parse(), Ok(stop));
+		}
+	}
+
+	#[test]
+	fn the_texts_older_builds_wrote_read_back() {
+		// They wrote a candidate's stop as `GateStop`'s `Debug` form.
+		for stop in [GateStop::AcceptH0, GateStop::AcceptH1, GateStop::Cap] {
+			let old = format!("{stop:?}");
+			assert_eq!(old.parse(), Ok(StopReason::Candidate(stop)), "{old}");
+		}
+		assert_eq!("Measured".parse(), Ok(StopReason::Measured));
+		assert_eq!(StopReason::Measured.gate_stop(), GateStop::Cap);
+	}
+
+	#[test]
+	fn an_unknown_stop_is_refused_naming_it() {
+		for text in ["", "H1", "acceptH1", "Measured "] {
+			let error = text.parse::<StopReason>().unwrap_err();
+			assert_eq!(error, UnknownStop(text.to_string()));
+			assert!(
+				error.to_string().contains("is not a gate's stop"),
+				"{error}"
+			);
+		}
+		let long = "x".repeat(1000);
+		assert!(long.parse::<StopReason>().unwrap_err().to_string().len() < 200);
+	}
+}
