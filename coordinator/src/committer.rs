@@ -30,6 +30,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use metrics::counter;
+use thiserror::Error;
 use tigers_proto::v1;
 use tokio::sync::oneshot;
 use tracing::{error, warn};
@@ -61,13 +62,13 @@ enum Job {
 	/// Store a batch; answer with what became of it.
 	Batch {
 		batch: NewBatch,
-		reply: oneshot::Sender<Result<BatchInsert, String>>,
+		reply: oneshot::Sender<Result<BatchInsert, WriteError>>,
 	},
 	/// Use up a refused batch's number; answer whether it was the next one expected.
 	Refusal {
 		worker_id: String,
 		sequence: u64,
-		reply: oneshot::Sender<Result<bool, String>>,
+		reply: oneshot::Sender<Result<bool, WriteError>>,
 	},
 	/// Any other write, nobody waiting; a failure is logged, saying what it was.
 	Later {
@@ -144,13 +145,15 @@ impl Committer {
 
 	/// Stores `batch` with the next group; what became of it once the group is on disk, or why
 	/// it could not be stored.
-	pub async fn store(&self, batch: NewBatch) -> Result<BatchInsert, String> {
-		self.submit(batch).await.unwrap_or_else(|_| Err(stopped()))
+	pub async fn store(&self, batch: NewBatch) -> Result<BatchInsert, WriteError> {
+		self.submit(batch)
+			.await
+			.unwrap_or_else(|_| Err(WriteError::Stopped))
 	}
 
 	/// Queues `batch` for the next group at once; the answer [`Committer::store`] awaits comes
 	/// on the receiver.
-	pub fn submit(&self, batch: NewBatch) -> oneshot::Receiver<Result<BatchInsert, String>> {
+	pub fn submit(&self, batch: NewBatch) -> oneshot::Receiver<Result<BatchInsert, WriteError>> {
 		let (reply, answer) = oneshot::channel();
 		self.send(Job::Batch { batch, reply });
 		answer
@@ -158,14 +161,14 @@ impl Committer {
 
 	/// Uses up refused batch `sequence` of `worker_id` with the next group (see
 	/// [`Ledger::record_refusal`]); whether it was the next one expected, once on disk.
-	pub async fn refuse(&self, worker_id: &str, sequence: u64) -> Result<bool, String> {
+	pub async fn refuse(&self, worker_id: &str, sequence: u64) -> Result<bool, WriteError> {
 		let (reply, answer) = oneshot::channel();
 		self.send(Job::Refusal {
 			worker_id: worker_id.to_string(),
 			sequence,
 			reply,
 		});
-		answer.await.unwrap_or_else(|_| Err(stopped()))
+		answer.await.unwrap_or_else(|_| Err(WriteError::Stopped))
 	}
 
 	/// Writes `write` with the next group, without waiting; a failure is logged with `what`
@@ -207,8 +210,22 @@ impl Drop for Committer {
 	}
 }
 
-fn stopped() -> String {
-	"the ledger's writer has stopped".to_string()
+/// Why the ledger's writer did not do a write.
+#[derive(Clone, Debug, Error)]
+pub enum WriteError {
+	/// The writer has stopped (the coordinator is shutting down).
+	#[error("the ledger's writer has stopped")]
+	Stopped,
+	/// The write, or the commit of its group, failed. Shared: one commit's failure answers
+	/// every write of the group.
+	#[error(transparent)]
+	Failed(Arc<StorageError>),
+}
+
+impl From<StorageError> for WriteError {
+	fn from(error: StorageError) -> WriteError {
+		WriteError::Failed(Arc::new(error))
+	}
 }
 
 /// The thread's side.
@@ -230,11 +247,14 @@ struct Writer {
 /// A write of the group and how to answer it once the group is committed.
 enum Answer {
 	Batch(
-		oneshot::Sender<Result<BatchInsert, String>>,
-		Result<BatchInsert, String>,
+		oneshot::Sender<Result<BatchInsert, WriteError>>,
+		Result<BatchInsert, WriteError>,
 	),
-	Refusal(oneshot::Sender<Result<bool, String>>, Result<bool, String>),
-	Later(&'static str, Result<(), String>),
+	Refusal(
+		oneshot::Sender<Result<bool, WriteError>>,
+		Result<bool, WriteError>,
+	),
+	Later(&'static str, Result<(), WriteError>),
 }
 
 impl Writer {
@@ -281,13 +301,13 @@ impl Writer {
 		let mut ledger = self.ledger();
 		// A transaction left open by a panic mid-group must not swallow this one.
 		ledger.rollback();
-		let began = ledger.begin().map_err(|e| e.to_string());
+		let began = ledger.begin().map_err(WriteError::from);
 		let mut stored = Stored::default();
 		let answers: Vec<Answer> = group
 			.into_iter()
 			.filter_map(|job| write_job(&mut ledger, &began, job, &mut stored))
 			.collect();
-		let committed = began.and_then(|()| ledger.commit().map_err(|e| e.to_string()));
+		let committed = began.and_then(|()| ledger.commit().map_err(WriteError::from));
 		drop(ledger);
 		if committed.is_ok() && !answers.is_empty() {
 			self.counts.commits.fetch_add(1, Ordering::Relaxed);
@@ -390,7 +410,7 @@ struct Stored {
 /// noted). Counts the batches stored in `stored`.
 fn write_job(
 	ledger: &mut Ledger,
-	began: &Result<(), String>,
+	began: &Result<(), WriteError>,
 	job: Job,
 	stored: &mut Stored,
 ) -> Option<Answer> {
@@ -399,7 +419,7 @@ fn write_job(
 			let result = began.clone().and_then(|()| {
 				ledger
 					.write_unit(|ledger| ledger.store_batch(&batch))
-					.map_err(|e| e.to_string())
+					.map_err(WriteError::from)
 			});
 			if let Ok(BatchInsert::Inserted { .. }) = result {
 				stored.batches += 1;
@@ -415,14 +435,14 @@ fn write_job(
 			let result = began.clone().and_then(|()| {
 				ledger
 					.record_refusal(&worker_id, sequence)
-					.map_err(|e| e.to_string())
+					.map_err(WriteError::from)
 			});
 			Answer::Refusal(reply, result)
 		}
 		Job::Later { what, write } => {
 			let result = began
 				.clone()
-				.and_then(|()| ledger.write_unit(write).map_err(|e| e.to_string()));
+				.and_then(|()| ledger.write_unit(write).map_err(WriteError::from));
 			Answer::Later(what, result)
 		}
 		Job::Prune(id) => {
@@ -436,9 +456,9 @@ fn write_job(
 /// A write's result once its group's commit is known: nothing of the group is on disk if the
 /// commit failed, so then every write has failed with it.
 fn unless_failed<T>(
-	committed: &Result<(), String>,
-	result: Result<T, String>,
-) -> Result<T, String> {
+	committed: &Result<(), WriteError>,
+	result: Result<T, WriteError>,
+) -> Result<T, WriteError> {
 	match committed {
 		Ok(()) => result,
 		Err(why) => Err(why.clone()),
@@ -542,15 +562,15 @@ mod tests {
 		));
 		committer.later("a write that fails", |ledger| ledger.record_flag("nobody"));
 		committer.later("recording a loss", |ledger| ledger.record_loss(7, 0.5, 1.0));
-		assert_eq!(committer.refuse("w", 2).await, Ok(true));
-		assert_eq!(committer.refuse("w", 9).await, Ok(false));
+		assert!(committer.refuse("w", 2).await.unwrap());
+		assert!(!committer.refuse("w", 9).await.unwrap());
 		assert_eq!(
-			committer.store(batch("w", 2)).await,
-			Ok(BatchInsert::OutOfOrder { expected: 3 })
+			committer.store(batch("w", 2)).await.unwrap(),
+			BatchInsert::OutOfOrder { expected: 3 }
 		);
 		assert_eq!(
-			committer.store(batch("w", 1)).await,
-			Ok(BatchInsert::Duplicate)
+			committer.store(batch("w", 1)).await.unwrap(),
+			BatchInsert::Duplicate
 		);
 		drop(committer);
 		let ledger = shared.lock().unwrap();

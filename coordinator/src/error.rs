@@ -6,6 +6,7 @@ use tigers_proto::{MAX_MESSAGE_BYTES, REJECTED_SEQUENCE_KEY};
 use tonic::Status;
 
 use crate::StorageError;
+use crate::committer::WriteError;
 use crate::identity::IdentityError;
 use crate::metrics::MetricsError;
 use crate::service::BUILD_VERSION;
@@ -182,10 +183,9 @@ pub enum StoreFailure {
 	/// Preparing the batch for the ledger failed.
 	#[error(transparent)]
 	Storage(StorageError),
-	/// The ledger's writer could not store the batch or use up its number, or has stopped. Its
-	/// words: one commit's failure answers every write of the group, so it comes as text.
-	#[error("{0}")]
-	Writer(String),
+	/// The ledger's writer could not store the batch or use up its number, or has stopped.
+	#[error(transparent)]
+	Writer(WriteError),
 }
 
 impl ServiceError {
@@ -323,7 +323,7 @@ mod tests {
 			(
 				ServiceError::NotStored {
 					sequence: 3,
-					reason: StoreFailure::Writer("the ledger's writer has stopped".into()),
+					reason: StoreFailure::Writer(WriteError::Stopped),
 				},
 				Code::Unavailable,
 				"could not store batch 3: the ledger's writer has stopped",
