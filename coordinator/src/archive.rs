@@ -185,7 +185,7 @@ impl GameArchive {
 			return Ok(0);
 		}
 		let texts = decompressed(&pending);
-		let by_generation = sort_by_generation(&texts);
+		let by_generation = sort_by_generation(&pending, &texts);
 		let before = self.files.clone();
 		let written = self.append(&by_generation, latest).and_then(|changed| {
 			let ids: Vec<i64> = pending.iter().map(|batch| batch.id).collect();
@@ -205,15 +205,15 @@ impl GameArchive {
 		Ok(pending.len())
 	}
 
-	/// Appends each generation's records to its file as one gzip member and syncs it, or
-	/// counts them as pruned if the generation is; the rows that changed.
+	/// Appends each generation's games to its file and syncs it, or counts them as pruned if
+	/// the generation is; the rows that changed.
 	fn append(
 		&mut self,
-		by_generation: &BTreeMap<u64, Vec<&str>>,
+		by_generation: &BTreeMap<u64, ToWrite<'_>>,
 		latest: Option<u64>,
 	) -> Result<Vec<GameFileRow>, StorageError> {
 		let mut changed = Vec::new();
-		for (&generation, records) in by_generation {
+		for (&generation, to_write) in by_generation {
 			let row = self.files.entry(generation).or_insert(GameFileRow {
 				generation,
 				bytes: 0,
@@ -225,11 +225,11 @@ impl GameArchive {
 			if is_pruned {
 				row.pruned_at.get_or_insert_with(unix_now);
 			} else {
-				let member = compress(records.iter().copied());
-				append_synced(&self.dir.join(file_name(generation)), &member)?;
-				row.bytes += member.len() as u64;
+				let bytes = to_write.bytes();
+				append_synced(&self.dir.join(file_name(generation)), &bytes)?;
+				row.bytes += bytes.len() as u64;
 			}
-			row.games += records.len() as u64;
+			row.games += to_write.games;
 			changed.push(*row);
 		}
 		Ok(changed)
@@ -309,31 +309,73 @@ fn is_past_keeping(generation: u64, latest: Option<u64>, keep: u64) -> bool {
 	keep > 0 && latest.is_some_and(|latest| generation.saturating_add(keep) <= latest)
 }
 
-/// Each pending batch's records as text, with its oldest generation; a batch whose games do
-/// not decompress (damaged on disk) is left out with a warning rather than holding up every
+/// Each pending batch's records as text, in `pending`'s order; `None` for a batch whose games
+/// do not decompress (damaged on disk), left out with a warning rather than holding up every
 /// batch after it.
-fn decompressed(pending: &[PendingGames]) -> Vec<(Option<u64>, String)> {
-	let mut texts = Vec::with_capacity(pending.len());
-	for batch in pending {
-		match games::records_text(&batch.games) {
-			Ok(text) => texts.push((batch.generation_min, text)),
+fn decompressed(pending: &[PendingGames]) -> Vec<Option<String>> {
+	pending
+		.iter()
+		.map(|batch| match games::records_text(&batch.games) {
+			Ok(text) => Some(text),
 			Err(e) => {
 				warn!(batch = batch.id, %e, "a batch's games are damaged in the ledger; skipped");
+				None
 			}
-		}
-	}
-	texts
+		})
+		.collect()
 }
 
-/// The records of `texts`, by the generation each names (else its batch's oldest, else 0),
-/// in order.
-fn sort_by_generation(texts: &[(Option<u64>, String)]) -> BTreeMap<u64, Vec<&str>> {
-	let mut by_generation: BTreeMap<u64, Vec<&str>> = BTreeMap::new();
-	for (generation_min, text) in texts {
-		let fallback = generation_min.unwrap_or(0);
-		for record in split_records(text) {
-			let generation = generation_in(record).unwrap_or(fallback);
-			by_generation.entry(generation).or_default().push(record);
+/// What a round writes to one generation's file: the stored members of batches whose games
+/// are all of that generation, appended as they are, and the records of batches that straddle
+/// a promotion, compressed into one new member. Compressing again costs about as much as the
+/// first compression (`cargo bench -p tigers-proto`, docs/benchmarks.md), and nearly every
+/// batch is of one generation.
+#[derive(Debug, Default)]
+struct ToWrite<'a> {
+	members: Vec<&'a [u8]>,
+	records: Vec<&'a str>,
+	games: u64,
+}
+
+impl ToWrite<'_> {
+	/// The bytes to append.
+	fn bytes(&self) -> Vec<u8> {
+		let mut bytes = self.members.concat();
+		if !self.records.is_empty() {
+			bytes.extend(compress(self.records.iter().copied()));
+		}
+		bytes
+	}
+}
+
+/// The games of `pending` (with their `texts`), by the generation each record names (else its
+/// batch's oldest, else 0), in order.
+fn sort_by_generation<'a>(
+	pending: &'a [PendingGames],
+	texts: &'a [Option<String>],
+) -> BTreeMap<u64, ToWrite<'a>> {
+	let mut by_generation: BTreeMap<u64, ToWrite<'a>> = BTreeMap::new();
+	for (batch, text) in pending.iter().zip(texts) {
+		let Some(text) = text else {
+			continue;
+		};
+		let fallback = batch.generation_min.unwrap_or(0);
+		let records: Vec<(u64, &str)> = split_records(text)
+			.map(|record| (generation_in(record).unwrap_or(fallback), record))
+			.collect();
+		let Some(&(first, _)) = records.first() else {
+			continue;
+		};
+		if records.iter().all(|&(generation, _)| generation == first) {
+			let to_write = by_generation.entry(first).or_default();
+			to_write.members.push(&batch.games);
+			to_write.games += records.len() as u64;
+		} else {
+			for (generation, record) in records {
+				let to_write = by_generation.entry(generation).or_default();
+				to_write.records.push(record);
+				to_write.games += 1;
+			}
 		}
 	}
 	by_generation
@@ -548,6 +590,21 @@ mod tests {
 	}
 
 	#[test]
+	fn a_batch_of_one_generation_is_appended_as_it_was_stored() {
+		let mut run = Run::new("archive-as-stored");
+		run.store(&[(2, 1), (2, 2)]);
+		run.store(&[(2, 3)]);
+		let stored = run.ledger.lock().unwrap().pending_games(10).unwrap();
+		run.archive(0).work(&run.ledger, 10).unwrap();
+		let file = std::fs::read(run.dir.path().join("games").join(file_name(2))).unwrap();
+		assert_eq!(
+			file,
+			[stored[0].games.clone(), stored[1].games.clone()].concat()
+		);
+		assert_eq!(run.seeds(2), [1, 2, 3]);
+	}
+
+	#[test]
 	fn games_written_but_never_committed_are_cut_back_and_written_again() {
 		let mut run = Run::new("archive-crash");
 		run.store(&[(0, 1)]);
@@ -558,7 +615,9 @@ mod tests {
 		// first file has more than its row says, the second has no row at all.
 		let pending = run.ledger.lock().unwrap().pending_games(10).unwrap();
 		let texts = decompressed(&pending);
-		archive.append(&sort_by_generation(&texts), None).unwrap();
+		archive
+			.append(&sort_by_generation(&pending, &texts), None)
+			.unwrap();
 		drop(archive);
 		assert_eq!(run.seeds(0), [1, 2]);
 		assert!(run.exists(1));

@@ -47,9 +47,11 @@ pub fn generation_of(name: &str) -> Option<u64> {
 /// Records (each a whole record's text, ending in a newline) as one gzip member, ready to be
 /// appended to an archive file.
 pub fn compress<'a>(records: impl IntoIterator<Item = &'a str>) -> Vec<u8> {
-	// The default level: records of one run repeat their start and most moves, so they shrink
-	// to about a quarter; a faster level saves little at a few hundred games a second.
-	let mut encoder = GzEncoder::new(Vec::new(), Compression::default());
+	// The fastest level: a batch of 16 games compresses in about a third of the default
+	// level's time to a third more bytes (1,804 against 1,361 of 5,730; `cargo bench -p
+	// tigers-proto`, docs/benchmarks.md), and the coordinator compresses every batch it
+	// stores, thousands a second at full ingest.
+	let mut encoder = GzEncoder::new(Vec::new(), Compression::fast());
 	for record in records {
 		encoder
 			.write_all(record.as_bytes())
