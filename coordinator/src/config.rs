@@ -209,7 +209,7 @@ impl Default for RunSettings {
 			research_fraction: 0.01,
 			tablebase_use: TablebaseUse::DEFAULT,
 			timed: TimedSettings::default(),
-			// Every game: a game took 86 bytes compressed in a first run, so a day of two
+			// Every game: a game took 107 bytes compressed in a first run, so a day of two
 			// cores' self-play is some tens of megabytes (docs/training.md, "Every game kept").
 			keep_game_generations: 0,
 		}
