@@ -8,11 +8,9 @@
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
-use tigers_proto::client::{ClientSettings, Connector, error_chain};
+use tigers_proto::client::{CONNECT_TIMEOUT, ClientSettings, Connector, error_chain};
 use tigers_proto::v1;
 use tonic::Code;
-
-use crate::net_source::CONNECT_TIMEOUT;
 
 /// The first pause before reconnecting; it doubles up to [`MAX_RETRY`].
 const FIRST_RETRY: Duration = Duration::from_millis(500);
