@@ -6,11 +6,9 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+use tigers_widgets::{BoardView, Highlights, HistoryView};
 
 use super::model::Dashboard;
-use crate::board_view::BoardView;
-use crate::history::HistoryView;
-use crate::player::Highlights;
 
 /// Columns for the move list.
 const MOVES_WIDTH: u16 = 16;

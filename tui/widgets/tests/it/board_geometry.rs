@@ -5,7 +5,7 @@ use ratatui::layout::{Position, Rect};
 use ratatui::style::Modifier;
 use ratatui::widgets::Widget;
 use tigers_core::{GameBoard, Pos};
-use tigers_tui::{BoardView, Highlights};
+use tigers_widgets::{BoardView, Highlights};
 
 /// The start's tigers with a sheep on `pos` (unless a tiger stands there).
 fn board_with_piece_on(pos: Pos) -> GameBoard {

@@ -3,16 +3,43 @@
 //!
 //! Rows are the moves played followed by the moves undone (kept so that the user can step
 //! forward again), greyed. Sheep moves are white, tiger moves yellow; a move that gave away a
-//! win or a draw (by the tablebase) is red and marked `?` or `??`. The list scrolls so that the
-//! last move played stays in view.
+//! win or a draw (by the tablebase: a [`Slip`]) is red and marked `?` or `??`. The list scrolls
+//! so that the last move played stays in view.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Position, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
+use tigers_core::tablebase::Value;
 use tigers_core::{Move, Turn};
 
-use crate::exact::Slip;
+/// A move that made its side's exact result worse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slip {
+	/// The mover's value before the move.
+	pub before: Value,
+	/// The mover's value after it.
+	pub after: Value,
+}
+
+impl Slip {
+	/// `?` for one step down (a win to a draw, a draw to a loss), `??` for a win to a loss.
+	pub fn mark(self) -> &'static str {
+		if self.before.sign() - self.after.sign() >= 2 {
+			"??"
+		} else {
+			"?"
+		}
+	}
+
+	/// What was thrown away, short enough for the last move's pane: "threw away a win".
+	pub fn describe(self) -> &'static str {
+		match self.before {
+			Value::Win(_) => "threw away a win",
+			_ => "threw away a draw",
+		}
+	}
+}
 
 /// The move list widget.
 #[derive(Clone, Copy, Debug)]
@@ -92,6 +119,22 @@ impl Widget for HistoryView<'_> {
 #[cfg(test)]
 mod tests {
 	use super::*;
+
+	#[test]
+	fn marks_grow_with_what_was_lost() {
+		let slip = |before, after| Slip { before, after };
+		assert_eq!(slip(Value::Win(3), Value::Draw).mark(), "?");
+		assert_eq!(slip(Value::Draw, Value::Loss(4)).mark(), "?");
+		assert_eq!(slip(Value::Win(3), Value::Loss(2)).mark(), "??");
+		assert_eq!(
+			slip(Value::Win(3), Value::Draw).describe(),
+			"threw away a win"
+		);
+		assert_eq!(
+			slip(Value::Draw, Value::Loss(2)).describe(),
+			"threw away a draw"
+		);
+	}
 
 	#[test]
 	fn the_last_move_played_stays_in_view() {

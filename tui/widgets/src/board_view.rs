@@ -1,5 +1,5 @@
 //! `BoardView`: the board drawn at a whole-number scale, and [`BoardView::pos_at`], which maps
-//! a cell back to the point drawn there.
+//! a cell back to the point drawn there; [`Highlights`], what it marks for the player to move.
 //!
 //! At scale `s` neighbouring points are `4s` columns and `2s` rows apart (terminal cells are
 //! about twice as tall as wide, so the board comes out square), and diagonals advance two
@@ -21,13 +21,20 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::Widget;
 use tigers_core::{GameBoard, Move, Pos, Turn};
 
-use crate::player::Highlights;
-
 /// The largest scale drawn; beyond it the board would only get emptier.
 pub const MAX_SCALE: u16 = 8;
 
 /// Columns taken by the rank labels on the left (a digit and a space).
 const LABEL_WIDTH: u16 = 2;
+
+/// What the board shows for the player to move: a selected piece and where it can go.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Highlights {
+	/// The piece picked up, if any.
+	pub selected: Option<Pos>,
+	/// The points it can move to (or, while placing, nothing: every empty point is a target).
+	pub targets: Vec<Pos>,
+}
 
 /// The board widget: a board, what to highlight, and the last move played.
 #[derive(Clone, Copy, Debug)]
