@@ -22,10 +22,10 @@
 //!
 //! And [`tablebase_command`]: `tui tablebase build | verify | stats`, and finding the table.
 //!
-//! And the training dashboard, [`dashboard`], which also serves the coordinator's own screen.
+//! The training dashboard that `tui dashboard` shows is the `tigers_dashboard` crate, which the
+//! coordinator uses for its own screen too.
 
 pub mod app;
-pub mod dashboard;
 pub mod engine;
 pub mod exact;
 pub mod layout;

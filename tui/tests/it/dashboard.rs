@@ -8,9 +8,9 @@ use insta::assert_snapshot;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use tigers_dashboard::recording::read_recording;
+use tigers_dashboard::{Dashboard, Pane};
 use tigers_proto::v1;
-use tigers_tui::dashboard::recording::read_recording;
-use tigers_tui::dashboard::{Dashboard, Pane};
 
 /// The recorded snapshots: two from early in the run, half a minute apart, and two from later.
 pub fn recorded() -> Vec<v1::Progress> {

@@ -5,8 +5,8 @@
 
 use insta::assert_snapshot;
 use ratatui::crossterm::event::KeyCode;
+use tigers_dashboard::{Dashboard, Pane};
 use tigers_proto::v1;
-use tigers_tui::dashboard::{Dashboard, Pane};
 
 use crate::dashboard::{draw, fed, later, press, recorded, text};
 

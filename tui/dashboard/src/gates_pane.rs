@@ -20,8 +20,8 @@ use ratatui::widgets::{
 use tigers_core::stats::MAX_ELO;
 use tigers_proto::v1;
 
-use super::model::{Dashboard, GateAxis};
-use super::{fit, format};
+use crate::model::{Dashboard, GateAxis};
+use crate::{fit, format};
 
 /// The most lines a gate's decision takes: a promotion's sentence, the longest, names both
 /// scores with their intervals and the SPRT's stop, some 190 characters, three lines at 80

@@ -8,10 +8,10 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Tabs, Widget, Wrap};
 
-use super::alarms::alarms;
-use super::model::{Dashboard, Link, Pane};
-use super::{fit, format};
-use super::{fleet_pane, game_pane, gates_pane, run_pane};
+use crate::alarms::alarms;
+use crate::model::{Dashboard, Link, Pane};
+use crate::{fit, format};
+use crate::{fleet_pane, game_pane, gates_pane, run_pane};
 
 /// The smallest screen drawn.
 pub const MIN_WIDTH: u16 = 60;

@@ -8,9 +8,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use ratatui::DefaultTerminal;
 use ratatui::crossterm::event;
 
-use super::feed::FeedEvent;
-use super::model::Dashboard;
-use super::recording::Recorder;
+use crate::feed::FeedEvent;
+use crate::model::Dashboard;
+use crate::recording::Recorder;
 
 /// How long to wait for a key before looking at the feed again.
 const FRAME: Duration = Duration::from_millis(100);

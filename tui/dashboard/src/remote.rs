@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use thiserror::Error;
 
-use super::feed::{FeedEvent, FeedSettings, follow};
-use super::model::Dashboard;
-use super::recording::{Recorder, RecordingError, read_recording};
-use super::screen::{Closed, show};
+use crate::feed::{FeedEvent, FeedSettings, follow};
+use crate::model::Dashboard;
+use crate::recording::{Recorder, RecordingError, read_recording};
+use crate::screen::{Closed, show};
 
 /// Why a dashboard could not be shown, or stopped.
 #[derive(Debug, Error)]

@@ -12,9 +12,9 @@ use ratatui::widgets::{
 };
 use tigers_proto::v1;
 
-use super::fleet_pane::worker_counts;
-use super::model::Dashboard;
-use super::{fit, format};
+use crate::fleet_pane::worker_counts;
+use crate::model::Dashboard;
+use crate::{fit, format};
 
 /// Draws the pane.
 pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer) {

@@ -1,5 +1,7 @@
 //! The training dashboard: a live view of a coordinator's run drawn from its `WatchProgress`
-//! stream, shown by `tui dashboard` and by the coordinator itself on a terminal.
+//! stream, shown by `tui dashboard` and by the coordinator itself on a terminal. A crate of its
+//! own so that the coordinator shows it without linking the game screen; the Game pane draws
+//! with the game screen's board and move list from `tigers_widgets`.
 //!
 //! - [`model`]: [`Dashboard`], the state and what keys do, without a terminal;
 //! - [`alarms`]: what is wrong with a run, from one snapshot;

@@ -8,7 +8,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 use tigers_widgets::{BoardView, Highlights, HistoryView};
 
-use super::model::Dashboard;
+use crate::model::Dashboard;
 
 /// Columns for the move list.
 const MOVES_WIDTH: u16 = 16;

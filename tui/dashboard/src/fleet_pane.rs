@@ -9,9 +9,9 @@ use ratatui::text::Span;
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Widget};
 use tigers_proto::v1;
 
-use super::alarms::is_quiet;
-use super::model::Dashboard;
-use super::{fit, format};
+use crate::alarms::is_quiet;
+use crate::model::Dashboard;
+use crate::{fit, format};
 
 /// Widths of the table at or above which the headers are spelt out in full.
 const WIDE: u16 = 100;

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tigers_proto::v1;
 
-use super::replay::Replay;
+use crate::replay::Replay;
 
 /// How far back the "now" rates look, in seconds of the coordinator's uptime.
 const RATE_WINDOW_SECONDS: f64 = 30.0;

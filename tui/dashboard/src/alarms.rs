@@ -5,7 +5,7 @@ use std::fmt;
 
 use tigers_proto::v1;
 
-use super::format;
+use crate::format;
 
 /// No samples for this long, while workers are connected or the run has been up this long,
 /// is an alarm.
