@@ -1,8 +1,6 @@
 //! Integration tests of the `tui` crate: screens, input handling, records, finding nets, and the
 //! engine protocol through the real binary.
 
-mod dashboard;
-mod dashboard_80x24;
 mod engine;
 mod input;
 mod net_source;

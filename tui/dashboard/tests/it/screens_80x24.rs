@@ -8,7 +8,7 @@ use ratatui::crossterm::event::KeyCode;
 use tigers_dashboard::{Dashboard, Pane};
 use tigers_proto::v1;
 
-use crate::dashboard::{draw, fed, later, press, recorded, text};
+use crate::screens::{draw, fed, later, press, recorded, text};
 
 const WIDTH: u16 = 80;
 const HEIGHT: u16 = 24;
