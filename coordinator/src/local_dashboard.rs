@@ -11,8 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::Duration;
 
+use tigers_dashboard::{Closed, Dashboard, FeedSettings, follow, show};
 use tigers_proto::client::ClientSettings;
-use tigers_tui::dashboard::{Closed, Dashboard, FeedSettings, follow, show};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use tracing::{error, info};

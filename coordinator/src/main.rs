@@ -20,7 +20,7 @@ use tigers_core::tablebase::Tablebase;
 use tigers_proto::client::ClientSettings;
 use tigers_proto::client::error_chain;
 use tigers_proto::locations;
-use tigers_tui::tablebase_command::progress_bar;
+use tigers_widgets::progress_bar;
 use tigers_worker::process::{init_file_logging, init_logging, shutdown_signal};
 use tokio::sync::oneshot;
 

@@ -2,9 +2,8 @@
 
 use serde_json::{Value, json};
 use thiserror::Error;
-use tigers_proto::client::{ClientError, ClientSettings, Connector, call_failure};
+use tigers_proto::client::{CONNECT_TIMEOUT, ClientError, ClientSettings, Connector, call_failure};
 use tigers_proto::v1;
-use tigers_tui::net_source::CONNECT_TIMEOUT;
 
 /// The run as JSON: generation, samples (total and per listed worker), games (played, and kept
 /// in the game archive), training steps,

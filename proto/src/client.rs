@@ -18,6 +18,11 @@ use tonic::{Request, Status};
 use crate::MAX_MESSAGE_BYTES;
 use crate::v1::coordinator_client::CoordinatorClient;
 
+/// How long `tui`, its dashboards and `coordinator status` try to reach a coordinator: long
+/// enough for a network, short enough not to keep someone who only wants a game waiting when
+/// none is running. (Workers, which wait for a coordinator anyway, set their own.)
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// What a client presents to the coordinator.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientSettings {

@@ -22,11 +22,10 @@ use ratatui::crossterm::event::{
 };
 use ratatui::layout::{Position, Rect};
 use tigers_core::{Game, Move, Tablebase, Turn};
+use tigers_widgets::{BoardView, Highlights, HistoryView};
 
-use crate::board_view::BoardView;
-use crate::history::HistoryView;
 use crate::layout::{ScreenLayout, inner};
-use crate::player::{Highlights, Input, Player};
+use crate::player::{Input, Player};
 use crate::record_io;
 use crate::seat::{SearchEvent, Seat};
 

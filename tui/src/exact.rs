@@ -3,34 +3,7 @@
 
 use tigers_core::tablebase::Value;
 use tigers_core::{Game, GameBoard, Move, Tablebase, Turn};
-
-/// A move that made its side's exact result worse.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Slip {
-	/// The mover's value before the move.
-	pub before: Value,
-	/// The mover's value after it.
-	pub after: Value,
-}
-
-impl Slip {
-	/// `?` for one step down (a win to a draw, a draw to a loss), `??` for a win to a loss.
-	pub fn mark(self) -> &'static str {
-		if self.before.sign() - self.after.sign() >= 2 {
-			"??"
-		} else {
-			"?"
-		}
-	}
-
-	/// What was thrown away, short enough for the last move's pane: "threw away a win".
-	pub fn describe(self) -> &'static str {
-		match self.before {
-			Value::Win(_) => "threw away a win",
-			_ => "threw away a draw",
-		}
-	}
-}
+use tigers_widgets::Slip;
 
 /// The position's exact result in words, by side: "tigers win in 17", "sheep win in 9",
 /// "draw"; `None` outside the movement phase.
@@ -86,22 +59,6 @@ pub fn slips(table: &Tablebase, game: &Game) -> Vec<Option<Slip>> {
 #[cfg(test)]
 mod tests {
 	use super::*;
-
-	#[test]
-	fn marks_grow_with_what_was_lost() {
-		let slip = |before, after| Slip { before, after };
-		assert_eq!(slip(Value::Win(3), Value::Draw).mark(), "?");
-		assert_eq!(slip(Value::Draw, Value::Loss(4)).mark(), "?");
-		assert_eq!(slip(Value::Win(3), Value::Loss(2)).mark(), "??");
-		assert_eq!(
-			slip(Value::Win(3), Value::Draw).describe(),
-			"threw away a win"
-		);
-		assert_eq!(
-			slip(Value::Draw, Value::Loss(2)).describe(),
-			"threw away a draw"
-		);
-	}
 
 	#[test]
 	fn values_are_said_by_side() {

@@ -13,8 +13,7 @@
 //! is exactly as tall as the board at the largest scale that fits; the bottom row gets the rest.
 
 use ratatui::layout::{Rect, Size};
-
-use crate::board_view::BoardView;
+use tigers_widgets::BoardView;
 
 /// Width of the right-hand column (moves and the last turn), borders included.
 pub const SIDE_WIDTH: u16 = 24;

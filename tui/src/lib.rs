@@ -1,13 +1,12 @@
 //! Tigers and Sheep in the terminal: play against the latest net (or anyone against anyone),
 //! and `tui engine`, a line protocol that lets scripts drive the search.
 //!
-//! The game screen, from the ground up:
+//! The game screen, from the ground up (on the board and move list widgets of
+//! `tigers_widgets`, which the training dashboard draws with too):
 //!
 //! - [`player`]: the polled [`Player`] trait, and core's searchers as players;
 //! - [`local_player`]: [`LocalPlayer`], the person at the terminal (mouse or typed moves);
 //! - [`seat`]: a side's player, at hand or away searching on a background thread;
-//! - [`board_view`]: [`BoardView`], the board at a whole-number scale, and `pos_at`;
-//! - [`history`]: the move list, and which move a click lands on;
 //! - [`exact`]: the tablebase's view of the game: exact values, moves that gave one away;
 //! - [`layout`]: where each pane goes;
 //! - [`app`]: [`App`], the game's state and what input does to it, without a terminal;
@@ -24,14 +23,12 @@
 //!
 //! And [`tablebase_command`]: `tui tablebase build | verify | stats`, and finding the table.
 //!
-//! And the training dashboard, [`dashboard`], which also serves the coordinator's own screen.
+//! The training dashboard that `tui dashboard` shows is the `tigers_dashboard` crate, which the
+//! coordinator uses for its own screen too.
 
 pub mod app;
-pub mod board_view;
-pub mod dashboard;
 pub mod engine;
 pub mod exact;
-pub mod history;
 pub mod layout;
 pub mod local_player;
 pub mod net_source;
@@ -44,6 +41,6 @@ pub mod terminal;
 pub mod ui;
 
 pub use app::App;
-pub use board_view::BoardView;
 pub use local_player::LocalPlayer;
-pub use player::{Highlights, Input, Player};
+pub use player::{Input, Player};
+pub use tigers_widgets::{BoardView, Highlights};

@@ -8,8 +8,9 @@ use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use tigers_core::lines::jump_over;
 use tigers_core::{GameBoard, Move, MoveError, Pos, Turn};
+use tigers_widgets::Highlights;
 
-use crate::player::{Highlights, Input, Player};
+use crate::player::{Input, Player};
 
 /// The longest move in our notation (`ta5xc3`).
 const LONGEST_MOVE: usize = 6;

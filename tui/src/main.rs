@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use tigers_dashboard::FeedSettings;
 use tigers_proto::client::ClientSettings;
 use tigers_proto::locations;
-use tigers_tui::dashboard::FeedSettings;
 use tigers_tui::engine::Engine;
 use tigers_tui::net_source::{DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
 use tigers_tui::setup::{PlayConfig, PlayerKind};
@@ -182,14 +182,14 @@ fn main() -> anyhow::Result<()> {
 		}) => {
 			let interval = Duration::from_millis(u64::from(interval_ms));
 			if let Some(path) = replay {
-				return Ok(tigers_tui::dashboard::remote::replay(&path, interval)?);
+				return Ok(tigers_dashboard::remote::replay(&path, interval)?);
 			}
 			let settings = FeedSettings {
 				url: connect,
 				client,
 				interval,
 			};
-			return Ok(tigers_tui::dashboard::remote::watch(
+			return Ok(tigers_dashboard::remote::watch(
 				settings,
 				record.as_deref(),
 			)?);

@@ -8,16 +8,13 @@ use std::time::Duration;
 use thiserror::Error;
 use tigers_core::Network;
 use tigers_core::network::file::NetFileError;
-use tigers_proto::client::{ClientSettings, Connector, check_net, error_chain};
+use tigers_proto::client::{CONNECT_TIMEOUT, ClientSettings, Connector, check_net, error_chain};
 use tigers_proto::v1::FetchNetRequest;
 
 /// The coordinator's default run directory.
 pub const DEFAULT_RUN_DIR: &str = "runs/default";
 /// The coordinator's default address, as seen from the same machine.
 pub const DEFAULT_COORDINATOR: &str = "http://127.0.0.1:50051";
-/// How long to try to reach a coordinator: long enough for a network, short enough not to keep
-/// someone who only wants a game waiting when none is running.
-pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 /// How long the whole fetch may take once connected (the file is a few tens of kilobytes).
 const FETCH_TIMEOUT: Duration = Duration::from_secs(20);
 

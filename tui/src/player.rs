@@ -14,6 +14,7 @@ use ratatui::text::{Line, Text};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 use tigers_core::search::forced_result;
 use tigers_core::{GameBoard, MinimaxPlayer, Move, Turn};
+use tigers_widgets::Highlights;
 
 /// Something the user did that the player to move may care about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,15 +23,6 @@ pub enum Input {
 	Click(tigers_core::Pos),
 	/// A key press that the app does not use itself.
 	Key(KeyEvent),
-}
-
-/// What the board shows for the player to move: a selected piece and where it can go.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Highlights {
-	/// The piece picked up, if any.
-	pub selected: Option<tigers_core::Pos>,
-	/// The points it can move to (or, while placing, nothing: every empty point is a target).
-	pub targets: Vec<tigers_core::Pos>,
 }
 
 /// One side of a game: a human at this terminal or a computer.

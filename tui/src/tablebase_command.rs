@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use thiserror::Error;
 use tigers_core::Tablebase;
 use tigers_core::tablebase::{
 	Census, SolveError, SolveProgress, TablebaseFileError, VerifyError, VerifyProgress,
 };
 use tigers_proto::locations::{self, NoHomeDir};
+use tigers_widgets::progress_bar;
 
 /// Why a tablebase command failed.
 #[derive(Debug, Error)]
@@ -78,18 +78,6 @@ pub fn find(explicit: Option<&Path>, disabled: bool) -> Result<Found, TablebaseC
 			path: Some(path),
 		}),
 	}
-}
-
-/// A progress bar on standard error with an ETA; hidden when standard error is no terminal.
-pub fn progress_bar(total: u64, what: &str) -> ProgressBar {
-	let bar = ProgressBar::new(total);
-	bar.set_style(
-		ProgressStyle::with_template("{msg} [{bar:30}] {percent:>3}% {elapsed} elapsed, ETA {eta}")
-			.expect("a valid template")
-			.progress_chars("=> "),
-	);
-	bar.set_message(what.to_string());
-	bar
 }
 
 /// `tui tablebase build`: solves the movement phase and writes the table to `path`.

@@ -8,11 +8,10 @@ use ratatui::symbols::merge::MergeStrategy;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 use tigers_core::Turn;
+use tigers_widgets::{BoardView, HistoryView};
 
 use crate::app::App;
-use crate::board_view::BoardView;
 use crate::exact;
-use crate::history::HistoryView;
 use crate::layout::{ScreenLayout, inner};
 
 /// The app's keys, shown on the board's bottom border. Keep in step with `App::handle_key`.

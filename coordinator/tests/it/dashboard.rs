@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use tigers_dashboard::{Dashboard, FeedEvent, FeedSettings, follow};
 use tigers_proto::client::ClientSettings;
-use tigers_tui::dashboard::{Dashboard, FeedEvent, FeedSettings, follow};
 
 use crate::common::{
 	batch_message, client, join_request, next_ack, real_batch, session, start, temp_dir,
@@ -84,7 +84,7 @@ async fn the_remote_dashboard_shows_the_live_run() {
 	assert!(screen.contains("· generation 0"), "{screen}");
 	let samples = dashboard.progress().unwrap().samples_total;
 	assert!(
-		screen.contains(&tigers_tui::dashboard::format::count(samples)),
+		screen.contains(&tigers_dashboard::format::count(samples)),
 		"{screen}"
 	);
 	dashboard.handle_key(ratatui::crossterm::event::KeyEvent::new(

@@ -1,9 +1,6 @@
-//! Integration tests of the `tui` crate: screens, the board's geometry, input handling, records,
-//! finding nets, and the engine protocol through the real binary.
+//! Integration tests of the `tui` crate: screens, input handling, records, finding nets, and the
+//! engine protocol through the real binary.
 
-mod board_geometry;
-mod dashboard;
-mod dashboard_80x24;
 mod engine;
 mod input;
 mod net_source;

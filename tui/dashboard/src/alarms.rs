@@ -1,0 +1,271 @@
+//! What is wrong with a run, judged from one progress snapshot: the alarms the dashboard shows
+//! in red above every pane.
+
+use std::fmt;
+
+use tigers_proto::v1;
+
+use crate::format;
+
+/// No samples for this long, while workers are connected or the run has been up this long,
+/// is an alarm.
+pub const NO_SAMPLES_SECONDS: f64 = 120.0;
+/// At least this many recent games before the draw rate is judged.
+pub const DRAWS_MIN_GAMES: u32 = 50;
+/// A share of draws at or above this among recent games is an alarm.
+pub const DRAWS_SHARE: f64 = 0.98;
+/// A connected worker not heard from for this long is quiet.
+pub const QUIET_SECONDS: f64 = 30.0;
+/// A share of the samples leaving the replay window trained on below this is an alarm: over
+/// half the fleet's work is thrown away (docs/training.md, "Work per sample").
+pub const TRAINED_SHARE: f64 = 0.5;
+
+/// One thing wrong with the run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Alarm {
+	/// No sample batch stored for a while.
+	NoSamples {
+		/// Seconds since the last.
+		seconds: f64,
+	},
+	/// Nearly every recent self-play game was a draw.
+	AllDraws {
+		/// Draws among the recent games.
+		draws: u32,
+		/// Recent games.
+		games: u32,
+	},
+	/// Training produced a loss that is not a number or infinite.
+	LossNotFinite,
+	/// Workers whose searches disagreed with the coordinator's re-search.
+	Flagged {
+		/// Their names.
+		workers: Vec<String>,
+	},
+	/// Connected workers not heard from lately.
+	Quiet {
+		/// Their names.
+		workers: Vec<String>,
+	},
+	/// The coordinator's tablebase solve failed; the run goes on without it.
+	TablebaseFailed {
+		/// Why.
+		reason: String,
+	},
+	/// Most samples leave the replay window untrained: the fleet outruns the trainer.
+	Untrained {
+		/// The share (0 to 1) trained on.
+		share: f64,
+		/// The self-play depth in force and its maximum.
+		depth: u32,
+		/// The deepest the coordinator may ask for.
+		max: u32,
+	},
+}
+
+impl fmt::Display for Alarm {
+	fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+		match self {
+			Alarm::NoSamples { seconds } => {
+				write!(f, "no samples for {}", format::duration(*seconds))
+			}
+			Alarm::AllDraws { draws, games } => {
+				write!(f, "{draws} of the last {games} self-play games were draws")
+			}
+			Alarm::LossNotFinite => write!(f, "the training loss is not finite"),
+			Alarm::Flagged { workers } => {
+				write!(f, "searches disagreed with ours: {}", workers.join(", "))
+			}
+			Alarm::Quiet { workers } => write!(
+				f,
+				"not heard from in {}: {}",
+				format::duration(QUIET_SECONDS),
+				workers.join(", ")
+			),
+			Alarm::TablebaseFailed { reason } => {
+				write!(f, "no tablebase, the solve failed: {reason}")
+			}
+			Alarm::Untrained { share, depth, max } => write!(
+				f,
+				"only {:.0}% of samples trained on (self-play depth {depth} of at most {max}): \
+				 the fleet outruns the trainer",
+				100.0 * share
+			),
+		}
+	}
+}
+
+/// Every alarm `progress` raises, in a fixed order.
+pub fn alarms(progress: &v1::Progress) -> Vec<Alarm> {
+	let mut found = Vec::new();
+	let connected = progress.workers.iter().any(|w| w.connected);
+	if progress.seconds_since_samples >= NO_SAMPLES_SECONDS
+		&& (connected || progress.uptime_seconds >= NO_SAMPLES_SECONDS)
+	{
+		found.push(Alarm::NoSamples {
+			seconds: progress.seconds_since_samples,
+		});
+	}
+	if let Some(games) = progress.recent_games {
+		let total = games.tiger_wins + games.sheep_wins + games.draws;
+		if total >= DRAWS_MIN_GAMES && f64::from(games.draws) >= DRAWS_SHARE * f64::from(total) {
+			found.push(Alarm::AllDraws {
+				draws: games.draws,
+				games: total,
+			});
+		}
+	}
+	let last_loss = progress.loss_history.last().map(|p| p.loss);
+	if (progress.training_steps > 0 && !progress.loss.is_finite())
+		|| last_loss.is_some_and(|l| !l.is_finite())
+	{
+		found.push(Alarm::LossNotFinite);
+	}
+	let flagged: Vec<String> = progress
+		.workers
+		.iter()
+		.filter(|w| w.flagged > 0)
+		.map(|w| w.name.clone())
+		.collect();
+	if !flagged.is_empty() {
+		found.push(Alarm::Flagged { workers: flagged });
+	}
+	let quiet: Vec<String> = progress
+		.workers
+		.iter()
+		.filter(|w| is_quiet(w))
+		.map(|w| w.name.clone())
+		.collect();
+	if !quiet.is_empty() {
+		found.push(Alarm::Quiet { workers: quiet });
+	}
+	if let Some(status) = progress.tablebase.as_ref().filter(|t| t.state == "failed") {
+		found.push(Alarm::TablebaseFailed {
+			reason: status.detail.clone(),
+		});
+	}
+	if let Some(work) = progress.work
+		&& let Some(share) = work.trained_share.filter(|s| *s < TRAINED_SHARE)
+	{
+		found.push(Alarm::Untrained {
+			share,
+			depth: work.depth,
+			max: work.depth_max,
+		});
+	}
+	found
+}
+
+/// Whether a connected worker has gone quiet.
+pub fn is_quiet(worker: &v1::WorkerSummary) -> bool {
+	worker.connected && worker.seconds_since_heard >= QUIET_SECONDS
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	fn healthy() -> v1::Progress {
+		v1::Progress {
+			uptime_seconds: 600.0,
+			seconds_since_samples: 3.0,
+			training_steps: 100,
+			loss: 0.5,
+			recent_games: Some(v1::GameTally {
+				tiger_wins: 30,
+				sheep_wins: 20,
+				draws: 50,
+			}),
+			workers: vec![v1::WorkerSummary {
+				name: "w1".into(),
+				connected: true,
+				seconds_since_heard: 1.0,
+				..v1::WorkerSummary::default()
+			}],
+			..v1::Progress::default()
+		}
+	}
+
+	#[test]
+	fn a_healthy_run_raises_nothing() {
+		assert_eq!(alarms(&healthy()), []);
+	}
+
+	#[test]
+	fn a_new_run_without_workers_is_not_alarming_yet() {
+		let progress = v1::Progress {
+			uptime_seconds: 30.0,
+			seconds_since_samples: 30.0,
+			loss: f64::NAN,
+			..v1::Progress::default()
+		};
+		assert_eq!(alarms(&progress), []);
+	}
+
+	#[test]
+	fn each_problem_raises_its_alarm() {
+		let mut progress = healthy();
+		progress.seconds_since_samples = 300.0;
+		progress.recent_games = Some(v1::GameTally {
+			tiger_wins: 1,
+			sheep_wins: 0,
+			draws: 99,
+		});
+		progress.loss = f64::NAN;
+		progress.workers[0].flagged = 2;
+		progress.workers[0].seconds_since_heard = 45.0;
+		progress.tablebase = Some(v1::TablebaseStatus {
+			state: "failed".into(),
+			detail: "disk full".into(),
+			..v1::TablebaseStatus::default()
+		});
+		progress.work = Some(v1::SelfPlayWork {
+			depth: 5,
+			depth_max: 5,
+			trained_share: Some(0.4),
+			..v1::SelfPlayWork::default()
+		});
+		let found = alarms(&progress);
+		assert_eq!(
+			found,
+			[
+				Alarm::NoSamples { seconds: 300.0 },
+				Alarm::AllDraws {
+					draws: 99,
+					games: 100
+				},
+				Alarm::LossNotFinite,
+				Alarm::Flagged {
+					workers: vec!["w1".into()]
+				},
+				Alarm::Quiet {
+					workers: vec!["w1".into()]
+				},
+				Alarm::TablebaseFailed {
+					reason: "disk full".into()
+				},
+				Alarm::Untrained {
+					share: 0.4,
+					depth: 5,
+					max: 5
+				},
+			]
+		);
+		assert_eq!(found[0].to_string(), "no samples for 5m 00s");
+		assert_eq!(
+			found[6].to_string(),
+			"only 40% of samples trained on (self-play depth 5 of at most 5): the fleet outruns \
+			 the trainer"
+		);
+		// Half or more trained on is no alarm.
+		progress.work = progress.work.map(|w| v1::SelfPlayWork {
+			trained_share: Some(0.5),
+			..w
+		});
+		assert!(
+			!alarms(&progress)
+				.iter()
+				.any(|a| matches!(a, Alarm::Untrained { .. }))
+		);
+	}
+}

@@ -1,0 +1,516 @@
+//! The Gates pane: every gate match against `ClaudePlayer`, newest first, with its result by
+//! side, score and interval, Elo, the candidate's exact accuracy, the verdict and, on a promoted
+//! net's measurement, its score at equal time per move (or how far that measurement has got);
+//! the reason for the selected one; and three charts of the promoted nets' score, Elo and exact
+//! accuracy against time or worker CPU-hours, at fixed depth and at equal time.
+//!
+//! A promoted net's point is its measurement on fresh openings when it has one (the unbiased
+//! figure), else the match that promoted it; rejected candidates are dots.
+
+use std::collections::BTreeMap;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+	Axis, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, Widget,
+};
+use tigers_core::stats::MAX_ELO;
+use tigers_proto::v1;
+
+use crate::model::{Dashboard, GateAxis};
+use crate::{fit, format};
+
+/// The most lines a gate's decision takes: a promotion's sentence, the longest, names both
+/// scores with their intervals and the SPRT's stop, some 190 characters, three lines at 80
+/// columns and four at 60.
+const MAX_REASON_LINES: usize = 4;
+
+/// Draws the pane.
+pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer) {
+	let selected = p.gates.len().checked_sub(1 + dashboard.gate_scroll());
+	let reason = selected.and_then(|i| p.gates.get(i)).map_or_else(
+		|| "no gate match has finished yet".to_string(),
+		|g| format!("gen {}: {}", g.generation, g.reason),
+	);
+	// The decision in full: as many lines as it wraps to, up to a few.
+	let mut reason = fit::wrap(&reason, usize::from(area.width));
+	reason.truncate(MAX_REASON_LINES);
+	let [table_area, reason_area, legend_area, charts_area] = Layout::vertical([
+		Constraint::Percentage(45),
+		Constraint::Length(reason.len() as u16),
+		Constraint::Length(1),
+		Constraint::Min(6),
+	])
+	.areas(area);
+	table(p, selected, table_area, buf);
+	Paragraph::new(reason.into_iter().map(Line::from).collect::<Vec<_>>())
+		.style(Style::new().fg(Color::Gray))
+		.render(reason_area, buf);
+	let axis = dashboard.axis();
+	let x_name = match axis {
+		GateAxis::Time => "hours since the first gate",
+		GateAxis::CpuHours => "worker CPU-hours",
+	};
+	Line::from(vec![
+		Span::styled("── promoted", Style::new().fg(Color::Green)),
+		Span::raw("  "),
+		Span::styled("── equal time", Style::new().fg(Color::Yellow)),
+		Span::raw("  "),
+		Span::styled("• rejected", Style::new().fg(Color::DarkGray)),
+		Span::raw(format!("  across: {x_name}")),
+	])
+	.render(legend_area, buf);
+	let [score_area, elo_area, exact_area] = Layout::horizontal([
+		Constraint::Ratio(1, 3),
+		Constraint::Ratio(1, 3),
+		Constraint::Ratio(1, 3),
+	])
+	.areas(charts_area);
+	chart(p, axis, Measure::Score, score_area, buf);
+	chart(p, axis, Measure::Elo, elo_area, buf);
+	chart(p, axis, Measure::Exact, exact_area, buf);
+}
+
+/// The candidate's exact accuracy (0 to 1), if the gate was judged by a tablebase.
+fn exact_share(g: &v1::GateSummary) -> Option<f64> {
+	share(g.candidate_exact)
+}
+
+/// An exact accuracy as a share (0 to 1), if there was one.
+fn share(accuracy: Option<v1::ExactAccuracy>) -> Option<f64> {
+	accuracy
+		.filter(|a| a.moves > 0)
+		.map(|a| f64::from(a.kept) / f64::from(a.moves))
+}
+
+/// On a promoted net's measurement row: its score at equal time per move, or how many pairs of
+/// that measurement are played while it runs; blank on other rows.
+fn equal_time(g: &v1::GateSummary, p: &v1::Progress) -> Cell<'static> {
+	if !g.measurement {
+		return Cell::from("");
+	}
+	if let Some(timed) = p.timed.iter().find(|t| t.generation == g.generation) {
+		return Cell::from(format!("{:.3}", timed.score)).style(Style::new().fg(Color::Yellow));
+	}
+	match p.timed_running {
+		Some(running) if running.generation == g.generation => {
+			Cell::from(format!("{}/{}", running.pairs_done, running.pairs))
+				.style(Style::new().fg(Color::DarkGray))
+		}
+		_ => Cell::from("-"),
+	}
+}
+
+fn side(result: Option<v1::SideResult>) -> String {
+	let r = result.unwrap_or_default();
+	format!("{}-{}-{}", r.wins, r.draws, r.losses)
+}
+
+fn verdict(g: &v1::GateSummary) -> (&'static str, Style) {
+	if g.measurement {
+		("measured", Style::new().fg(Color::Cyan))
+	} else if g.promoted {
+		(
+			"promoted",
+			Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
+		)
+	} else {
+		("rejected", Style::new().fg(Color::DarkGray))
+	}
+}
+
+/// One column of the gates table.
+struct Column {
+	/// The header with room to spare, and the short one.
+	header: (&'static str, &'static str),
+	/// Its width with room to spare, and the narrow one (at least its widest usual value).
+	width: (u16, u16),
+	/// Columns with a higher number go first when the table is too wide; 0 never goes.
+	drop_rank: u8,
+	/// Its cell for a gate, in the snapshot that lists it.
+	cell: fn(&v1::GateSummary, &v1::Progress) -> Cell<'static>,
+}
+
+/// The table's columns, left to right. At 80 columns all but CPU-hours fit, narrow (the charts
+/// show CPU-hours on their axis with `x`); a column added here pushes out the columns of the
+/// highest drop ranks at narrow widths.
+const COLUMNS: [Column; 11] = [
+	Column {
+		header: ("gen", "gen"),
+		width: (4, 4),
+		drop_rank: 0,
+		cell: |g, _| Cell::from(g.generation.to_string()),
+	},
+	Column {
+		header: ("steps", "steps"),
+		width: (8, 7),
+		drop_rank: 2,
+		cell: |g, _| Cell::from(format::count(g.training_steps)),
+	},
+	Column {
+		header: ("as tigers", "tigers"),
+		width: (10, 8),
+		drop_rank: 0,
+		cell: |g, _| Cell::from(side(g.as_tigers)),
+	},
+	Column {
+		header: ("as sheep", "sheep"),
+		width: (10, 8),
+		drop_rank: 0,
+		cell: |g, _| Cell::from(side(g.as_sheep)),
+	},
+	Column {
+		header: ("score", "score"),
+		width: (6, 5),
+		drop_rank: 0,
+		cell: |g, _| Cell::from(format!("{:.3}", g.score)),
+	},
+	Column {
+		header: ("95% interval", "95% int"),
+		width: (12, 11),
+		drop_rank: 1,
+		cell: |g, _| Cell::from(format!("{:.3}-{:.3}", g.score_low, g.score_high)),
+	},
+	Column {
+		header: ("Elo", "Elo"),
+		width: (5, 5),
+		drop_rank: 0,
+		cell: |g, _| Cell::from(format::elo(g.elo)),
+	},
+	Column {
+		header: ("exact", "exact"),
+		width: (6, 6),
+		drop_rank: 0,
+		cell: |g, _| {
+			Cell::from(exact_share(g).map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a)))
+		},
+	},
+	Column {
+		header: ("verdict", "verdict"),
+		width: (9, 8),
+		drop_rank: 0,
+		cell: |g, _| {
+			let (word, style) = verdict(g);
+			Cell::from(word).style(style)
+		},
+	},
+	Column {
+		header: ("equal time", "eq.t"),
+		width: (10, 6),
+		drop_rank: 0,
+		cell: equal_time,
+	},
+	Column {
+		header: ("CPU-h", "CPU-h"),
+		width: (6, 6),
+		drop_rank: 3,
+		cell: |g, _| Cell::from(format!("{:.2}", g.cpu_hours)),
+	},
+];
+
+/// Which of `columns` to show in `width` cells, and whether spelt out in full: every column
+/// wide if they fit so, else narrow, dropping the highest drop ranks first until they fit.
+fn shown_columns(columns: &[Column], width: u16) -> (Vec<usize>, bool) {
+	let used = |shown: &[usize], wide: bool| -> u16 {
+		let cells: u16 = shown
+			.iter()
+			.map(|&i| {
+				let (full, narrow) = columns[i].width;
+				if wide { full } else { narrow }
+			})
+			.sum();
+		// One column of space between neighbours.
+		cells + shown.len().saturating_sub(1) as u16
+	};
+	let mut shown: Vec<usize> = (0..columns.len()).collect();
+	if used(&shown, true) <= width {
+		return (shown, true);
+	}
+	while used(&shown, false) > width {
+		let Some(worst) = shown
+			.iter()
+			.copied()
+			.filter(|&i| columns[i].drop_rank > 0)
+			.max_by_key(|&i| columns[i].drop_rank)
+		else {
+			break;
+		};
+		shown.retain(|&i| i != worst);
+	}
+	(shown, false)
+}
+
+fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer) {
+	// A long run's snapshot lists its older gates thinned; say how many there were in all.
+	let count = if p.gates_total > p.gates.len() as u64 {
+		format!("{} of {}", p.gates.len(), p.gates_total)
+	} else {
+		p.gates.len().to_string()
+	};
+	let titles = [
+		format!(
+			"gate matches against ClaudePlayer ({count}, newest first; W-D-L by the candidate's \
+			 side)"
+		),
+		format!("gates vs ClaudePlayer ({count}, newest first; W-D-L by side)"),
+		format!("gates ({count}; W-D-L by side)"),
+	];
+	let block = Block::bordered().title(fit::first_fitting(
+		&titles,
+		usize::from(area.width).saturating_sub(2),
+	));
+	let (shown, wide) = shown_columns(&COLUMNS, area.width.saturating_sub(2));
+	let header = Row::new(shown.iter().map(|&i| {
+		let (full, short) = COLUMNS[i].header;
+		if wide { full } else { short }
+	}))
+	.style(Style::new().add_modifier(Modifier::BOLD));
+	let rows_shown = selected.map_or(0, |i| i + 1);
+	let rows = p.gates[..rows_shown]
+		.iter()
+		.enumerate()
+		.rev()
+		.map(|(i, g)| {
+			let row = Row::new(shown.iter().map(|&c| (COLUMNS[c].cell)(g, p)));
+			if Some(i) == selected {
+				row.style(Style::new().add_modifier(Modifier::REVERSED))
+			} else {
+				row
+			}
+		});
+	let widths = shown.iter().map(|&i| {
+		let (full, narrow) = COLUMNS[i].width;
+		Constraint::Length(if wide { full } else { narrow })
+	});
+	Table::new(rows, widths)
+		.header(header)
+		.block(block)
+		.render(area, buf);
+}
+
+#[derive(Clone, Copy)]
+enum Measure {
+	Score,
+	Elo,
+	/// The candidate's exact accuracy, where the tablebase judged it.
+	Exact,
+}
+
+fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &mut Buffer) {
+	let start = p.gates.first().map_or(0.0, |g| g.finished_at);
+	let x = |g: &v1::GateSummary| match axis {
+		GateAxis::Time => (g.finished_at - start) / 3600.0,
+		GateAxis::CpuHours => g.cpu_hours,
+	};
+	let y = |g: &v1::GateSummary| match measure {
+		Measure::Score => g.score,
+		Measure::Elo => g.elo.clamp(-MAX_ELO, MAX_ELO),
+		Measure::Exact => exact_share(g).unwrap_or(f64::NAN),
+	};
+	let point = |g: &v1::GateSummary| (x(g), y(g));
+	let mut by_generation: BTreeMap<u64, &v1::GateSummary> = BTreeMap::new();
+	for g in p.gates.iter().filter(|g| g.promoted) {
+		// A measurement comes after the match that promoted the net, and replaces it.
+		by_generation.insert(g.generation, g);
+	}
+	let promoted: Vec<(f64, f64)> = by_generation
+		.values()
+		.filter(|g| y(g).is_finite())
+		.map(|g| point(g))
+		.collect();
+	let rejected: Vec<(f64, f64)> = p
+		.gates
+		.iter()
+		.filter(|g| !g.promoted && y(g).is_finite())
+		.map(point)
+		.collect();
+	let timed: Vec<(f64, f64)> = p
+		.timed
+		.iter()
+		.map(|t| {
+			let x = match axis {
+				GateAxis::Time => (t.finished_at - start) / 3600.0,
+				GateAxis::CpuHours => t.cpu_hours,
+			};
+			let y = match measure {
+				Measure::Score => t.score,
+				Measure::Elo => t.elo.clamp(-MAX_ELO, MAX_ELO),
+				Measure::Exact => share(t.candidate_exact).unwrap_or(f64::NAN),
+			};
+			(x, y)
+		})
+		.filter(|(x, y)| x.is_finite() && y.is_finite())
+		.collect();
+	let (title, y_bounds) = match measure {
+		Measure::Score => ("score vs ClaudePlayer", [0.0, 1.0]),
+		Measure::Exact => {
+			let lo = promoted
+				.iter()
+				.chain(&rejected)
+				.chain(&timed)
+				.fold(1.0_f64, |lo, (_, y)| lo.min(*y));
+			("exact accuracy", [(lo - 0.02).clamp(0.0, 0.98), 1.0])
+		}
+		Measure::Elo => {
+			let (lo, hi) = promoted
+				.iter()
+				.chain(&rejected)
+				.chain(&timed)
+				.fold((0.0_f64, 0.0_f64), |(lo, hi), (_, y)| {
+					(lo.min(*y), hi.max(*y))
+				});
+			("Elo vs ClaudePlayer", [lo - 50.0, hi + 50.0])
+		}
+	};
+	let block = Block::bordered().title(title);
+	let hide_legend = (Constraint::Length(0), Constraint::Length(0));
+	if promoted.is_empty() && rejected.is_empty() && timed.is_empty() {
+		let inner = block.inner(area);
+		block.render(area, buf);
+		Paragraph::new(Line::from("nothing to chart yet")).render(inner, buf);
+		return;
+	}
+	let x_max = promoted
+		.iter()
+		.chain(&rejected)
+		.chain(&timed)
+		.map(|(x, _)| *x)
+		.fold(0.0_f64, f64::max)
+		.max(0.01);
+	let dim = Style::new().fg(Color::DarkGray);
+	let label = |v: f64| match measure {
+		Measure::Score => format!("{v:.2}"),
+		Measure::Elo => format!("{v:+.0}"),
+		Measure::Exact => format!("{:.0}%", 100.0 * v),
+	};
+	Chart::new(vec![
+		Dataset::default()
+			.name("rejected")
+			.marker(Marker::Dot)
+			.graph_type(GraphType::Scatter)
+			.style(dim)
+			.data(&rejected),
+		Dataset::default()
+			.name("promoted")
+			.marker(Marker::Braille)
+			.graph_type(GraphType::Line)
+			.style(Style::new().fg(Color::Green))
+			.data(&promoted),
+		Dataset::default()
+			.name("equal time")
+			.marker(Marker::Braille)
+			.graph_type(GraphType::Line)
+			.style(Style::new().fg(Color::Yellow))
+			.data(&timed),
+	])
+	.block(block)
+	.hidden_legend_constraints(hide_legend)
+	.legend_position(None)
+	.x_axis(
+		Axis::default()
+			.bounds([0.0, x_max])
+			.style(dim)
+			.labels(["0".to_string(), format!("{x_max:.2}")]),
+	)
+	.y_axis(
+		Axis::default()
+			.bounds(y_bounds)
+			.style(dim)
+			.labels([label(y_bounds[0]), label(y_bounds[1])]),
+	)
+	.render(area, buf);
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	/// Inside the border of an 80-column table.
+	const INSIDE_80: u16 = 78;
+
+	fn headers(columns: &[Column], shown: &[usize]) -> Vec<&'static str> {
+		shown.iter().map(|&i| columns[i].header.0).collect()
+	}
+
+	#[test]
+	fn wide_tables_show_every_column_in_full() {
+		let (shown, wide) = shown_columns(&COLUMNS, 118);
+		assert!(wide);
+		assert_eq!(shown.len(), COLUMNS.len());
+	}
+
+	#[test]
+	fn at_80_columns_all_but_cpu_hours_fit_narrow() {
+		let (shown, wide) = shown_columns(&COLUMNS, INSIDE_80);
+		assert!(!wide);
+		let names = headers(&COLUMNS, &shown);
+		for kept in [
+			"gen",
+			"score",
+			"95% interval",
+			"Elo",
+			"exact",
+			"verdict",
+			"equal time",
+		] {
+			assert!(names.contains(&kept), "{kept} dropped: {names:?}");
+		}
+		// CPU-hours go first.
+		assert!(!names.contains(&"CPU-h"), "{names:?}");
+	}
+
+	#[test]
+	fn a_measurement_row_shows_its_equal_time_score_or_its_progress() {
+		let gate = |generation, measurement| v1::GateSummary {
+			generation,
+			measurement,
+			promoted: true,
+			..v1::GateSummary::default()
+		};
+		let progress = v1::Progress {
+			timed: vec![v1::TimedMeasurement {
+				generation: 2,
+				score: 0.4375,
+				..v1::TimedMeasurement::default()
+			}],
+			timed_running: Some(v1::TimedRunning {
+				generation: 3,
+				pairs_done: 37,
+				pairs: 100,
+				..v1::TimedRunning::default()
+			}),
+			..v1::Progress::default()
+		};
+		let text = |cell: Cell<'static>| {
+			let mut buf = Buffer::empty(Rect::new(0, 0, 10, 1));
+			Table::new([Row::new([cell])], [Constraint::Length(10)])
+				.render(Rect::new(0, 0, 10, 1), &mut buf);
+			buf.content.iter().map(|c| c.symbol()).collect::<String>()
+		};
+		assert_eq!(text(equal_time(&gate(2, true), &progress)).trim(), "0.438");
+		assert_eq!(text(equal_time(&gate(3, true), &progress)).trim(), "37/100");
+		assert_eq!(text(equal_time(&gate(4, true), &progress)).trim(), "-");
+		// The promotion itself is not the measurement.
+		assert_eq!(text(equal_time(&gate(2, false), &progress)).trim(), "");
+	}
+
+	#[test]
+	fn the_narrowest_screen_keeps_what_matters() {
+		let (shown, _) = shown_columns(&COLUMNS, 58);
+		let names = headers(&COLUMNS, &shown);
+		for kept in [
+			"gen",
+			"as tigers",
+			"as sheep",
+			"score",
+			"Elo",
+			"exact",
+			"verdict",
+		] {
+			assert!(names.contains(&kept), "{kept} dropped: {names:?}");
+		}
+	}
+}
