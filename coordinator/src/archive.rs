@@ -77,6 +77,8 @@ pub struct GameArchive {
 	/// Every generation's file as the ledger has it, once [`GameArchive::open`] has read them.
 	files: BTreeMap<u64, GameFileRow>,
 	opened: bool,
+	/// Every batch below this id is archived.
+	next_id: i64,
 }
 
 impl GameArchive {
@@ -89,6 +91,7 @@ impl GameArchive {
 			counts: Arc::default(),
 			files: BTreeMap::new(),
 			opened: false,
+			next_id: 0,
 		}
 	}
 
@@ -180,7 +183,7 @@ impl GameArchive {
 		limit: usize,
 		latest: Option<u64>,
 	) -> Result<usize, StorageError> {
-		let pending = lock(ledger).pending_games(limit)?;
+		let pending = lock(ledger).pending_games(self.next_id, limit)?;
 		if pending.is_empty() {
 			return Ok(0);
 		}
@@ -196,6 +199,7 @@ impl GameArchive {
 			self.files = before;
 			return Err(e);
 		}
+		self.next_id = pending.last().map_or(self.next_id, |batch| batch.id + 1);
 		let games: u64 = pending.iter().map(|batch| batch.game_count).sum();
 		let pending_now = self.counts.pending.load(Ordering::Relaxed);
 		self.counts
@@ -594,7 +598,7 @@ mod tests {
 		let mut run = Run::new("archive-as-stored");
 		run.store(&[(2, 1), (2, 2)]);
 		run.store(&[(2, 3)]);
-		let stored = run.ledger.lock().unwrap().pending_games(10).unwrap();
+		let stored = run.ledger.lock().unwrap().pending_games(0, 10).unwrap();
 		run.archive(0).work(&run.ledger, 10).unwrap();
 		let file = std::fs::read(run.dir.path().join("games").join(file_name(2))).unwrap();
 		assert_eq!(
@@ -613,7 +617,7 @@ mod tests {
 		run.store(&[(0, 2), (1, 3)]);
 		// A crash after the files were appended to and synced, before the commit: the
 		// first file has more than its row says, the second has no row at all.
-		let pending = run.ledger.lock().unwrap().pending_games(10).unwrap();
+		let pending = run.ledger.lock().unwrap().pending_games(0, 10).unwrap();
 		let texts = decompressed(&pending);
 		archive
 			.append(&sort_by_generation(&pending, &texts), None)

@@ -245,7 +245,7 @@ mod tests {
 		// Nor while its games wait for the game archive.
 		assert_eq!(ledger.compact(i64::MAX, later(), 100).unwrap(), 0);
 		let waiting: Vec<i64> = ledger
-			.pending_games(100)
+			.pending_games(0, 100)
 			.unwrap()
 			.iter()
 			.map(|batch| batch.id)

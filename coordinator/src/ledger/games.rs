@@ -34,18 +34,24 @@ pub struct GameFileRow {
 }
 
 impl Ledger {
-	/// At most `limit` batches whose games are not in the archive yet, oldest first.
-	pub fn pending_games(&self, limit: usize) -> Result<Vec<PendingGames>, StorageError> {
+	/// At most `limit` batches from id `from_id` on whose games are not in the archive yet,
+	/// oldest first. Batches are archived in id order, so the caller passes one above the last
+	/// id it archived, and the scan starts there instead of at the table's first row.
+	pub fn pending_games(
+		&self,
+		from_id: i64,
+		limit: usize,
+	) -> Result<Vec<PendingGames>, StorageError> {
 		const DOING: &str = "reading games not yet archived";
 		let mut statement = self
 			.connection
 			.prepare_cached(
 				"SELECT id, generation_min, games, game_count FROM batches
-				WHERE games IS NOT NULL ORDER BY id LIMIT ?1",
+				WHERE id >= ?1 AND games IS NOT NULL ORDER BY id LIMIT ?2",
 			)
 			.map_err(StorageError::sqlite(DOING))?;
 		let rows = statement
-			.query_map([limit as i64], |row| {
+			.query_map(params![from_id, limit as i64], |row| {
 				Ok(PendingGames {
 					id: row.get(0)?,
 					generation_min: row.get(1)?,
