@@ -6,7 +6,7 @@
 //! - [`model`]: [`Dashboard`], the state and what keys do, without a terminal;
 //! - [`alarms`]: what is wrong with a run, from one snapshot;
 //! - [`replay`]: the latest self-play game, stepped through;
-//! - [`format`]: durations, counts and rates as printed;
+//! - [`format`](mod@format): durations, counts and rates as printed;
 //! - [`fit`]: text packed and wrapped to the width at hand;
 //! - [`view`]: the frame (title, tabs, alarms, keys) and the panes [`run_pane`],
 //!   [`gates_pane`], [`fleet_pane`] and [`game_pane`];
