@@ -52,6 +52,10 @@ const ARRIVING: &str = "tigers_samples_arriving_per_second";
 const TRAINABLE: &str = "tigers_trainer_capacity_samples_per_second";
 const TRAINED_SHARE: &str = "tigers_samples_trained_share";
 const MEAN_USES: &str = "tigers_samples_mean_uses";
+const GAMES_KEPT: &str = "tigers_games_kept";
+const GAMES_PENDING: &str = "tigers_games_pending";
+const GAMES_PRUNED: &str = "tigers_games_pruned_total";
+const GAME_ARCHIVE_BYTES: &str = "tigers_game_archive_bytes";
 
 /// Gives every metric its help text and unit, shown in the scrape. Call once, after the
 /// recorder is installed.
@@ -59,6 +63,26 @@ pub fn describe() {
 	describe_counter!(SAMPLES, Unit::Count, "Samples durably stored over the run.");
 	describe_counter!(GAMES, Unit::Count, "Self-play games stored over the run.");
 	describe_counter!(TRAINING_STEPS, Unit::Count, "Training steps over the run.");
+	describe_gauge!(
+		GAMES_KEPT,
+		Unit::Count,
+		"Self-play games kept for replay: in the game archive, or stored and about to be written there."
+	);
+	describe_gauge!(
+		GAMES_PENDING,
+		Unit::Count,
+		"Games stored in the ledger and not yet written to the game archive."
+	);
+	describe_counter!(
+		GAMES_PRUNED,
+		Unit::Count,
+		"Games deleted from the archive, or never written, because --keep-game-generations pruned their generation."
+	);
+	describe_gauge!(
+		GAME_ARCHIVE_BYTES,
+		Unit::Bytes,
+		"The game archive's files, compressed."
+	);
 	describe_counter!(
 		REJECTED,
 		Unit::Count,
@@ -276,6 +300,9 @@ pub struct Figures {
 	pub timed_pairs_done: u32,
 	/// The self-play depth and the rates it follows.
 	pub work: v1::SelfPlayWork,
+	/// What the game archive holds, if there is one (not in the live state: the ledger's
+	/// writer keeps it).
+	pub games_archive: Option<v1::GameArchive>,
 }
 
 /// The latest measurement at equal time.
@@ -341,6 +368,7 @@ impl Figures {
 			}),
 			timed_pairs_done: live.timed_running.map_or(0, |r| r.pairs_done),
 			work: live.work,
+			games_archive: None,
 		}
 	}
 
@@ -397,6 +425,12 @@ impl Figures {
 		});
 		gauge!(TABLEBASE_PROGRESS).set(self.tablebase.unwrap_or(0.0));
 		self.publish_work();
+		if let Some(archive) = self.games_archive {
+			gauge!(GAMES_KEPT).set(archive.kept as f64);
+			gauge!(GAMES_PENDING).set(archive.pending as f64);
+			counter!(GAMES_PRUNED).absolute(archive.pruned);
+			gauge!(GAME_ARCHIVE_BYTES).set(archive.bytes as f64);
+		}
 	}
 
 	/// The self-play depth and its rates; the share and uses once samples have left the window.
@@ -430,8 +464,9 @@ pub async fn publish_every(shared: Arc<Shared>) {
 					TablebaseState::Building(done) => Some(done),
 					TablebaseState::Off(_) | TablebaseState::Failed(_) => None,
 				};
-				let figures =
+				let mut figures =
 					Figures::read(&mut shared.live(), Instant::now(), shared.started, tablebase);
+				figures.games_archive = shared.committer().games();
 				figures.publish();
 			}
 		}
@@ -534,6 +569,41 @@ mod tests {
 			);
 		}
 		assert!(text.contains("# HELP tigers_samples_total Samples durably stored"));
+	}
+
+	#[test]
+	fn the_game_archive_appears_once_there_is_one() {
+		let start = Instant::now();
+		let render = |games_archive| {
+			let mut figures = Figures::read(&mut Live::default(), start, start, None);
+			figures.games_archive = games_archive;
+			let recorder = super::super::builder().unwrap().build_recorder();
+			::metrics::with_local_recorder(&recorder, || {
+				describe();
+				figures.publish();
+			});
+			recorder.handle().render()
+		};
+		assert!(!render(None).contains("tigers_games_kept"));
+		let text = render(Some(v1::GameArchive {
+			kept: 900,
+			pending: 16,
+			pruned: 100,
+			files: 3,
+			bytes: 123_456,
+			keep_generations: 3,
+		}));
+		for line in [
+			"tigers_games_kept 900",
+			"tigers_games_pending 16",
+			"tigers_games_pruned_total 100",
+			"tigers_game_archive_bytes 123456",
+		] {
+			assert!(
+				text.lines().any(|l| l == line),
+				"{line:?} missing from\n{text}"
+			);
+		}
 	}
 
 	#[test]
