@@ -3,11 +3,12 @@
 //! `zcat` and any script.
 //!
 //! **Exactly once.** A batch's games reach the ledger compressed, in the transaction that
-//! stores its samples (`batches.games`), so a game is kept if and only if its batch was
-//! acknowledged. Between groups, the ledger's writer thread moves them to the archive a chunk
-//! at a time: it appends one gzip member per generation to that generation's file, syncs the
-//! files, and then, in one transaction, empties the batches' `games` and records each file's
-//! new length and count (`game_files`). A crash between the sync and the commit leaves a file
+//! stores its samples (`batch_games`), so a game is kept if and only if its batch was
+//! acknowledged. Once a second, the ledger's writer thread moves those gathered since to the
+//! archive: it appends them to each generation's file (a batch's own gzip member, or a new one
+//! for the games of a batch that straddles a promotion), syncs the files, and then, in one
+//! transaction, deletes the batches' `batch_games` rows and records each file's new length and
+//! count (`game_files`). A crash between the sync and the commit leaves a file
 //! longer than its row; the next start cuts it back to the row's length (and deletes a file
 //! without a row), and the games are written again from their batches. Compaction keeps a
 //! batch row until its games are archived.

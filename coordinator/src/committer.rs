@@ -14,8 +14,8 @@
 //! Writes that nobody waits for (the training thread's losses and throughput, its pruning) go
 //! in the same groups, so the training thread never waits for the ledger or its lock. Between
 //! groups, at most once a second unless work is left over, the thread prunes and compacts a
-//! chunk of rows (`ledger::compaction`) in a transaction of its own, and moves a chunk of
-//! batches' games to the game archive (`archive`).
+//! chunk of rows (`ledger::compaction`) in a transaction of its own; and once a second it moves
+//! the batches' games gathered since to the game archive (`archive`).
 //!
 //! Ownership: the thread owns the receiving end; the ledger is shared behind a mutex with the
 //! joins (which are rare and write a row or two), and the thread holds it for one group at a
@@ -53,6 +53,17 @@ const HOUSEWORK_EVERY: Duration = Duration::from_secs(1);
 /// batches waiting meanwhile are not held up for long; at one round per group it keeps up with
 /// far more batches a second than a sync a group allows.
 const HOUSEWORK_CHUNK: usize = 2000;
+
+/// How often games are moved to the archive. Each round costs two syncs (the archive's files,
+/// then the ledger's commit); done after every group, as housework with work left over is,
+/// they cut `worker loadtest`'s batches a second by a fifth to a third at 10 and 100 sessions
+/// (docs/benchmarks.md), so a round comes at most once a second, taking what has gathered.
+const ARCHIVE_EVERY: Duration = Duration::from_secs(1);
+
+/// The most batches one round moves to the archive: more than ten seconds of the ingest
+/// measured at 1,000 sessions (about 3,000 batches a second), some 60 MB of text for a round
+/// that catches up after a restart.
+const ARCHIVE_CHUNK: usize = 32_768;
 
 /// A write nobody waits for, done with a group.
 type LaterWrite = Box<dyn FnOnce(&mut Ledger) -> Result<(), StorageError> + Send>;
@@ -116,6 +127,8 @@ impl Committer {
 			counts: counts.clone(),
 			archive,
 			last_housework: Instant::now(),
+			last_archive: Instant::now(),
+			archive_left: true,
 			housework_left: true,
 			newest_ids: VecDeque::new(),
 			compact_through: 0,
@@ -235,6 +248,9 @@ struct Writer {
 	counts: Arc<CommitCounts>,
 	archive: Option<GameArchive>,
 	last_housework: Instant,
+	/// When games last went to the archive, and whether that round left some behind.
+	last_archive: Instant,
+	archive_left: bool,
 	/// Whether the last round of housework stopped at its chunk's limit.
 	housework_left: bool,
 	/// The newest batch id at each round of housework within [`COMPACT_AFTER`], oldest first.
@@ -260,10 +276,12 @@ enum Answer {
 impl Writer {
 	fn run(mut self) {
 		loop {
-			let wait = if self.housework_left {
+			let wait = if self.housework_left || self.archive_left {
 				Duration::ZERO
 			} else {
-				HOUSEWORK_EVERY.saturating_sub(self.last_housework.elapsed())
+				HOUSEWORK_EVERY
+					.saturating_sub(self.last_housework.elapsed())
+					.min(ARCHIVE_EVERY.saturating_sub(self.last_archive.elapsed()))
 			};
 			let first = match self.queue.recv_timeout(wait) {
 				Ok(job) => Some(job),
@@ -283,9 +301,15 @@ impl Writer {
 			if self.housework_left || self.last_housework.elapsed() >= HOUSEWORK_EVERY {
 				self.housework();
 			}
+			if self.archive_left || self.last_archive.elapsed() >= ARCHIVE_EVERY {
+				self.archive_games();
+			}
 		}
-		// The queue is closed and empty: a last round for a final checkpoint's pruning.
+		// The queue is closed and empty: a last round for a final checkpoint's pruning, and
+		// the games still waiting (those of a round that stopped at its chunk wait in the
+		// ledger for the next start).
 		self.housework();
+		self.archive_games();
 	}
 
 	fn ledger(&self) -> MutexGuard<'_, Ledger> {
@@ -382,17 +406,18 @@ impl Writer {
 				self.housework_left = false;
 			}
 		}
-		self.archive_games();
 	}
 
 	/// Moves a chunk of batches' games to the archive; a failure is logged and tried again at
 	/// the next round, the games staying in the ledger meanwhile.
 	fn archive_games(&mut self) {
+		self.last_archive = Instant::now();
+		self.archive_left = false;
 		let Some(archive) = &mut self.archive else {
 			return;
 		};
-		match archive.work(&self.ledger, HOUSEWORK_CHUNK) {
-			Ok(written) => self.housework_left |= written >= HOUSEWORK_CHUNK,
+		match archive.work(&self.ledger, ARCHIVE_CHUNK) {
+			Ok(written) => self.archive_left = written >= ARCHIVE_CHUNK,
 			Err(e) => warn!(%e, "writing games to the archive failed; trying again later"),
 		}
 	}

@@ -22,9 +22,13 @@
 //!   worker's batch number, from 1), `received_at REAL`, `sample_count INTEGER`, `game_count
 //!   INTEGER`, `generation_min INTEGER`, `generation_max INTEGER` (of the samples, `NULL` if
 //!   none), `samples BLOB` (see `samples_codec`; `NULL` once pruned), `last_game TEXT` (the
-//!   batch's last game record, `NULL` if it had none), `games BLOB` (all its game records as
-//!   one gzip member, `tigers_proto::games`; `NULL` once they are in the game archive, and in
-//!   rows from before version 7), `UNIQUE (worker_id, sequence)`.
+//!   batch's last game record, `NULL` if it had none), `UNIQUE (worker_id, sequence)`.
+//! - `batch_games`: the games of stored batches not yet in the game archive (version 7, see
+//!   `archive`), a row per batch with games, deleted once they are archived.
+//!   `batch_id INTEGER PRIMARY KEY` (the batch's `id`), `generation_min INTEGER` (as in
+//!   `batches`), `game_count INTEGER`, `games BLOB` (all its game records as one gzip member,
+//!   `tigers_proto::games`). A table of its own, so that archiving deletes a small row rather
+//!   than rewriting the batch's row with its samples.
 //! - `workers`: `worker_id TEXT PRIMARY KEY`, `name TEXT`, `host TEXT`, `threads INTEGER`,
 //!   `build_version TEXT`, `first_seen REAL`, `last_seen REAL` (the last session or batch),
 //!   `samples INTEGER` (all the worker's samples), `sessions INTEGER`, `flagged INTEGER` (times
@@ -348,8 +352,8 @@ impl Ledger {
 			.connection
 			.prepare_cached(
 				"INSERT INTO batches (worker_id, sequence, received_at, sample_count, game_count,
-					generation_min, generation_max, samples, last_game, games)
-				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+					generation_min, generation_max, samples, last_game)
+				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
 				ON CONFLICT (worker_id, sequence) DO NOTHING",
 			)
 			.and_then(|mut statement| {
@@ -363,7 +367,6 @@ impl Ledger {
 					batch.generation_max,
 					batch.samples,
 					batch.last_game,
-					batch.games,
 				])
 			})
 			.map_err(StorageError::sqlite(DOING))?;
@@ -371,6 +374,22 @@ impl Ledger {
 			return Ok(BatchInsert::Duplicate);
 		}
 		let id = self.connection.last_insert_rowid();
+		if batch.game_count > 0 {
+			self.connection
+				.prepare_cached(
+					"INSERT INTO batch_games (batch_id, generation_min, game_count, games)
+					VALUES (?1, ?2, ?3, ?4)",
+				)
+				.and_then(|mut statement| {
+					statement.execute(params![
+						id,
+						batch.generation_min,
+						batch.game_count,
+						batch.games
+					])
+				})
+				.map_err(StorageError::sqlite(DOING))?;
+		}
 		self.connection
 			.prepare_cached(
 				"UPDATE workers SET samples = samples + ?2, last_seen = max(last_seen, ?3),

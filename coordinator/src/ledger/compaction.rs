@@ -101,8 +101,8 @@ impl Ledger {
 				.execute(
 					"INSERT INTO temp.compacting (id)
 					SELECT id FROM batches AS old
-					WHERE id <= ?3 AND samples IS NULL AND games IS NULL
-						AND received_at < ?1
+					WHERE id <= ?3 AND samples IS NULL AND received_at < ?1
+						AND NOT EXISTS (SELECT 1 FROM batch_games WHERE batch_id = old.id)
 						AND EXISTS (SELECT 1 FROM batches AS newer
 							WHERE newer.worker_id = old.worker_id
 							AND newer.sequence > old.sequence)

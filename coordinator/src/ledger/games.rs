@@ -46,8 +46,8 @@ impl Ledger {
 		let mut statement = self
 			.connection
 			.prepare_cached(
-				"SELECT id, generation_min, games, game_count FROM batches
-				WHERE id >= ?1 AND games IS NOT NULL ORDER BY id LIMIT ?2",
+				"SELECT batch_id, generation_min, games, game_count FROM batch_games
+				WHERE batch_id >= ?1 ORDER BY batch_id LIMIT ?2",
 			)
 			.map_err(StorageError::sqlite(DOING))?;
 		let rows = statement
@@ -68,7 +68,7 @@ impl Ledger {
 	pub fn pending_game_count(&self) -> Result<u64, StorageError> {
 		self.connection
 			.query_row(
-				"SELECT coalesce(sum(game_count), 0) FROM batches WHERE games IS NOT NULL",
+				"SELECT coalesce(sum(game_count), 0) FROM batch_games",
 				[],
 				|row| row.get(0),
 			)
@@ -110,7 +110,7 @@ impl Ledger {
 			for &id in ids {
 				ledger
 					.connection
-					.prepare_cached("UPDATE batches SET games = NULL WHERE id = ?1")
+					.prepare_cached("DELETE FROM batch_games WHERE batch_id = ?1")
 					.and_then(|mut statement| statement.execute([id]))
 					.map_err(StorageError::sqlite(DOING))?;
 			}

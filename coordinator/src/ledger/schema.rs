@@ -178,14 +178,19 @@ INSERT INTO refused (worker_id, first_sequence, last_sequence)
 	WHERE last_sequence > stored;
 ";
 
-/// Version 7: every game kept (see `archive`). `batches.games` holds a batch's game records,
-/// compressed, until they are written to the run's game archive (`NULL` then, and in rows
-/// from before); `game_files` counts what each generation's archive file holds, as of the
+/// Version 7: every game kept (see `archive`). `batch_games` holds a stored batch's game
+/// records, compressed, until they are written to the run's game archive (then the row goes;
+/// batches from before have none); `game_files` counts what each generation's archive file holds, as of the
 /// last write the ledger knows of: a file longer than its row (written, then a crash before
 /// the commit) is cut back to it. `pruned_at` is set when the file is deleted by the keep
 /// setting.
 const VERSION_7: &str = "
-ALTER TABLE batches ADD COLUMN games BLOB;
+CREATE TABLE batch_games (
+	batch_id INTEGER PRIMARY KEY,
+	generation_min INTEGER,
+	game_count INTEGER NOT NULL,
+	games BLOB NOT NULL
+);
 CREATE TABLE game_files (
 	generation INTEGER PRIMARY KEY,
 	bytes INTEGER NOT NULL,

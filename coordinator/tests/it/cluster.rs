@@ -376,7 +376,7 @@ fn games_kept(run_dir: &Path) -> (u64, u64) {
 	let ledger = rusqlite::Connection::open(run_dir.join("ledger.sqlite")).unwrap();
 	let pending: u64 = ledger
 		.query_row(
-			"SELECT coalesce(sum(game_count), 0) FROM batches WHERE games IS NOT NULL",
+			"SELECT coalesce(sum(game_count), 0) FROM batch_games",
 			[],
 			|row| row.get(0),
 		)
