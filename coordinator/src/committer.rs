@@ -55,9 +55,9 @@ const HOUSEWORK_EVERY: Duration = Duration::from_secs(1);
 const HOUSEWORK_CHUNK: usize = 2000;
 
 /// How often games are moved to the archive. Each round costs two syncs (the archive's files,
-/// then the ledger's commit); done after every group, as housework with work left over is,
-/// they cut `worker loadtest`'s batches a second by a fifth to a third at 10 and 100 sessions
-/// (docs/benchmarks.md), so a round comes at most once a second, taking what has gathered.
+/// then the ledger's commit), so rather than after every group, as housework with work left
+/// over is, a round comes at most once a second and takes what has gathered
+/// (docs/benchmarks.md, "Ingest with the archive").
 const ARCHIVE_EVERY: Duration = Duration::from_secs(1);
 
 /// The most batches one round moves to the archive: more than ten seconds of the ingest
