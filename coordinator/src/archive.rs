@@ -4,7 +4,7 @@
 //!
 //! **Exactly once.** A batch's games reach the ledger compressed, in the transaction that
 //! stores its samples (`batch_games`), so a game is kept if and only if its batch was
-//! acknowledged. Once a second, the ledger's writer thread moves those gathered since to the
+//! acknowledged. Once a second, the archive's thread moves those gathered since to the
 //! archive: it appends them to each generation's file (a batch's own gzip member, or a new one
 //! for the games of a batch that straddles a promotion), syncs the files, and then, in one
 //! transaction, deletes the batches' `batch_games` rows and records each file's new length and
@@ -19,8 +19,9 @@
 //! leaves a file the next start deletes. Games of a pruned generation that arrive later (from
 //! a worker still on an old net) are counted as pruned and not written.
 //!
-//! Ownership: the committer's thread owns the `GameArchive` and is its only writer; the
-//! counts are atomics that the progress snapshot reads.
+//! Ownership: the archive's thread (started by the committer) owns the `GameArchive` and is
+//! its only writer; the counts are atomics that the progress snapshot reads, and whose
+//! pending games the ledger's writer adds to, under the ledger's lock, as it commits.
 
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
@@ -202,10 +203,13 @@ impl GameArchive {
 		}
 		self.next_id = pending.last().map_or(self.next_id, |batch| batch.id + 1);
 		let games: u64 = pending.iter().map(|batch| batch.game_count).sum();
-		let pending_now = self.counts.pending.load(Ordering::Relaxed);
-		self.counts
+		// The ledger's writer adds to the count as it commits, from its own thread.
+		let _ = self
+			.counts
 			.pending
-			.store(pending_now.saturating_sub(games), Ordering::Relaxed);
+			.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |pending| {
+				Some(pending.saturating_sub(games))
+			});
 		self.publish_counts();
 		Ok(pending.len())
 	}

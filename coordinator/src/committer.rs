@@ -14,8 +14,8 @@
 //! Writes that nobody waits for (the training thread's losses and throughput, its pruning) go
 //! in the same groups, so the training thread never waits for the ledger or its lock. Between
 //! groups, at most once a second unless work is left over, the thread prunes and compacts a
-//! chunk of rows (`ledger::compaction`) in a transaction of its own; and once a second it moves
-//! the batches' games gathered since to the game archive (`archive`).
+//! chunk of rows (`ledger::compaction`) in a transaction of its own. A thread of the archive's
+//! moves the batches' games to the game archive (`archive`) once a second, off this one.
 //!
 //! Ownership: the thread owns the receiving end; the ledger is shared behind a mutex with the
 //! joins (which are rare and write a row or two), and the thread holds it for one group at a
@@ -108,10 +108,13 @@ pub struct Committer {
 	counts: Arc<CommitCounts>,
 	/// The game archive's counts and keep setting, if there is one.
 	archive: Option<(Arc<ArchiveCounts>, u64)>,
+	/// The archive's thread, stopped by dropping its sender.
+	archiver: Option<(Sender<()>, JoinHandle<()>)>,
 }
 
 impl Committer {
-	/// Starts the writer thread over `ledger`, moving stored games to `archive` if given.
+	/// Starts the writer thread over `ledger`, and a thread moving stored games to `archive` if
+	/// given.
 	pub fn start(
 		ledger: Arc<Mutex<Ledger>>,
 		archive: Option<GameArchive>,
@@ -121,14 +124,16 @@ impl Committer {
 		let archive_counts = archive
 			.as_ref()
 			.map(|archive| (archive.counts(), archive.keep_generations()));
+		let archiver = match archive {
+			Some(archive) => Some(start_archiver(archive, ledger.clone())?),
+			None => None,
+		};
 		let writer = Writer {
 			ledger,
 			queue,
 			counts: counts.clone(),
-			archive,
+			archive_counts: archive_counts.as_ref().map(|(counts, _)| counts.clone()),
 			last_housework: Instant::now(),
-			last_archive: Instant::now(),
-			archive_left: true,
 			housework_left: true,
 			newest_ids: VecDeque::new(),
 			compact_through: 0,
@@ -141,6 +146,7 @@ impl Committer {
 			thread: Some(thread),
 			counts,
 			archive: archive_counts,
+			archiver,
 		})
 	}
 
@@ -212,13 +218,20 @@ impl Committer {
 }
 
 impl Drop for Committer {
-	/// Closes the queue and waits for the thread to write what was queued.
+	/// Closes the queue and waits for the thread to write what was queued; then stops the
+	/// archive's thread after a last round.
 	fn drop(&mut self) {
 		self.jobs.take();
 		if let Some(thread) = self.thread.take()
 			&& thread.join().is_err()
 		{
 			error!("the ledger's writer thread panicked");
+		}
+		if let Some((stop, thread)) = self.archiver.take() {
+			drop(stop);
+			if thread.join().is_err() {
+				error!("the game archive's thread panicked");
+			}
 		}
 	}
 }
@@ -246,11 +259,9 @@ struct Writer {
 	ledger: Arc<Mutex<Ledger>>,
 	queue: Receiver<Job>,
 	counts: Arc<CommitCounts>,
-	archive: Option<GameArchive>,
+	/// The archive's counts, whose pending games grow with each commit.
+	archive_counts: Option<Arc<ArchiveCounts>>,
 	last_housework: Instant,
-	/// When games last went to the archive, and whether that round left some behind.
-	last_archive: Instant,
-	archive_left: bool,
 	/// Whether the last round of housework stopped at its chunk's limit.
 	housework_left: bool,
 	/// The newest batch id at each round of housework within [`COMPACT_AFTER`], oldest first.
@@ -276,12 +287,10 @@ enum Answer {
 impl Writer {
 	fn run(mut self) {
 		loop {
-			let wait = if self.housework_left || self.archive_left {
+			let wait = if self.housework_left {
 				Duration::ZERO
 			} else {
-				HOUSEWORK_EVERY
-					.saturating_sub(self.last_housework.elapsed())
-					.min(ARCHIVE_EVERY.saturating_sub(self.last_archive.elapsed()))
+				HOUSEWORK_EVERY.saturating_sub(self.last_housework.elapsed())
 			};
 			let first = match self.queue.recv_timeout(wait) {
 				Ok(job) => Some(job),
@@ -301,15 +310,9 @@ impl Writer {
 			if self.housework_left || self.last_housework.elapsed() >= HOUSEWORK_EVERY {
 				self.housework();
 			}
-			if self.archive_left || self.last_archive.elapsed() >= ARCHIVE_EVERY {
-				self.archive_games();
-			}
 		}
-		// The queue is closed and empty: a last round for a final checkpoint's pruning, and
-		// the games still waiting (those of a round that stopped at its chunk wait in the
-		// ledger for the next start).
+		// The queue is closed and empty: a last round for a final checkpoint's pruning.
 		self.housework();
-		self.archive_games();
 	}
 
 	fn ledger(&self) -> MutexGuard<'_, Ledger> {
@@ -332,18 +335,19 @@ impl Writer {
 			.filter_map(|job| write_job(&mut ledger, &began, job, &mut stored))
 			.collect();
 		let committed = began.and_then(|()| ledger.commit().map_err(WriteError::from));
+		// Counted before the lock goes, so that the archive's thread, which takes the games
+		// off under the lock, never counts them off before they were counted on.
+		if committed.is_ok()
+			&& let Some(archive) = &self.archive_counts
+		{
+			archive.pending.fetch_add(stored.games, Ordering::Relaxed);
+		}
 		drop(ledger);
 		if committed.is_ok() && !answers.is_empty() {
 			self.counts.commits.fetch_add(1, Ordering::Relaxed);
 			self.counts
 				.batches
 				.fetch_add(stored.batches, Ordering::Relaxed);
-			if let Some(archive) = &self.archive {
-				archive
-					.counts()
-					.pending
-					.fetch_add(stored.games, Ordering::Relaxed);
-			}
 			counter!(LEDGER_COMMITS).increment(1);
 		}
 		for answer in answers {
@@ -407,20 +411,41 @@ impl Writer {
 			}
 		}
 	}
+}
 
-	/// Moves a chunk of batches' games to the archive; a failure is logged and tried again at
-	/// the next round, the games staying in the ledger meanwhile.
-	fn archive_games(&mut self) {
-		self.last_archive = Instant::now();
-		self.archive_left = false;
-		let Some(archive) = &mut self.archive else {
-			return;
-		};
-		match archive.work(&self.ledger, ARCHIVE_CHUNK) {
-			Ok(written) => self.archive_left = written >= ARCHIVE_CHUNK,
-			Err(e) => warn!(%e, "writing games to the archive failed; trying again later"),
-		}
-	}
+/// Starts the thread that moves stored games to `archive` once every [`ARCHIVE_EVERY`] (at
+/// once again while a round fills its chunk), off the ledger's writer: sessions wait for the
+/// writer's commits, so its time is ingest's. The thread takes the ledger's lock only to read
+/// the games and to record them archived (a failure is logged, and the games wait in the
+/// ledger for the next round); dropping the returned sender stops it after a last round.
+fn start_archiver(
+	mut archive: GameArchive,
+	ledger: Arc<Mutex<Ledger>>,
+) -> Result<(Sender<()>, JoinHandle<()>), std::io::Error> {
+	let (stop, stopping) = channel::<()>();
+	let thread = std::thread::Builder::new()
+		.name("archive".into())
+		.spawn(move || {
+			let mut wait = Duration::ZERO;
+			loop {
+				let last = matches!(
+					stopping.recv_timeout(wait),
+					Err(RecvTimeoutError::Disconnected)
+				);
+				wait = match archive.work(&ledger, ARCHIVE_CHUNK) {
+					Ok(written) if written >= ARCHIVE_CHUNK => Duration::ZERO,
+					Ok(_) => ARCHIVE_EVERY,
+					Err(e) => {
+						warn!(%e, "writing games to the archive failed; trying again later");
+						ARCHIVE_EVERY
+					}
+				};
+				if last {
+					break;
+				}
+			}
+		})?;
+	Ok((stop, thread))
 }
 
 /// The batches a group stored, and their games.
