@@ -54,17 +54,6 @@ const HOUSEWORK_EVERY: Duration = Duration::from_secs(1);
 /// far more batches a second than a sync a group allows.
 const HOUSEWORK_CHUNK: usize = 2000;
 
-/// How often games are moved to the archive. Each round costs two syncs (the archive's files,
-/// then the ledger's commit), so rather than after every group, as housework with work left
-/// over is, a round comes at most once a second and takes what has gathered
-/// (docs/benchmarks.md, "Ingest with the archive").
-const ARCHIVE_EVERY: Duration = Duration::from_secs(1);
-
-/// The most batches one round moves to the archive: more than ten seconds of the ingest
-/// measured at 1,000 sessions (about 3,000 batches a second), some 60 MB of text for a round
-/// that catches up after a restart.
-const ARCHIVE_CHUNK: usize = 32_768;
-
 /// A write nobody waits for, done with a group.
 type LaterWrite = Box<dyn FnOnce(&mut Ledger) -> Result<(), StorageError> + Send>;
 
@@ -125,7 +114,7 @@ impl Committer {
 			.as_ref()
 			.map(|archive| (archive.counts(), archive.keep_generations()));
 		let archiver = match archive {
-			Some(archive) => Some(start_archiver(archive, ledger.clone())?),
+			Some(archive) => Some(archive.spawn(ledger.clone())?),
 			None => None,
 		};
 		let writer = Writer {
@@ -411,41 +400,6 @@ impl Writer {
 			}
 		}
 	}
-}
-
-/// Starts the thread that moves stored games to `archive` once every [`ARCHIVE_EVERY`] (at
-/// once again while a round fills its chunk), off the ledger's writer: sessions wait for the
-/// writer's commits, so its time is ingest's. The thread takes the ledger's lock only to read
-/// the games and to record them archived (a failure is logged, and the games wait in the
-/// ledger for the next round); dropping the returned sender stops it after a last round.
-fn start_archiver(
-	mut archive: GameArchive,
-	ledger: Arc<Mutex<Ledger>>,
-) -> Result<(Sender<()>, JoinHandle<()>), std::io::Error> {
-	let (stop, stopping) = channel::<()>();
-	let thread = std::thread::Builder::new()
-		.name("archive".into())
-		.spawn(move || {
-			let mut wait = Duration::ZERO;
-			loop {
-				let last = matches!(
-					stopping.recv_timeout(wait),
-					Err(RecvTimeoutError::Disconnected)
-				);
-				wait = match archive.work(&ledger, ARCHIVE_CHUNK) {
-					Ok(written) if written >= ARCHIVE_CHUNK => Duration::ZERO,
-					Ok(_) => ARCHIVE_EVERY,
-					Err(e) => {
-						warn!(%e, "writing games to the archive failed; trying again later");
-						ARCHIVE_EVERY
-					}
-				};
-				if last {
-					break;
-				}
-			}
-		})?;
-	Ok((stop, thread))
 }
 
 /// The batches a group stored, and their games.
