@@ -16,6 +16,7 @@
 pub mod census;
 pub mod file;
 pub mod index;
+pub mod placement;
 pub mod solve;
 pub mod verify;
 

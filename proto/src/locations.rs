@@ -66,6 +66,18 @@ pub fn tablebase_path(explicit: Option<&Path>) -> Result<PathBuf, NoHomeDir> {
 	}
 }
 
+/// Where the placement layers are: `explicit` if given, else a directory in the cache directory
+/// beside the movement table, named for the layers' format and rules versions.
+pub fn placement_dir(explicit: Option<&Path>) -> Result<PathBuf, NoHomeDir> {
+	use tigers_core::tablebase::placement::PLACEMENT_FORMAT_VERSION;
+	match explicit {
+		Some(path) => Ok(path.to_path_buf()),
+		None => Ok(cache_dir()?.join("tablebase").join(format!(
+			"placement-f{PLACEMENT_FORMAT_VERSION}-r{RULES_VERSION}"
+		))),
+	}
+}
+
 #[cfg(test)]
 mod tests {
 	use super::*;
@@ -79,6 +91,16 @@ mod tests {
 		assert!(
 			path.ends_with("tablebase/movement-phase-f1-r1.tb"),
 			"{path:?}"
+		);
+	}
+
+	#[test]
+	fn the_placement_layers_sit_beside_the_movement_table() {
+		let dir = placement_dir(None).expect("a test machine has a home directory");
+		assert!(dir.ends_with("tablebase/placement-f1-r1"), "{dir:?}");
+		assert_eq!(
+			placement_dir(Some(Path::new("/x"))).unwrap(),
+			Path::new("/x")
 		);
 	}
 

@@ -21,7 +21,8 @@
 //!
 //! - [`engine`]: the `tui engine` commands over any reader and writer.
 //!
-//! And [`tablebase_command`]: `tui tablebase build | verify | stats`, and finding the table.
+//! And [`tablebase_command`]: `tui tablebase build | verify | stats`, and finding the table;
+//! [`placement_command`]: the same with `--placement`, for the placement phase's layers.
 //!
 //! The training dashboard that `tui dashboard` shows is the `tigers_dashboard` crate, which the
 //! coordinator uses for its own screen too.
@@ -32,6 +33,7 @@ pub mod exact;
 pub mod layout;
 pub mod local_player;
 pub mod net_source;
+pub mod placement_command;
 pub mod player;
 pub mod record_io;
 pub mod seat;

@@ -13,7 +13,7 @@ use tigers_proto::locations;
 use tigers_tui::engine::Engine;
 use tigers_tui::net_source::{DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
 use tigers_tui::setup::{PlayConfig, PlayerKind};
-use tigers_tui::tablebase_command;
+use tigers_tui::{placement_command, tablebase_command};
 
 /// Play Tigers and Sheep in the terminal, against the latest net by default.
 #[derive(Debug, Parser)]
@@ -90,6 +90,13 @@ enum TablebaseAction {
 		/// Solve again even if the file exists.
 		#[arg(long)]
 		force: bool,
+		#[command(flatten)]
+		placement: PlacementArgs,
+		/// With --placement: solve only the layers with at least this many sheep placed (19 is
+		/// the last; 17 takes a few minutes), keeping any already solved.
+		#[arg(long, value_name = "N", requires = "placement", default_value_t = 0,
+			value_parser = clap::value_parser!(u32).range(0..=19))]
+		from_placed: u32,
 	},
 	/// Check every value of a table against its moves.
 	Verify {
@@ -98,12 +105,33 @@ enum TablebaseAction {
 		/// Threads to check on [default: every core].
 		#[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
 		threads: Option<u32>,
+		#[command(flatten)]
+		placement: PlacementArgs,
 	},
 	/// Print a table's counts: positions, wins, draws and losses, the longest win.
 	Stats {
 		/// The table [default: --tablebase, else the cache directory].
 		path: Option<PathBuf>,
+		#[command(flatten)]
+		placement: PlacementArgs,
 	},
+}
+
+/// The placement phase instead of the movement table.
+#[derive(Debug, Args)]
+struct PlacementArgs {
+	/// The placement phase, solved layer by layer from the movement table (which must be
+	/// there: --tablebase, else the cache directory).
+	#[arg(long)]
+	placement: bool,
+	/// The placement layers' directory [default: placement-f1-r1 beside the movement table in
+	/// the cache directory].
+	#[arg(long, value_name = "DIR", requires = "placement")]
+	dir: Option<PathBuf>,
+	/// With --placement: the movement table the layers start from [default: the cache
+	/// directory's].
+	#[arg(long, value_name = "PATH", requires = "placement")]
+	movement: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -248,17 +276,56 @@ fn tablebase(action: TablebaseAction, explicit: Option<&std::path::Path>) -> any
 			|n| n as usize,
 		)
 	};
+	let movement =
+		|args: &PlacementArgs| -> anyhow::Result<std::sync::Arc<tigers_core::Tablebase>> {
+			let found = tablebase_command::find(args.movement.as_deref().or(explicit), false)?;
+			found.table.ok_or_else(|| {
+				anyhow::anyhow!(
+					"the placement solve starts from the movement table, and there is none at {}; \
+				 `tui tablebase build` makes it",
+					found
+						.path
+						.map_or_else(String::new, |p| p.display().to_string())
+				)
+			})
+		};
+	let placement_dir = |args: &PlacementArgs| locations::placement_dir(args.dir.as_deref());
 	let out = match action {
+		TablebaseAction::Build {
+			threads: n,
+			placement,
+			from_placed,
+			..
+		} if placement.placement => placement_command::build(
+			&placement_dir(&placement)?,
+			&*movement(&placement)?,
+			from_placed,
+			threads(n),
+		)?,
 		TablebaseAction::Build {
 			out,
 			threads: n,
 			force,
+			..
 		} => tablebase_command::build(&path(out)?, threads(n), force)?,
+		TablebaseAction::Verify {
+			threads: n,
+			placement,
+			..
+		} if placement.placement => placement_command::verify(
+			&placement_dir(&placement)?,
+			&*movement(&placement)?,
+			threads(n),
+		)?,
 		TablebaseAction::Verify {
 			path: p,
 			threads: n,
+			..
 		} => tablebase_command::verify(&path(p)?, threads(n))?,
-		TablebaseAction::Stats { path: p } => tablebase_command::stats(&path(p)?)?,
+		TablebaseAction::Stats { placement, .. } if placement.placement => {
+			placement_command::stats(&placement_dir(&placement)?)?
+		}
+		TablebaseAction::Stats { path: p, .. } => tablebase_command::stats(&path(p)?)?,
 	};
 	print!("{out}");
 	Ok(())

@@ -26,14 +26,14 @@ use crate::symmetry::Symmetry;
 /// Layers of the table: one per number of dead sheep, 0 to 4.
 pub const LAYERS: usize = 5;
 /// Points left for sheep and empty points once the four tigers stand.
-const FREE_POINTS: usize = 21;
+pub(crate) const FREE_POINTS: usize = 21;
 /// Sets of four points among 25: `C(25, 4)`.
 const TIGER_SETS: usize = 12_650;
 /// Classes of tiger sets under the eight symmetries (Burnside's count, checked by a test).
 pub const TIGER_CLASSES: usize = 1_666;
 
 /// `BINOMIAL[n][k]` = n choose k, for n up to 25.
-static BINOMIAL: [[u32; 26]; 26] = build_binomial();
+pub(crate) static BINOMIAL: [[u32; 26]; 26] = build_binomial();
 
 /// `n` choose `k`.
 #[inline]
@@ -196,7 +196,7 @@ impl Layout {
 
 	/// The entry of a position whose tigers already stand on class `class`'s mask.
 	#[inline]
-	fn index_in_class(&self, class: usize, empty: u32, turn: Turn) -> u32 {
+	pub(crate) fn index_in_class(&self, class: usize, empty: u32, turn: Turn) -> u32 {
 		let layer = empty.count_ones() as usize - 1;
 		debug_assert!(layer < LAYERS && empty & self.classes[class].tigers == 0);
 		let free_rank = &self.classes[class].free_rank;
@@ -289,6 +289,39 @@ impl Layout {
 			let first = start + slot as u32 * per_class;
 			(turn, slot % classes, first..first + per_class)
 		})
+	}
+
+	/// The class of a set of four tiger points, and the first symmetry that sends the set onto
+	/// the class's mask.
+	#[inline]
+	pub(crate) fn class_of(&self, tigers: u32) -> (usize, Symmetry) {
+		let class_ref = self.by_tiger_set[tiger_set_rank(tigers)];
+		let sym = Symmetry::ALL[class_ref.symmetries.trailing_zeros() as usize];
+		(class_ref.class as usize, sym)
+	}
+
+	/// The class's least tiger mask.
+	#[inline]
+	pub(crate) fn class_tigers(&self, class: usize) -> u32 {
+		self.classes[class].tigers
+	}
+
+	/// The 21 points the class's tigers leave free, in ascending order.
+	#[inline]
+	pub(crate) fn free_points(&self, class: usize) -> &[u8; FREE_POINTS] {
+		&self.classes[class].free_points
+	}
+
+	/// For each point, its place among the class's free points (255 for a tiger).
+	#[inline]
+	pub(crate) fn free_rank(&self, class: usize) -> &[u8; 25] {
+		&self.classes[class].free_rank
+	}
+
+	/// The symmetries that keep the class's mask in place, as a bit set (bit 0 = identity).
+	#[inline]
+	pub(crate) fn stabiliser(&self, class: usize) -> u8 {
+		self.classes[class].stabiliser
 	}
 
 	/// Whether the class's tigers have no symmetry but the identity, so that each of its

@@ -3,6 +3,7 @@
 mod decoders;
 mod learning;
 mod perft;
+mod placement;
 mod properties;
 mod random_games;
 mod tablebase;

@@ -1,0 +1,330 @@
+//! One layer's values from its child layer's, class block by class block.
+//!
+//! The work goes by blocks (one dead count, one tiger class), so that every lookup a block makes
+//! stays in one or two small blocks of the child layer and in cache:
+//!
+//! - **Sheep to move.** A placement keeps the tigers, so every child of a block lies in the
+//!   child layer's block of the same class and dead count (or, with 19 placed, in the movement
+//!   table's). A position is won if some placement leaves the tigers lost, lost if every one
+//!   leaves them won, and drawn otherwise; the first lost child ends the search.
+//! - **Tigers to move.** A tiger move changes the class. The block is walked once per tiger
+//!   move: for a fixed move the child's class and the symmetry that canonicalises it are fixed
+//!   too, so a table made once per move maps the block's sheep sets onto the child block's
+//!   (three lookups), and every lookup of that pass lands in one child block. Two bits per
+//!   position gather what the moves found: some move leaves the sheep lost (a win), some move
+//!   does not leave them won (at least a draw). No move at all is a loss.
+//!
+//! A block is written by one thread only (blocks start on whole bytes), so the threads share
+//! nothing but the list of blocks left and the progress count, and the result does not depend
+//! on their number.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::lines::{JUMPS, NEIGHBOURS};
+use crate::moves::Turn;
+use crate::pos::Pos;
+use crate::tablebase::index::{FREE_POINTS, Layout, TIGER_CLASSES};
+use crate::tablebase::placement::index::{
+	ALL_FREE, LayerId, LayerShape, MAX_DEAD, colex_rank, sets_in_rank_order, sets_of, to_board_mask,
+};
+use crate::tablebase::placement::{DRAW, LOSS, WIN, code_at};
+use crate::tablebase::{Tablebase, Value, decode_value};
+
+/// Where a layer's moves lead.
+#[derive(Clone, Copy)]
+pub enum Children<'a> {
+	/// Into the movement phase: the sheep to move with 19 placed.
+	Movement(&'a Tablebase),
+	/// Into another placement layer's values (its bytes, as [`solve_layer`] returns them).
+	Layer(&'a [u8]),
+}
+
+/// How far a layer's solve has got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LayerProgress {
+	/// Entries decided.
+	pub done: u64,
+	/// The layer's entries.
+	pub total: u64,
+}
+
+/// Solves layer `id` on `threads` threads from its children's values, calling `progress` after
+/// each block. Returns the layer's bytes ([`LayerShape`]). `children` must be the movement table
+/// for the sheep with 19 placed and the layer [`LayerId::child`] names otherwise.
+pub fn solve_layer(
+	id: LayerId,
+	children: Children<'_>,
+	threads: usize,
+	progress: &(dyn Fn(LayerProgress) + Sync),
+) -> Vec<u8> {
+	let shape = LayerShape::of(id);
+	let child_shape = id.child().map(LayerShape::of);
+	let mut out = vec![0u8; shape.bytes() as usize];
+	let jobs = Mutex::new(blocks(&shape, &mut out).into_iter());
+	let done = AtomicU64::new(0);
+	let total = shape.entries();
+	std::thread::scope(|scope| {
+		for _ in 0..threads.max(1) {
+			scope.spawn(|| {
+				let mut scratch = Scratch::default();
+				loop {
+					let next = jobs.lock().expect("no thread panics holding it").next();
+					let Some((dead, class, block)) = next else {
+						break;
+					};
+					let size = id.sheep_on_board(dead);
+					match (id.turn, children) {
+						(Turn::Sheep, children) => {
+							sheep_block(children, child_shape.as_ref(), dead, class, size, block);
+						}
+						(Turn::Tiger, Children::Layer(child)) => {
+							let child_shape = child_shape.as_ref().expect("tigers have a child");
+							let job = TigerBlock {
+								child,
+								child_shape,
+								dead,
+								class,
+								size,
+							};
+							job.solve(&mut scratch, block);
+						}
+						(Turn::Tiger, Children::Movement(_)) => {
+							unreachable!("the tigers' moves never lead into the movement phase")
+						}
+					}
+					let step = u64::from(sets_of(size));
+					let now = done.fetch_add(step, Ordering::Relaxed) + step;
+					progress(LayerProgress { done: now, total });
+				}
+			});
+		}
+	});
+	out
+}
+
+/// The layer's bytes cut into its blocks: `(dead, class, bytes)`.
+fn blocks<'a>(shape: &LayerShape, out: &'a mut [u8]) -> Vec<(u32, usize, &'a mut [u8])> {
+	let mut blocks = Vec::new();
+	let mut rest = out;
+	for dead in 0..=shape.id.max_dead() {
+		for class in 0..TIGER_CLASSES {
+			let length = shape.block(dead, class).end - shape.block(dead, class).start;
+			let (block, tail) = rest.split_at_mut(length as usize);
+			blocks.push((dead, class, block));
+			rest = tail;
+		}
+	}
+	debug_assert!(rest.is_empty());
+	blocks
+}
+
+/// Sets entry `rank` of a block to `code`.
+#[inline]
+fn put(block: &mut [u8], rank: u32, code: u8) {
+	let shift = 2 * (rank % 4);
+	let byte = &mut block[(rank / 4) as usize];
+	*byte = (*byte & !(3 << shift)) | code << shift;
+}
+
+/// The block of the sheep to move with `dead` dead, `size` sheep on the board, class `class`.
+fn sheep_block(
+	children: Children<'_>,
+	child_shape: Option<&LayerShape>,
+	dead: u32,
+	class: usize,
+	size: u32,
+	block: &mut [u8],
+) {
+	block.fill(u8::MAX);
+	let layout = Layout::get();
+	let child_code = |set: u32| -> u8 {
+		match children {
+			Children::Layer(bytes) => {
+				let start = child_shape
+					.expect("a placement layer's shape")
+					.block_start(dead, class);
+				code_at(bytes, start, colex_rank(set))
+			}
+			Children::Movement(table) => {
+				let empty = to_board_mask(layout, class, ALL_FREE & !set);
+				let index = layout.index_in_class(class, empty, Turn::Tiger);
+				match decode_value(table.values()[index as usize]) {
+					Value::Win(_) => WIN,
+					Value::Draw => DRAW,
+					Value::Loss(_) => LOSS,
+				}
+			}
+		}
+	};
+	for (rank, set) in sets_in_rank_order(size).enumerate() {
+		// With sheep in hand there is always an empty point, so at least one child.
+		let mut code = LOSS;
+		let mut empty = ALL_FREE & !set;
+		while empty != 0 {
+			let point = empty & empty.wrapping_neg();
+			empty ^= point;
+			match child_code(set | point) {
+				LOSS => {
+					code = WIN;
+					break;
+				}
+				DRAW => code = DRAW,
+				_ => {}
+			}
+		}
+		put(block, rank as u32, code);
+	}
+}
+
+/// Scratch space a thread keeps between tiger blocks.
+#[derive(Default)]
+struct Scratch {
+	/// Bit per entry: some move leaves the sheep lost.
+	wins: Vec<u64>,
+	/// Bit per entry: some move does not leave the sheep won.
+	saved: Vec<u64>,
+}
+
+/// Maps a set of one class's free points onto another's, seven points at a time.
+struct SetMap([[u32; 128]; 3]);
+
+impl SetMap {
+	/// The map that sends free point `i` to `image[i]` (a set of at most one point).
+	fn new(image: &[u32; FREE_POINTS]) -> SetMap {
+		let mut table = [[0u32; 128]; 3];
+		for (chunk, rows) in table.iter_mut().enumerate() {
+			for bits in 1..128usize {
+				let low = bits.trailing_zeros() as usize;
+				let point = chunk * 7 + low;
+				let one = if point < FREE_POINTS { image[point] } else { 0 };
+				rows[bits] = rows[bits & (bits - 1)] | one;
+			}
+		}
+		SetMap(table)
+	}
+
+	#[inline]
+	fn apply(&self, set: u32) -> u32 {
+		self.0[0][(set & 127) as usize]
+			| self.0[1][((set >> 7) & 127) as usize]
+			| self.0[2][(set >> 14) as usize]
+	}
+}
+
+/// One block of the tigers to move, and where its moves lead.
+struct TigerBlock<'a> {
+	/// The sheep-to-move layer with as many placed.
+	child: &'a [u8],
+	child_shape: &'a LayerShape,
+	dead: u32,
+	class: usize,
+	size: u32,
+}
+
+impl TigerBlock<'_> {
+	fn solve(&self, scratch: &mut Scratch, block: &mut [u8]) {
+		let words = (sets_of(self.size) as usize).div_ceil(64);
+		for bits in [&mut scratch.wins, &mut scratch.saved] {
+			bits.clear();
+			bits.resize(words, 0);
+		}
+		let layout = Layout::get();
+		let tigers = layout.class_tigers(self.class);
+		let mut from_points = tigers;
+		while from_points != 0 {
+			let from = from_points.trailing_zeros() as usize;
+			from_points &= from_points - 1;
+			let mut steps = NEIGHBOURS[from] & !tigers;
+			while steps != 0 {
+				let to = steps.trailing_zeros() as usize;
+				steps &= steps - 1;
+				self.step(scratch, from, to, None);
+			}
+			for line in JUMPS[from].as_slice() {
+				if tigers & (line.over.bit() | line.land.bit()) == 0 {
+					self.step(scratch, from, line.land.index(), Some(line.over.index()));
+				}
+			}
+		}
+		block.fill(u8::MAX);
+		for rank in 0..sets_of(self.size) {
+			let bit = |bits: &[u64]| bits[(rank / 64) as usize] >> (rank % 64) & 1 != 0;
+			let code = if bit(&scratch.wins) {
+				WIN
+			} else if bit(&scratch.saved) {
+				DRAW
+			} else {
+				LOSS
+			};
+			put(block, rank, code);
+		}
+	}
+
+	/// One pass over the block for the tiger move `from` to `to`, over the sheep on `over` if
+	/// it is a jump.
+	fn step(&self, scratch: &mut Scratch, from: usize, to: usize, over: Option<usize>) {
+		let layout = Layout::get();
+		let free_rank = layout.free_rank(self.class);
+		let must_be_empty = 1u32 << free_rank[to];
+		let must_hold = over.map_or(0, |point| 1u32 << free_rank[point]);
+		let mark = |bits: &mut Vec<u64>, rank: usize| bits[rank / 64] |= 1 << (rank % 64);
+		if over.is_some() && self.dead == MAX_DEAD {
+			// The fifth capture wins at once.
+			for (rank, set) in sets_in_rank_order(self.size).enumerate() {
+				if set & must_hold != 0 && set & must_be_empty == 0 {
+					mark(&mut scratch.wins, rank);
+				}
+			}
+			return;
+		}
+		let tigers = layout.class_tigers(self.class) ^ (1 << from) ^ (1 << to);
+		let (child_class, symmetry) = layout.class_of(tigers);
+		let child_rank = layout.free_rank(child_class);
+		let mut image = [0u32; FREE_POINTS];
+		for (i, &point) in layout.free_points(self.class).iter().enumerate() {
+			let point = usize::from(point);
+			if point != to && Some(point) != over {
+				let pos = Pos::from_index(point).expect("a board point");
+				image[i] = 1 << child_rank[symmetry.apply_pos(pos).index()];
+			}
+		}
+		let map = SetMap::new(&image);
+		let child_dead = self.dead + u32::from(over.is_some());
+		let start = self.child_shape.block_start(child_dead, child_class);
+		for (rank, set) in sets_in_rank_order(self.size).enumerate() {
+			if set & must_be_empty != 0 || set & must_hold != must_hold {
+				continue;
+			}
+			match code_at(self.child, start, colex_rank(map.apply(set))) {
+				LOSS => {
+					mark(&mut scratch.wins, rank);
+					mark(&mut scratch.saved, rank);
+				}
+				DRAW => mark(&mut scratch.saved, rank),
+				code => debug_assert!(code == WIN, "padding read as a position"),
+			}
+		}
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn set_maps_move_each_point_to_its_image() {
+		let mut image = [0u32; FREE_POINTS];
+		for (i, slot) in image.iter_mut().enumerate() {
+			*slot = 1 << ((i * 5) % FREE_POINTS);
+		}
+		image[3] = 0;
+		let map = SetMap::new(&image);
+		for set in [0u32, 1, 0b1000, ALL_FREE, 0x1_5555, 0x10_0001] {
+			let expected = (0..FREE_POINTS)
+				.filter(|i| set & (1 << i) != 0)
+				.fold(0, |acc, i| acc | image[i]);
+			assert_eq!(map.apply(set), expected);
+		}
+	}
+}

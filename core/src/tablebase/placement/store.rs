@@ -1,0 +1,486 @@
+//! The placement layers on disk: one file per layer, a manifest, a solve that resumes, and a
+//! probe that reads one byte.
+//!
+//! A layer file is a 104-byte header and the layer's bytes ([`LayerShape`]):
+//!
+//! | offset | bytes | field |
+//! |---|---|---|
+//! | 0 | 8 | magic `TIGERSPL` |
+//! | 8 | 4 | format version ([`PLACEMENT_FORMAT_VERSION`]) |
+//! | 12 | 4 | rules version ([`RULES_VERSION`]) |
+//! | 16 | 4 | sheep placed |
+//! | 20 | 4 | side to move: 0 the sheep, 1 the tigers |
+//! | 24 | 4 | tiger classes (1,666) |
+//! | 28 | 4 | zero |
+//! | 32 | 8 | the layer's bytes |
+//! | 40 | 32 | sha256 of the layer's bytes |
+//! | 72 | 32 | sha256 of the movement table's file the solve started from |
+//! | 104 | ... | two bits per entry, four to a byte, lowest bits first |
+//!
+//! Numbers are little-endian. A layer is written to a `.tmp` file, synced, then renamed, so a
+//! file under its own name is whole; a solve that stops keeps every finished layer and starts
+//! again at the first missing one. `manifest.txt`, written when the last layer is done, lists
+//! each layer's file with its size and sha256 and the movement table's identity.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read as _, Seek as _, SeekFrom, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use sha2::{Digest, Sha256};
+use thiserror::Error;
+
+use crate::board::GameBoard;
+use crate::moves::Turn;
+use crate::network::file::hex;
+use crate::tablebase::index::TIGER_CLASSES;
+use crate::tablebase::placement::index::{LAST_PLACED, LayerId, LayerShape, locate};
+use crate::tablebase::placement::solve::{Children, LayerProgress, solve_layer};
+use crate::tablebase::placement::{PLACEMENT_FORMAT_VERSION, Verdict};
+use crate::tablebase::{RULES_VERSION, Tablebase};
+
+/// The first eight bytes of every layer file.
+pub const MAGIC: [u8; 8] = *b"TIGERSPL";
+/// Bytes before a layer's entries.
+pub const HEADER_BYTES: usize = 104;
+/// The manifest's name in the directory.
+pub const MANIFEST: &str = "manifest.txt";
+
+/// Why the placement layers could not be built, read or probed.
+#[derive(Debug, Error)]
+pub enum PlacementError {
+	/// Reading or writing a file failed.
+	#[error("{path}: {source}")]
+	Io {
+		/// The file.
+		path: String,
+		/// What the system said.
+		source: std::io::Error,
+	},
+	/// A layer file is not what its name says or is damaged.
+	#[error("{path}: {reason}; delete it and build again")]
+	Corrupt {
+		/// The file.
+		path: String,
+		/// What is wrong.
+		reason: String,
+	},
+	/// A layer the solve needs is missing.
+	#[error("{path}: missing, but the layer {layer} needs it; build from a lower --from-placed")]
+	Missing {
+		/// The missing file.
+		path: String,
+		/// The layer that needs it.
+		layer: String,
+	},
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> PlacementError + '_ {
+	move |source| PlacementError::Io {
+		path: path.display().to_string(),
+		source,
+	}
+}
+
+/// How far a build has got, for a progress bar.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BuildProgress {
+	/// The layer being solved.
+	pub layer: LayerId,
+	/// Entries decided in the layers this build solves, finished layers included.
+	pub done: u64,
+	/// Entries of every layer this build solves (layers found on disk left out).
+	pub total: u64,
+}
+
+/// What a build did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildReport {
+	/// Layers solved now.
+	pub solved: Vec<LayerId>,
+	/// Layers found whole on disk and kept.
+	pub kept: Vec<LayerId>,
+}
+
+/// The header of a layer's file.
+fn header(id: LayerId, bytes: &[u8], movement: &Tablebase) -> [u8; HEADER_BYTES] {
+	let mut header = [0u8; HEADER_BYTES];
+	header[0..8].copy_from_slice(&MAGIC);
+	header[8..12].copy_from_slice(&PLACEMENT_FORMAT_VERSION.to_le_bytes());
+	header[12..16].copy_from_slice(&RULES_VERSION.to_le_bytes());
+	header[16..20].copy_from_slice(&id.placed.to_le_bytes());
+	header[20..24].copy_from_slice(&turn_number(id.turn).to_le_bytes());
+	header[24..28].copy_from_slice(&(TIGER_CLASSES as u32).to_le_bytes());
+	header[32..40].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
+	header[40..72].copy_from_slice(&Sha256::digest(bytes));
+	header[72..104].copy_from_slice(&movement_digest(movement));
+	header
+}
+
+fn movement_digest(movement: &Tablebase) -> [u8; 32] {
+	let mut digest = [0u8; 32];
+	for (i, byte) in digest.iter_mut().enumerate() {
+		*byte = u8::from_str_radix(&movement.identity()[2 * i..2 * i + 2], 16)
+			.expect("an identity is 64 hex digits");
+	}
+	digest
+}
+
+fn turn_number(turn: Turn) -> u32 {
+	match turn {
+		Turn::Sheep => 0,
+		Turn::Tiger => 1,
+	}
+}
+
+/// Checks a layer file's header against the layer it should hold; `movement`, if given, must be
+/// the table it was solved from. Returns the entries' length.
+fn check_header(
+	path: &Path,
+	id: LayerId,
+	header: &[u8],
+	movement: Option<&Tablebase>,
+) -> Result<u64, PlacementError> {
+	let corrupt = |reason: String| PlacementError::Corrupt {
+		path: path.display().to_string(),
+		reason,
+	};
+	if header.len() < HEADER_BYTES {
+		return Err(corrupt(format!(
+			"{} bytes, too short for a layer header (truncated?)",
+			header.len()
+		)));
+	}
+	let word = |at: usize| u32::from_le_bytes(header[at..at + 4].try_into().expect("4 bytes"));
+	if header[0..8] != MAGIC {
+		return Err(corrupt("not a placement layer of Tigers and Sheep".into()));
+	}
+	let fields = [
+		("format version", word(8), PLACEMENT_FORMAT_VERSION),
+		("rules version", word(12), RULES_VERSION),
+		("sheep placed", word(16), id.placed),
+		("side to move", word(20), turn_number(id.turn)),
+		("tiger classes", word(24), TIGER_CLASSES as u32),
+	];
+	for (field, found, expected) in fields {
+		if found != expected {
+			return Err(corrupt(format!(
+				"the header's {field} is {found}, expected {expected}"
+			)));
+		}
+	}
+	let length = u64::from_le_bytes(header[32..40].try_into().expect("8 bytes"));
+	let expected = LayerShape::of(id).bytes();
+	if length != expected {
+		return Err(corrupt(format!(
+			"the header announces {length} bytes of entries, expected {expected}"
+		)));
+	}
+	if let Some(movement) = movement
+		&& header[72..104] != movement_digest(movement)
+	{
+		return Err(corrupt(format!(
+			"solved from the movement table {}, not from {}",
+			hex(&header[72..104]),
+			movement.identity()
+		)));
+	}
+	Ok(length)
+}
+
+/// Reads a whole layer file and checks its header and digest; the layer's bytes.
+pub fn read_layer(
+	dir: &Path,
+	id: LayerId,
+	movement: Option<&Tablebase>,
+) -> Result<Vec<u8>, PlacementError> {
+	let path = dir.join(id.file_name());
+	let mut file = File::open(&path).map_err(io_error(&path))?;
+	let mut head = vec![0u8; HEADER_BYTES];
+	let read = read_up_to(&mut file, &mut head).map_err(io_error(&path))?;
+	let length = check_header(&path, id, &head[..read], movement)?;
+	let mut bytes = Vec::with_capacity(length as usize);
+	file.read_to_end(&mut bytes).map_err(io_error(&path))?;
+	if bytes.len() as u64 != length {
+		return Err(PlacementError::Corrupt {
+			path: path.display().to_string(),
+			reason: format!(
+				"the file holds {} bytes of entries, but the header announces {length} (truncated?)",
+				bytes.len()
+			),
+		});
+	}
+	if Sha256::digest(&bytes)[..] != head[40..72] {
+		return Err(PlacementError::Corrupt {
+			path: path.display().to_string(),
+			reason: "the entries do not match the header's sha256".into(),
+		});
+	}
+	Ok(bytes)
+}
+
+fn read_up_to(file: &mut File, buffer: &mut [u8]) -> std::io::Result<usize> {
+	let mut read = 0;
+	while read < buffer.len() {
+		match file.read(&mut buffer[read..])? {
+			0 => break,
+			n => read += n,
+		}
+	}
+	Ok(read)
+}
+
+/// Writes a layer file whole: to a `.tmp` file, synced, then renamed into place.
+fn write_layer(
+	dir: &Path,
+	id: LayerId,
+	bytes: &[u8],
+	movement: &Tablebase,
+) -> Result<(), PlacementError> {
+	let path = dir.join(id.file_name());
+	let tmp = path.with_extension("tmp");
+	let mut file = File::create(&tmp).map_err(io_error(&tmp))?;
+	file.write_all(&header(id, bytes, movement))
+		.map_err(io_error(&tmp))?;
+	file.write_all(bytes).map_err(io_error(&tmp))?;
+	file.sync_all().map_err(io_error(&tmp))?;
+	drop(file);
+	std::fs::rename(&tmp, &path).map_err(io_error(&path))?;
+	Ok(())
+}
+
+/// The sha256 of a whole file, in hex.
+fn file_digest(path: &Path) -> Result<String, PlacementError> {
+	let mut file = File::open(path).map_err(io_error(path))?;
+	let mut hasher = Sha256::new();
+	let mut buffer = vec![0u8; 1 << 20];
+	loop {
+		let n = file.read(&mut buffer).map_err(io_error(path))?;
+		if n == 0 {
+			break;
+		}
+		hasher.update(&buffer[..n]);
+	}
+	Ok(hex(&hasher.finalize()))
+}
+
+/// Solves every layer from `from_placed` sheep placed up into `dir`, on `threads` threads,
+/// keeping the layers already there (checked whole and solved from `movement`) and writing each
+/// new one as it finishes; then writes the manifest if every layer is present.
+pub fn build(
+	dir: &Path,
+	movement: &Tablebase,
+	from_placed: u32,
+	threads: usize,
+	progress: &(dyn Fn(BuildProgress) + Sync),
+) -> Result<BuildReport, PlacementError> {
+	std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+	let lock_path = dir.join(".lock");
+	let lock = File::create(&lock_path).map_err(io_error(&lock_path))?;
+	lock.lock().map_err(io_error(&lock_path))?;
+	let order = LayerId::solve_order(from_placed.min(LAST_PLACED));
+	let mut report = BuildReport {
+		solved: Vec::new(),
+		kept: Vec::new(),
+	};
+	let mut missing = Vec::new();
+	for &id in &order {
+		match read_header_only(dir, id, movement) {
+			Ok(()) => report.kept.push(id),
+			Err(_) => missing.push(id),
+		}
+	}
+	let total: u64 = missing.iter().map(|id| LayerShape::of(*id).entries()).sum();
+	let mut finished = 0u64;
+	let mut previous: Option<(LayerId, Vec<u8>)> = None;
+	for id in missing {
+		let child_bytes = match id.child() {
+			None => None,
+			Some(child) if previous.as_ref().is_some_and(|(p, _)| *p == child) => {
+				previous.take().map(|(_, bytes)| bytes)
+			}
+			Some(child) => {
+				let path = dir.join(child.file_name());
+				if !path.exists() {
+					return Err(PlacementError::Missing {
+						path: path.display().to_string(),
+						layer: id.file_name(),
+					});
+				}
+				Some(read_layer(dir, child, Some(movement))?)
+			}
+		};
+		let children = match &child_bytes {
+			None => Children::Movement(movement),
+			Some(bytes) => Children::Layer(bytes),
+		};
+		let report_layer = |p: LayerProgress| {
+			progress(BuildProgress {
+				layer: id,
+				done: finished + p.done,
+				total,
+			});
+		};
+		let bytes = solve_layer(id, children, threads, &report_layer);
+		drop(child_bytes);
+		write_layer(dir, id, &bytes, movement)?;
+		finished += LayerShape::of(id).entries();
+		report.solved.push(id);
+		previous = Some((id, bytes));
+	}
+	if LayerId::solve_order(0)
+		.iter()
+		.all(|id| dir.join(id.file_name()).exists())
+	{
+		write_manifest(dir, movement)?;
+	}
+	Ok(report)
+}
+
+/// Checks a layer file's header and length without reading its entries.
+fn read_header_only(dir: &Path, id: LayerId, movement: &Tablebase) -> Result<(), PlacementError> {
+	let path = dir.join(id.file_name());
+	let mut file = File::open(&path).map_err(io_error(&path))?;
+	let mut head = vec![0u8; HEADER_BYTES];
+	let read = read_up_to(&mut file, &mut head).map_err(io_error(&path))?;
+	let length = check_header(&path, id, &head[..read], Some(movement))?;
+	let size = file.metadata().map_err(io_error(&path))?.len();
+	if size != HEADER_BYTES as u64 + length {
+		return Err(PlacementError::Corrupt {
+			path: path.display().to_string(),
+			reason: format!("{size} bytes, expected {}", HEADER_BYTES as u64 + length),
+		});
+	}
+	Ok(())
+}
+
+/// The manifest's text: the versions, the movement table, and each layer's file.
+fn manifest_text(dir: &Path, movement: &Tablebase) -> Result<String, PlacementError> {
+	let mut text = format!(
+		"tigers-and-sheep placement layers\nformat {PLACEMENT_FORMAT_VERSION}\nrules {RULES_VERSION}\nmovement {}\n",
+		movement.identity()
+	);
+	for id in LayerId::solve_order(0) {
+		let path = dir.join(id.file_name());
+		let size = std::fs::metadata(&path).map_err(io_error(&path))?.len();
+		let digest = file_digest(&path)?;
+		text.push_str(&format!("layer {} {size} {digest}\n", id.file_name()));
+	}
+	Ok(text)
+}
+
+fn write_manifest(dir: &Path, movement: &Tablebase) -> Result<(), PlacementError> {
+	let text = manifest_text(dir, movement)?;
+	let path = dir.join(MANIFEST);
+	std::fs::write(&path, text).map_err(io_error(&path))
+}
+
+/// Checks the manifest against the files: the same versions, movement table, sizes and digests.
+pub fn check_manifest(dir: &Path, movement: &Tablebase) -> Result<(), PlacementError> {
+	let path = dir.join(MANIFEST);
+	let written = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+	let now = manifest_text(dir, movement)?;
+	if written != now {
+		let line = written
+			.lines()
+			.zip(now.lines())
+			.find(|(a, b)| a != b)
+			.map_or_else(|| "its length".to_string(), |(a, _)| format!("`{a}`"));
+		return Err(PlacementError::Corrupt {
+			path: path.display().to_string(),
+			reason: format!("the files no longer match the manifest at {line}"),
+		});
+	}
+	Ok(())
+}
+
+/// The placement layers found in a directory, probed one byte at a time from disk.
+pub struct PlacementTable {
+	dir: PathBuf,
+	layers: BTreeMap<LayerId, Layer>,
+}
+
+struct Layer {
+	shape: LayerShape,
+	file: Mutex<File>,
+}
+
+impl PlacementTable {
+	/// Opens every layer file in `dir` whose header is right for its name; other layers are
+	/// absent (a probe there answers `None`). Entries are not read until probed.
+	pub fn open(dir: &Path) -> Result<PlacementTable, PlacementError> {
+		let mut layers = BTreeMap::new();
+		for id in LayerId::solve_order(0) {
+			let path = dir.join(id.file_name());
+			let Ok(mut file) = File::open(&path) else {
+				continue;
+			};
+			let mut head = vec![0u8; HEADER_BYTES];
+			let read = read_up_to(&mut file, &mut head).map_err(io_error(&path))?;
+			check_header(&path, id, &head[..read], None)?;
+			layers.insert(
+				id,
+				Layer {
+					shape: LayerShape::of(id),
+					file: Mutex::new(file),
+				},
+			);
+		}
+		Ok(PlacementTable {
+			dir: dir.to_path_buf(),
+			layers,
+		})
+	}
+
+	/// The directory the layers are in.
+	pub fn dir(&self) -> &Path {
+		&self.dir
+	}
+
+	/// The layers present, in solve order reversed (fewest placed first).
+	pub fn layers(&self) -> impl Iterator<Item = LayerId> + '_ {
+		self.layers.keys().copied()
+	}
+
+	/// Whether every placement layer is present.
+	pub fn is_complete(&self) -> bool {
+		self.layers.len() == LayerId::solve_order(0).len()
+	}
+
+	/// The value of a placement position for `turn`, read from its layer's file; `None` outside
+	/// the placement phase or when its layer is not there.
+	pub fn probe(&self, board: GameBoard, turn: Turn) -> Result<Option<Verdict>, PlacementError> {
+		let Some((id, dead, class, rank)) = locate(board, turn) else {
+			return Ok(None);
+		};
+		let Some(layer) = self.layers.get(&id) else {
+			return Ok(None);
+		};
+		let (byte, shift) = layer.shape.address(dead, class, rank);
+		let path = self.dir.join(id.file_name());
+		let mut file = layer.file.lock().expect("no probe panics holding it");
+		let mut one = [0u8];
+		file.seek(SeekFrom::Start(HEADER_BYTES as u64 + byte))
+			.and_then(|_| file.read_exact(&mut one))
+			.map_err(io_error(&path))?;
+		match Verdict::from_code((one[0] >> shift) & 3) {
+			Some(verdict) => Ok(Some(verdict)),
+			None => Err(PlacementError::Corrupt {
+				path: path.display().to_string(),
+				reason: format!("byte {byte} holds padding where a position should be"),
+			}),
+		}
+	}
+}
+
+impl std::fmt::Debug for PlacementTable {
+	fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+		write!(
+			f,
+			"PlacementTable({}, {} layers)",
+			self.dir.display(),
+			self.layers.len()
+		)
+	}
+}
