@@ -9,6 +9,7 @@ use crate::search::{
 	TranspositionTable,
 };
 use crate::tablebase::Tablebase;
+use crate::tablebase::placement::PlacementTable;
 
 /// A search with evaluation `E`, a transposition table and killers.
 pub struct SearchPlayer<E: Evaluator> {
@@ -21,6 +22,7 @@ pub struct SearchPlayer<E: Evaluator> {
 	table: TranspositionTable,
 	killers: Killers,
 	tablebase: Option<Arc<Tablebase>>,
+	placement: Option<Arc<PlacementTable>>,
 	last: Option<SearchReport>,
 }
 
@@ -40,6 +42,7 @@ impl<E: Evaluator> SearchPlayer<E> {
 			table: TranspositionTable::new(table_bits),
 			killers: Killers::new(MAX_DEPTH as usize),
 			tablebase: None,
+			placement: None,
 			last: None,
 		}
 	}
@@ -64,6 +67,20 @@ impl<E: Evaluator> SearchPlayer<E> {
 	/// The solved movement phase, if the player has it.
 	pub fn tablebase(&self) -> Option<&Arc<Tablebase>> {
 		self.tablebase.as_ref()
+	}
+
+	/// Gives the search the solved placement phase (or takes it away): with it, the player
+	/// chooses only among the placement-phase moves that keep the position's exact value, as
+	/// the movement table makes it do after the last sheep is placed. With both tables it never
+	/// gives a value away: the `perfect` player.
+	pub fn set_placement(&mut self, placement: Option<Arc<PlacementTable>>) {
+		self.placement = placement;
+		self.clear();
+	}
+
+	/// The solved placement phase, if the player has it.
+	pub fn placement(&self) -> Option<&Arc<PlacementTable>> {
+		self.placement.as_ref()
 	}
 
 	/// Forgets the table, the killers, the evaluation's caches and the last report.
@@ -95,6 +112,7 @@ impl<E: Evaluator> MinimaxPlayer for SearchPlayer<E> {
 			table: Some(&mut self.table),
 			killers: Some(&mut self.killers),
 			tablebase: self.tablebase.as_deref(),
+			placement: self.placement.as_deref(),
 		}
 	}
 

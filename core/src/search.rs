@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::board::GameBoard;
 use crate::moves::{Move, Turn};
+use crate::tablebase::placement::PlacementTable;
 use crate::tablebase::{Tablebase, Value};
 
 pub use killers::Killers;
@@ -143,6 +144,8 @@ pub struct SearchParts<'a, E: Evaluator> {
 	pub killers: Option<&'a mut Killers>,
 	/// The solved movement phase, if the player has it.
 	pub tablebase: Option<&'a Tablebase>,
+	/// The solved placement phase, if the player plays only value-keeping placement moves.
+	pub placement: Option<&'a PlacementTable>,
 }
 
 /// A computer player that is a search with its own evaluation.

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 use tigers_core::search::{Evaluator, MAX_DEPTH, SearchSettings};
+use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::{
 	ClaudePlayer, Game, MinimaxPlayer, MoveError, NeuralPlayer, ParseMoveError, Position,
 	PositionError, SearchPlayer, SearchReport, Tablebase,
@@ -147,6 +148,9 @@ pub struct Engine {
 	tablebase: Option<Arc<Tablebase>>,
 	/// Why there is no tablebase, until `probe` has said it once.
 	no_tablebase_note: Option<String>,
+	/// The solved placement phase, for `probe` before the last sheep is placed and for
+	/// `player perfect`.
+	placement: Option<Arc<PlacementTable>>,
 }
 
 impl Engine {
@@ -159,7 +163,15 @@ impl Engine {
 			client,
 			tablebase: None,
 			no_tablebase_note: None,
+			placement: None,
 		}
+	}
+
+	/// Probes the placement phase with `placement` too, and offers `player perfect`.
+	#[must_use]
+	pub fn with_placement(mut self, placement: Option<Arc<PlacementTable>>) -> Engine {
+		self.placement = placement;
+		self
 	}
 
 	/// Searches and probes with `table`; without one, `note` says why, once, at the first
@@ -307,6 +319,22 @@ impl Engine {
 				self.searcher.set_tablebase(self.tablebase.clone());
 				Ok(vec!["info player Claude".to_string()])
 			}
+			["perfect"] => {
+				let complete = self.placement.as_ref().is_some_and(|p| p.is_complete());
+				if self.tablebase.is_none() || !complete {
+					return Err(CommandError::Usage {
+						command: "player",
+						problem: "`player perfect` needs the movement table and every placement \
+						          layer (`tui tablebase build`, then `tui tablebase build --placement`)"
+							.to_string(),
+					});
+				}
+				let mut player = ClaudePlayer::fixed_depth(1);
+				player.set_tablebase(self.tablebase.clone());
+				player.set_placement(self.placement.clone());
+				self.searcher = Searcher::Claude(player);
+				Ok(vec!["info player Perfect".to_string()])
+			}
 			["net", source] => {
 				let loaded = net_source::load(&NetSource::parse(source), &self.client)?;
 				let generation = loaded.net.generation;
@@ -324,15 +352,27 @@ impl Engine {
 			}
 			_ => Err(CommandError::Usage {
 				command: "player",
-				problem: "use `player claude` or `player net PATH|URL`".to_string(),
+				problem: "use `player claude`, `player perfect` or `player net PATH|URL`"
+					.to_string(),
 			}),
 		}
 	}
 
 	/// `probe`: the position's exact value for the side to move (`probe win 17`, `probe draw`,
-	/// `probe loss 8`), or `probe none` outside the movement phase, in a finished game, or
-	/// without a table (then saying why, the first time).
+	/// `probe loss 8` in the movement phase; `probe win`, `probe draw`, `probe loss` without a
+	/// distance in the placement phase, from its layers), or `probe none` where no table knows
+	/// it, in a finished game, or without a table (then saying why, the first time).
 	fn probe(&mut self) -> Vec<String> {
+		if !self.game.is_over()
+			&& self.game.board().sheep_in_hand() > 0
+			&& let Some(placement) = &self.placement
+		{
+			return vec![match placement.probe(self.game.board(), self.game.turn()) {
+				Ok(Some(verdict)) => format!("probe {verdict}"),
+				Ok(None) => "probe none".to_string(),
+				Err(error) => format!("error {error}"),
+			}];
+		}
 		let mut lines = Vec::new();
 		let value = match &self.tablebase {
 			Some(table) if !self.game.is_over() => table.probe(self.game.board(), self.game.turn()),
@@ -407,6 +447,17 @@ pub fn run(mut input: impl BufRead, mut output: impl Write, mut engine: Engine) 
 #[cfg(test)]
 mod tests {
 	use super::*;
+
+	#[test]
+	fn the_perfect_player_needs_both_solved_phases() {
+		let mut engine = Engine::new(ClientSettings::default());
+		let answer = ask(&mut engine, "player perfect");
+		assert_eq!(answer.len(), 1);
+		assert!(answer[0].starts_with("error "), "{answer:?}");
+		assert!(answer[0].contains("placement"), "{answer:?}");
+		// Without the placement layers a placement position probes as unknown.
+		assert_eq!(ask(&mut engine, "probe").last().unwrap(), "probe none");
+	}
 
 	fn ask(engine: &mut Engine, line: &str) -> Vec<String> {
 		engine.execute(line).lines

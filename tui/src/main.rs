@@ -136,10 +136,10 @@ struct PlacementArgs {
 
 #[derive(Debug, Args)]
 struct PlayArgs {
-	/// Who plays the sheep: human, claude or net.
+	/// Who plays the sheep: human, claude, net or perfect (both solved phases needed).
 	#[arg(long, value_name = "KIND", default_value = "human")]
 	sheep: PlayerKind,
-	/// Who plays the tigers: human, claude or net.
+	/// Who plays the tigers: human, claude, net or perfect (both solved phases needed).
 	#[arg(long, value_name = "KIND", default_value = "net")]
 	tiger: PlayerKind,
 	/// Seconds a computer player may think about a move.
@@ -198,7 +198,9 @@ fn main() -> anyhow::Result<()> {
 		}
 		Some(Command::Engine) => {
 			let found = tablebase_command::find(explicit_table, cli.no_tablebase)?;
-			let engine = Engine::new(client).with_tablebase(found.table, found.note);
+			let engine = Engine::new(client)
+				.with_tablebase(found.table, found.note)
+				.with_placement(tablebase_command::find_placement(cli.no_tablebase));
 			return tigers_tui::engine::run(io::stdin().lock(), io::stdout().lock(), engine)
 				.context("the engine's input or output failed");
 		}
@@ -238,6 +240,7 @@ fn main() -> anyhow::Result<()> {
 		game: args.game.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
 		save: args.save,
 		tablebase: found.table,
+		placement: tablebase_command::find_placement(cli.no_tablebase),
 	};
 	let mut setup = tigers_tui::setup::build(&config)?;
 	if !io::stdin().is_terminal() || !io::stdout().is_terminal() {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use thiserror::Error;
 use tigers_core::claude::DEFAULT_TABLE_BITS;
+use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::{ClaudePlayer, Game, NeuralPlayer, Tablebase};
 
 use tigers_proto::client::ClientSettings;
@@ -30,6 +31,10 @@ pub enum PlayerKind {
 	Claude,
 	/// The search with the net.
 	Net,
+	/// The search with the hand-written evaluation, choosing only among moves that keep the
+	/// exact value of the position: it needs the solved placement phase as well as the
+	/// movement table, and then never gives a value away.
+	Perfect,
 }
 
 /// Why a text names no kind of player.
@@ -45,6 +50,7 @@ impl FromStr for PlayerKind {
 			"human" => Ok(PlayerKind::Human),
 			"claude" => Ok(PlayerKind::Claude),
 			"net" => Ok(PlayerKind::Net),
+			"perfect" => Ok(PlayerKind::Perfect),
 			other => Err(ParsePlayerKindError(other.to_string())),
 		}
 	}
@@ -75,6 +81,8 @@ pub struct PlayConfig {
 	pub save: Option<PathBuf>,
 	/// The solved movement phase, for the computer players and the exact values on screen.
 	pub tablebase: Option<Arc<Tablebase>>,
+	/// The solved placement phase, for the `perfect` player.
+	pub placement: Option<Arc<PlacementTable>>,
 }
 
 impl Default for PlayConfig {
@@ -92,6 +100,7 @@ impl Default for PlayConfig {
 			game: None,
 			save: None,
 			tablebase: None,
+			placement: None,
 		}
 	}
 }
@@ -105,6 +114,12 @@ pub enum SetupError {
 	/// The net named on the command line did not load.
 	#[error(transparent)]
 	Net(#[from] NetSourceError),
+	/// A `perfect` player without both solved phases.
+	#[error(
+		"the perfect player needs the movement table and every placement layer; \
+		 `tui tablebase build` and `tui tablebase build --placement` make them"
+	)]
+	NoPerfectPlay,
 }
 
 /// A game ready to play, and why no net was found if `net` players became Claude.
@@ -134,7 +149,12 @@ pub fn build(config: &PlayConfig) -> Result<Setup, SetupError> {
 			Err(why) => (None, Some(why.to_string())),
 		}
 	};
-	let make = |kind| make_player(kind, net.as_ref(), config.time_limit, &config.tablebase);
+	let wants_perfect = [config.sheep, config.tigers].contains(&PlayerKind::Perfect);
+	let complete = config.placement.as_ref().is_some_and(|p| p.is_complete());
+	if wants_perfect && (config.tablebase.is_none() || !complete) {
+		return Err(SetupError::NoPerfectPlay);
+	}
+	let make = |kind| make_player(kind, net.as_ref(), config.time_limit, config);
 	let save = config.save.clone().unwrap_or_else(default_save_path);
 	let mut app = App::new(game, make(config.sheep), make(config.tigers)).with_save_path(&save);
 	if let Some(table) = &config.tablebase {
@@ -167,8 +187,9 @@ fn make_player(
 	kind: PlayerKind,
 	net: Option<&LoadedNet>,
 	time_limit: Duration,
-	tablebase: &Option<Arc<Tablebase>>,
+	config: &PlayConfig,
 ) -> Box<dyn Player> {
+	let tablebase = &config.tablebase;
 	match (kind, net) {
 		(PlayerKind::Human, _) => Box::new(LocalPlayer::new("You")),
 		(PlayerKind::Net, Some(net)) => {
@@ -179,6 +200,12 @@ fn make_player(
 		(PlayerKind::Claude | PlayerKind::Net, _) => {
 			let mut player = ClaudePlayer::new(time_limit);
 			player.set_tablebase(tablebase.clone());
+			Box::new(player)
+		}
+		(PlayerKind::Perfect, _) => {
+			let mut player = ClaudePlayer::new(time_limit);
+			player.set_tablebase(tablebase.clone());
+			player.set_placement(config.placement.clone());
 			Box::new(player)
 		}
 	}

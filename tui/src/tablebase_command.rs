@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use thiserror::Error;
 use tigers_core::Tablebase;
+use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::tablebase::{
 	Census, SolveError, SolveProgress, TablebaseFileError, VerifyError, VerifyProgress,
 };
@@ -78,6 +79,17 @@ pub fn find(explicit: Option<&Path>, disabled: bool) -> Result<Found, TablebaseC
 			path: Some(path),
 		}),
 	}
+}
+
+/// The placement layers in the default directory, if any are there and the tables are on; a
+/// directory that does not open (a damaged header) counts as none.
+pub fn find_placement(disabled: bool) -> Option<Arc<PlacementTable>> {
+	if disabled {
+		return None;
+	}
+	let dir = locations::placement_dir(None).ok()?;
+	let table = PlacementTable::open(&dir).ok()?;
+	(table.layers().count() > 0).then(|| Arc::new(table))
 }
 
 /// `tui tablebase build`: solves the movement phase and writes the table to `path`.

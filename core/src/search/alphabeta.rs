@@ -11,6 +11,7 @@ use crate::search::{
 	CacheEntry, DRAW, EVAL_LIMIT, Evaluator, FORCED, Killers, Reuse, SearchParts, SearchReport,
 	SearchSettings, TableKey, TranspositionTable, WIN, exact_score,
 };
+use crate::tablebase::placement::{PlacementTable, Verdict};
 use crate::tablebase::{Tablebase, Value};
 
 /// How many nodes pass between looks at the clock.
@@ -44,6 +45,9 @@ pub fn search<E: Evaluator>(
 			nodes: searcher.nodes,
 		});
 	}
+	// With the placement table, the same at a placement root, but without distances every
+	// value-keeping move is searched, won and lost roots included.
+	searcher.keep_placement_best(board, turn, &mut root_moves);
 	searcher.deadline = started.map(|(start, limit)| start + limit);
 	let mut report: Option<SearchReport> = None;
 	for depth in 1..=settings.max_depth.clamp(1, super::MAX_DEPTH) {
@@ -112,6 +116,7 @@ struct Searcher<'a, E: Evaluator> {
 	table: Option<&'a mut TranspositionTable>,
 	killers: Option<&'a mut Killers>,
 	tablebase: Option<&'a Tablebase>,
+	placement: Option<&'a PlacementTable>,
 	/// The boards since the last irreversible move: the game's, then the search path's. Each
 	/// node's board is the last entry while it is searched.
 	path: Vec<GameBoard>,
@@ -167,6 +172,7 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 			table,
 			killers,
 			tablebase: parts.tablebase,
+			placement: parts.placement,
 			root_index: kept,
 			path,
 			nodes: 0,
@@ -207,6 +213,39 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 		let mut kept = values.iter();
 		moves.retain(|_| kept.next() == Some(&best));
 		Some(best)
+	}
+
+	/// With the placement table and a placement root whose value it knows: drops the moves
+	/// that do not keep that value. A child entering the movement phase is valued by the
+	/// movement table; without it, or where a layer is missing or unreadable, the moves stay.
+	fn keep_placement_best(&mut self, board: GameBoard, turn: Turn, moves: &mut MoveList) {
+		let Some(placement) = self.placement.filter(|_| board.sheep_in_hand() > 0) else {
+			return;
+		};
+		let mut verdicts = [Verdict::Draw; crate::movegen::MAX_MOVES];
+		for (slot, &mv) in verdicts.iter_mut().zip(moves.iter()) {
+			let child = board.after_move_unchecked(mv);
+			let value = if child.dead_sheep() >= DEAD_SHEEP_TO_WIN {
+				Some(Verdict::Loss)
+			} else if child.sheep_in_hand() == 0 {
+				self.tablebase
+					.and_then(|table| table.probe(child, turn.opponent()))
+					.map(Verdict::of_value)
+			} else {
+				placement.probe(child, turn.opponent()).ok().flatten()
+			};
+			let Some(value) = value else {
+				return;
+			};
+			*slot = value.flip();
+		}
+		self.nodes += moves.len() as u64;
+		let verdicts = &verdicts[..moves.len()];
+		let Some(best) = verdicts.iter().map(|v| v.sign()).max() else {
+			return;
+		};
+		let mut kept = verdicts.iter();
+		moves.retain(|_| kept.next().is_some_and(|v| v.sign() == best));
 	}
 
 	/// One iteration at the root: the best move and its score for `turn`, or `None` if the

@@ -21,12 +21,17 @@ fn scratch(name: &str) -> PathBuf {
 	dir
 }
 
-/// The layers from 18 placed up, solved once for the tests that only read them.
+/// The layers from 18 placed up, solved once for the tests that only read them: first those
+/// with 19 placed, then, as a stopped build resumes, the two with 18.
 fn solved() -> &'static Path {
 	static DIR: OnceLock<PathBuf> = OnceLock::new();
 	DIR.get_or_init(|| {
 		let dir = scratch("from-18");
-		placement::build(&dir, table(), 18, 2, &|_| {}).expect("the last layers solve");
+		let first = placement::build(&dir, table(), 19, 2, &|_| {}).expect("the last layers solve");
+		assert_eq!(first.solved.len(), 2);
+		let resumed = placement::build(&dir, table(), 18, 2, &|_| {}).expect("the build resumes");
+		assert_eq!(resumed.kept, first.solved, "the finished layers are kept");
+		assert_eq!(resumed.solved.len(), 2);
 		dir
 	})
 }
@@ -148,15 +153,11 @@ fn a_wrong_value_is_caught() {
 }
 
 #[test]
-fn a_stopped_solve_resumes_and_threads_do_not_change_the_bytes() {
+fn one_thread_writes_the_same_bytes_and_a_damaged_layer_is_refused() {
 	let one = scratch("one-thread");
-	let first = placement::build(&one, table(), 19, 1, &|_| {}).unwrap();
-	assert_eq!(first.solved.len(), 2);
-	// Resumed: the two layers with 19 placed are kept, the two with 18 solved.
-	let again = placement::build(&one, table(), 18, 1, &|_| {}).unwrap();
-	assert_eq!(again.kept.len(), 2);
-	assert_eq!(again.solved.len(), 2);
-	for id in LayerId::solve_order(18) {
+	let report = placement::build(&one, table(), 19, 1, &|_| {}).unwrap();
+	assert_eq!(report.solved.len(), 2);
+	for id in LayerId::solve_order(19) {
 		let a = std::fs::read(one.join(id.file_name())).unwrap();
 		let b = std::fs::read(solved().join(id.file_name())).unwrap();
 		assert!(
@@ -165,17 +166,51 @@ fn a_stopped_solve_resumes_and_threads_do_not_change_the_bytes() {
 			id.file_name()
 		);
 	}
-	// A damaged layer is refused by name, and a build solves it again.
-	let damaged = one.join(LayerId::new(18, Turn::Tiger).unwrap().file_name());
+	let id = LayerId::new(19, Turn::Tiger).unwrap();
+	let damaged = one.join(id.file_name());
 	let mut bytes = std::fs::read(&damaged).unwrap();
 	let last = bytes.len() - 1;
 	bytes[last] ^= 0xff;
 	std::fs::write(&damaged, &bytes).unwrap();
-	let error = placement::read_layer(&one, LayerId::new(18, Turn::Tiger).unwrap(), None)
-		.expect_err("a damaged layer is refused");
+	let error = placement::read_layer(&one, id, None).expect_err("a damaged layer is refused");
 	assert!(
-		error.to_string().contains("placed-18-tigers.tbp"),
+		error.to_string().contains("placed-19-tigers.tbp"),
 		"{error}"
 	);
+	assert!(error.to_string().contains("sha256"), "{error}");
 	std::fs::remove_dir_all(&one).unwrap();
+}
+
+#[test]
+fn with_both_tables_a_player_keeps_every_placement_value() {
+	use std::sync::Arc;
+	use tigers_core::{ClaudePlayer, MinimaxPlayer};
+	let probe = Arc::new(PlacementTable::open(solved()).expect("the layers open"));
+	let mut perfect = ClaudePlayer::fixed_depth(2);
+	perfect.set_tablebase(Some(Arc::clone(table())));
+	perfect.set_placement(Some(Arc::clone(&probe)));
+	let mut plain = ClaudePlayer::fixed_depth(2);
+	let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+	let mut plain_slips = 0;
+	for placed in [18, 19] {
+		for turn in [Turn::Sheep, Turn::Tiger] {
+			let id = LayerId::new(placed, turn).unwrap();
+			for _ in 0..40 {
+				let dead = rng.random_range(0..=4);
+				let board = random_position(&mut rng, id, dead);
+				let before = probe.probe(board, turn).unwrap().unwrap();
+				let kept = |player: &mut ClaudePlayer| {
+					let mv = player.pick_move(board, turn, &[]).expect("a legal move").mv;
+					by_search(board.after_move_unchecked(mv), turn.opponent()).flip() == before
+				};
+				assert!(
+					kept(&mut perfect),
+					"{board:?} {turn:?}: the perfect player slipped"
+				);
+				plain_slips += u32::from(!kept(&mut plain));
+			}
+		}
+	}
+	// The same search without the table does slip: the filter is what keeps the values.
+	assert!(plain_slips > 0);
 }

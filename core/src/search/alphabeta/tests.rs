@@ -36,6 +36,7 @@ fn search_constant(
 		table: None,
 		killers: None,
 		tablebase: None,
+		placement: None,
 	};
 	search(
 		parts,
@@ -172,6 +173,7 @@ fn a_repetition_inside_the_search_is_a_draw() {
 		table: None,
 		killers: None,
 		tablebase: None,
+		placement: None,
 	};
 	let settings = SearchSettings::fixed_depth(4);
 	// Root at the cycle's start with no history: the path comes back to it four plies down.
@@ -195,6 +197,7 @@ fn one_earlier_occurrence_in_the_game_is_not_yet_a_draw() {
 		table: None,
 		killers: None,
 		tablebase: None,
+		placement: None,
 	};
 	let settings = SearchSettings::fixed_depth(4);
 	// Root one ply after the cycle's start, which the game has seen once: coming back to that
@@ -252,6 +255,7 @@ fn alpha_beta_agrees_with_plain_minimax() {
 				table: None,
 				killers: None,
 				tablebase: None,
+				placement: None,
 			};
 			let settings = SearchSettings::fixed_depth(depth);
 			let got = search(plain, &settings, p.board, p.turn, &[]).unwrap();
@@ -282,6 +286,7 @@ fn scored_moves_are_exact_minimax_scores() {
 			table: None,
 			killers: None,
 			tablebase: None,
+			placement: None,
 		};
 		let scored = score_moves(
 			parts,
@@ -307,6 +312,7 @@ fn scored_moves_are_exact_minimax_scores() {
 			table: None,
 			killers: None,
 			tablebase: None,
+			placement: None,
 		};
 		let report = search(
 			parts,
