@@ -24,7 +24,7 @@ use std::fmt;
 
 pub use census::{LayerCount, count_layer, count_up_to_symmetry};
 pub use index::{LAST_PLACED, LayerId, LayerShape, MAX_DEAD};
-pub use solve::{Children, LayerProgress, solve_layer};
+pub use solve::{Children, LayerProgress, NoSlices, SLICE_CLASSES, Slice, SliceStore, solve_layer};
 pub use store::{
 	BuildProgress, BuildReport, PlacementError, PlacementTable, build, check_manifest, read_layer,
 };

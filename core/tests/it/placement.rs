@@ -217,3 +217,62 @@ fn with_both_tables_a_player_keeps_every_placement_value() {
 	// The same search without the table does slip: the filter is what keeps the values.
 	assert!(plain_slips > 0);
 }
+
+#[test]
+fn a_layer_resumes_from_its_kept_slices() {
+	use std::collections::HashMap;
+	use std::sync::Mutex;
+	use tigers_core::tablebase::placement::{Children, NoSlices, Slice, SliceStore, solve_layer};
+
+	/// Slices in memory: every one saved, and those named in `serve` handed back.
+	struct Kept {
+		saved: Mutex<HashMap<String, Vec<u8>>>,
+		serve: HashMap<String, Vec<u8>>,
+	}
+	impl SliceStore for Kept {
+		fn load(&self, slice: Slice, length: usize) -> Option<Vec<u8>> {
+			self.serve
+				.get(&slice.name())
+				.filter(|b| b.len() == length)
+				.cloned()
+		}
+		fn save(&self, slice: Slice, bytes: &[u8]) {
+			self.saved
+				.lock()
+				.unwrap()
+				.insert(slice.name(), bytes.to_vec());
+		}
+	}
+
+	let id = LayerId::new(19, Turn::Sheep).unwrap();
+	let children = Children::Movement(table());
+	let whole = solve_layer(id, children, 2, &NoSlices, &|_| {});
+	let first = Kept {
+		saved: Mutex::new(HashMap::new()),
+		serve: HashMap::new(),
+	};
+	assert_eq!(solve_layer(id, children, 2, &first, &|_| {}), whole);
+	let saved = first.saved.into_inner().unwrap();
+	let slices = Slice::all(id);
+	assert_eq!(saved.len(), slices.len());
+	// Stopped half way: every other slice kept. One of them is marked, to show it is taken as
+	// kept rather than solved again.
+	let mut serve: HashMap<String, Vec<u8>> = slices
+		.iter()
+		.step_by(2)
+		.map(|slice| (slice.name(), saved[&slice.name()].clone()))
+		.collect();
+	let marked = &slices[2];
+	serve.get_mut(&marked.name()).unwrap()[0] ^= 0b11;
+	let resumed = Kept {
+		saved: Mutex::new(HashMap::new()),
+		serve,
+	};
+	let bytes = solve_layer(id, children, 2, &resumed, &|_| {});
+	assert_eq!(resumed.saved.into_inner().unwrap().len(), slices.len() / 2);
+	let shape = placement::LayerShape::of(id);
+	let at = marked.bytes(&shape).start as usize;
+	assert_eq!(bytes[at], whole[at] ^ 0b11);
+	assert_eq!(bytes[..at], whole[..at]);
+	assert_eq!(bytes[at + 1..], whole[at + 1..]);
+}

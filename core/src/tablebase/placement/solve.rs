@@ -49,19 +49,83 @@ pub struct LayerProgress {
 	pub total: u64,
 }
 
+/// Classes in one slice of a layer: the unit of work a thread takes, of resuming, and of
+/// the files a stopped solve keeps. 64 makes 27 slices per dead count, a few megabytes each in
+/// the largest layers.
+pub const SLICE_CLASSES: usize = 64;
+
+/// One slice of a layer: a dead count and a run of classes, whose blocks are contiguous.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Slice {
+	/// Sheep dead.
+	pub dead: u32,
+	/// The first class.
+	pub first_class: usize,
+	/// One past the last class.
+	pub end_class: usize,
+}
+
+impl Slice {
+	/// Every slice of a layer, in the layer's byte order.
+	pub fn all(id: LayerId) -> Vec<Slice> {
+		(0..=id.max_dead())
+			.flat_map(|dead| {
+				(0..TIGER_CLASSES)
+					.step_by(SLICE_CLASSES)
+					.map(move |first_class| Slice {
+						dead,
+						first_class,
+						end_class: (first_class + SLICE_CLASSES).min(TIGER_CLASSES),
+					})
+			})
+			.collect()
+	}
+
+	/// The slice's bytes within its layer.
+	pub fn bytes(&self, shape: &LayerShape) -> std::ops::Range<u64> {
+		shape.block_start(self.dead, self.first_class)..shape.block_start(self.dead, self.end_class)
+	}
+
+	/// A name for its file: `slice-D-CCCC`.
+	pub fn name(&self) -> String {
+		format!("slice-{}-{:04}", self.dead, self.first_class)
+	}
+}
+
+/// Where a layer's finished slices are kept while it is solved, so that a stopped solve
+/// resumes at the slices not yet done.
+pub trait SliceStore: Sync {
+	/// A finished slice's bytes, if it was kept whole.
+	fn load(&self, slice: Slice, length: usize) -> Option<Vec<u8>>;
+	/// Keeps a finished slice's bytes.
+	fn save(&self, slice: Slice, bytes: &[u8]);
+}
+
+/// Keeps nothing: a solve that starts again starts from the beginning of the layer.
+pub struct NoSlices;
+
+impl SliceStore for NoSlices {
+	fn load(&self, _: Slice, _: usize) -> Option<Vec<u8>> {
+		None
+	}
+
+	fn save(&self, _: Slice, _: &[u8]) {}
+}
+
 /// Solves layer `id` on `threads` threads from its children's values, calling `progress` after
-/// each block. Returns the layer's bytes ([`LayerShape`]). `children` must be the movement table
-/// for the sheep with 19 placed and the layer [`LayerId::child`] names otherwise.
+/// each slice. Returns the layer's bytes ([`LayerShape`]). `children` must be the movement table
+/// for the sheep with 19 placed and the layer [`LayerId::child`] names otherwise. Slices that
+/// `store` holds are taken from it; each slice solved is handed to it.
 pub fn solve_layer(
 	id: LayerId,
 	children: Children<'_>,
 	threads: usize,
+	store: &dyn SliceStore,
 	progress: &(dyn Fn(LayerProgress) + Sync),
 ) -> Vec<u8> {
 	let shape = LayerShape::of(id);
-	let child_shape = id.child().map(LayerShape::of);
 	let mut out = vec![0u8; shape.bytes() as usize];
-	let jobs = Mutex::new(blocks(&shape, &mut out).into_iter());
+	let jobs = Mutex::new(slices(&shape, &mut out).into_iter());
 	let done = AtomicU64::new(0);
 	let total = shape.entries();
 	std::thread::scope(|scope| {
@@ -70,31 +134,18 @@ pub fn solve_layer(
 				let mut scratch = Scratch::default();
 				loop {
 					let next = jobs.lock().expect("no thread panics holding it").next();
-					let Some((dead, class, block)) = next else {
+					let Some((slice, bytes)) = next else {
 						break;
 					};
-					let size = id.sheep_on_board(dead);
-					match (id.turn, children) {
-						(Turn::Sheep, children) => {
-							sheep_block(children, child_shape.as_ref(), dead, class, size, block);
-						}
-						(Turn::Tiger, Children::Layer(child)) => {
-							let child_shape = child_shape.as_ref().expect("tigers have a child");
-							let job = TigerBlock {
-								child,
-								child_shape,
-								dead,
-								class,
-								size,
-							};
-							job.solve(&mut scratch, block);
-						}
-						(Turn::Tiger, Children::Movement(_)) => {
-							unreachable!("the tigers' moves never lead into the movement phase")
+					match store.load(slice, bytes.len()) {
+						Some(kept) => bytes.copy_from_slice(&kept),
+						None => {
+							solve_slice(id, children, slice, &mut scratch, bytes);
+							store.save(slice, bytes);
 						}
 					}
-					let step = u64::from(sets_of(size));
-					let now = done.fetch_add(step, Ordering::Relaxed) + step;
+					let entries = slice_entries(id, slice);
+					let now = done.fetch_add(entries, Ordering::Relaxed) + entries;
 					progress(LayerProgress { done: now, total });
 				}
 			});
@@ -103,20 +154,64 @@ pub fn solve_layer(
 	out
 }
 
-/// The layer's bytes cut into its blocks: `(dead, class, bytes)`.
-fn blocks<'a>(shape: &LayerShape, out: &'a mut [u8]) -> Vec<(u32, usize, &'a mut [u8])> {
-	let mut blocks = Vec::new();
-	let mut rest = out;
-	for dead in 0..=shape.id.max_dead() {
-		for class in 0..TIGER_CLASSES {
-			let length = shape.block(dead, class).end - shape.block(dead, class).start;
-			let (block, tail) = rest.split_at_mut(length as usize);
-			blocks.push((dead, class, block));
-			rest = tail;
+/// Positions in a slice.
+fn slice_entries(id: LayerId, slice: Slice) -> u64 {
+	u64::from(sets_of(id.sheep_on_board(slice.dead))) * (slice.end_class - slice.first_class) as u64
+}
+
+/// Solves one slice's blocks into `bytes`.
+fn solve_slice(
+	id: LayerId,
+	children: Children<'_>,
+	slice: Slice,
+	scratch: &mut Scratch,
+	bytes: &mut [u8],
+) {
+	let shape = LayerShape::of(id);
+	let child_shape = id.child().map(LayerShape::of);
+	let size = id.sheep_on_board(slice.dead);
+	let block_bytes = (shape.block(slice.dead, 0).end - shape.block(slice.dead, 0).start) as usize;
+	for (class, block) in (slice.first_class..slice.end_class).zip(bytes.chunks_mut(block_bytes)) {
+		match (id.turn, children) {
+			(Turn::Sheep, children) => {
+				sheep_block(
+					children,
+					child_shape.as_ref(),
+					slice.dead,
+					class,
+					size,
+					block,
+				);
+			}
+			(Turn::Tiger, Children::Layer(child)) => {
+				let job = TigerBlock {
+					child,
+					child_shape: child_shape.as_ref().expect("tigers have a child"),
+					dead: slice.dead,
+					class,
+					size,
+				};
+				job.solve(scratch, block);
+			}
+			(Turn::Tiger, Children::Movement(_)) => {
+				unreachable!("the tigers' moves never lead into the movement phase")
+			}
 		}
 	}
+}
+
+/// The layer's bytes cut into its slices.
+fn slices<'a>(shape: &LayerShape, out: &'a mut [u8]) -> Vec<(Slice, &'a mut [u8])> {
+	let mut slices = Vec::new();
+	let mut rest = out;
+	for slice in Slice::all(shape.id) {
+		let range = slice.bytes(shape);
+		let (bytes, tail) = rest.split_at_mut((range.end - range.start) as usize);
+		slices.push((slice, bytes));
+		rest = tail;
+	}
 	debug_assert!(rest.is_empty());
-	blocks
+	slices
 }
 
 /// Sets entry `rank` of a block to `code`.

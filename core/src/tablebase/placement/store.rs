@@ -36,7 +36,7 @@ use crate::moves::Turn;
 use crate::network::file::hex;
 use crate::tablebase::index::TIGER_CLASSES;
 use crate::tablebase::placement::index::{LAST_PLACED, LayerId, LayerShape, locate};
-use crate::tablebase::placement::solve::{Children, LayerProgress, solve_layer};
+use crate::tablebase::placement::solve::{Children, LayerProgress, Slice, SliceStore, solve_layer};
 use crate::tablebase::placement::{PLACEMENT_FORMAT_VERSION, Verdict};
 use crate::tablebase::{RULES_VERSION, Tablebase};
 
@@ -322,9 +322,11 @@ pub fn build(
 				total,
 			});
 		};
-		let bytes = solve_layer(id, children, threads, &report_layer);
+		let partial = PartialSlices::new(dir, id, movement)?;
+		let bytes = solve_layer(id, children, threads, &partial, &report_layer);
 		drop(child_bytes);
 		write_layer(dir, id, &bytes, movement)?;
+		partial.remove();
 		finished += LayerShape::of(id).entries();
 		report.solved.push(id);
 		previous = Some((id, bytes));
@@ -336,6 +338,62 @@ pub fn build(
 		write_manifest(dir, movement)?;
 	}
 	Ok(report)
+}
+
+/// A layer's finished slices while it is solved, in `DIR/placed-PP-SIDE.partial/`: each slice's
+/// bytes followed by the sha256 of the movement table's identity and those bytes, so that a
+/// damaged slice, or one solved from another movement table, is solved again.
+struct PartialSlices {
+	dir: PathBuf,
+	movement: [u8; 32],
+}
+
+impl PartialSlices {
+	fn new(dir: &Path, id: LayerId, movement: &Tablebase) -> Result<PartialSlices, PlacementError> {
+		let dir = dir.join(format!(
+			"{}.partial",
+			id.file_name().trim_end_matches(".tbp")
+		));
+		std::fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+		Ok(PartialSlices {
+			dir,
+			movement: movement_digest(movement),
+		})
+	}
+
+	fn digest(&self, bytes: &[u8]) -> [u8; 32] {
+		let mut hasher = Sha256::new();
+		hasher.update(self.movement);
+		hasher.update(bytes);
+		hasher.finalize().into()
+	}
+
+	/// Drops the slices once the layer's file is written; a failure leaves only litter.
+	fn remove(self) {
+		let _ = std::fs::remove_dir_all(&self.dir);
+	}
+}
+
+impl SliceStore for PartialSlices {
+	fn load(&self, slice: Slice, length: usize) -> Option<Vec<u8>> {
+		let mut bytes = std::fs::read(self.dir.join(slice.name())).ok()?;
+		if bytes.len() != length + 32 {
+			return None;
+		}
+		let trailer = bytes.split_off(length);
+		(trailer[..] == self.digest(&bytes)).then_some(bytes)
+	}
+
+	/// Keeps a slice; one that cannot be written is only solved again after a stop.
+	fn save(&self, slice: Slice, bytes: &[u8]) {
+		let path = self.dir.join(slice.name());
+		let tmp = path.with_extension("tmp");
+		let mut content = bytes.to_vec();
+		content.extend_from_slice(&self.digest(bytes));
+		if std::fs::write(&tmp, &content).is_ok() {
+			let _ = std::fs::rename(&tmp, &path);
+		}
+	}
 }
 
 /// Checks a layer file's header and length without reading its entries.
