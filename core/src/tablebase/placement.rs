@@ -12,10 +12,12 @@
 //! - [`solve`]: one layer from its child layer, on scoped threads;
 //! - [`store`]: the layer files, the manifest, resuming a stopped solve, probing from disk;
 //! - [`census`]: positions and wins, draws and losses per layer, up to symmetry;
-//! - [`verify`]: every value recomputed from the game's own moves and a second lookup path.
+//! - [`verify`]: every value recomputed from the game's own moves and a second lookup path;
+//! - [`judge`]: a game's moves judged by both solved phases (exact accuracy over the whole game).
 
 pub mod census;
 pub mod index;
+pub mod judge;
 pub mod solve;
 pub mod store;
 pub mod verify;
@@ -24,6 +26,7 @@ use std::fmt;
 
 pub use census::{LayerCount, count_layer, count_up_to_symmetry};
 pub use index::{LAST_PLACED, LayerId, LayerShape, MAX_DEAD};
+pub use judge::{WholeGameAccuracy, keeps_placement_value};
 pub use solve::{Children, LayerProgress, NoSlices, SLICE_CLASSES, Slice, SliceStore, solve_layer};
 pub use store::{
 	BuildProgress, BuildReport, PlacementError, PlacementTable, build, check_manifest, read_layer,

@@ -276,3 +276,62 @@ fn a_layer_resumes_from_its_kept_slices() {
 	assert_eq!(bytes[..at], whole[..at]);
 	assert_eq!(bytes[at + 1..], whole[at + 1..]);
 }
+
+#[test]
+fn whole_game_accuracy_counts_each_phase_and_the_values_given_away() {
+	use std::sync::Arc;
+	use tigers_core::tablebase::placement::WholeGameAccuracy;
+	use tigers_core::{ClaudePlayer, Game, MinimaxPlayer, Position};
+	let probe = Arc::new(PlacementTable::open(solved()).expect("the layers open"));
+	let mut perfect = ClaudePlayer::fixed_depth(1);
+	perfect.set_tablebase(Some(Arc::clone(table())));
+	perfect.set_placement(Some(Arc::clone(&probe)));
+	let mut plain = ClaudePlayer::fixed_depth(1);
+	let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+	let (mut sheep, mut tigers) = (WholeGameAccuracy::default(), WholeGameAccuracy::default());
+	for _ in 0..12 {
+		let id = LayerId::new(18, Turn::Sheep).unwrap();
+		let dead = rng.random_range(0..=1);
+		let board = random_position(&mut rng, id, dead);
+		let mut game = Game::new(Position::new(board, Turn::Sheep).unwrap());
+		// The perfect player takes the sheep, Claude without tables the tigers, 12 plies.
+		for _ in 0..12 {
+			if game.is_over() {
+				break;
+			}
+			let player = if game.turn() == Turn::Sheep {
+				&mut perfect
+			} else {
+				&mut plain
+			};
+			let mv = player
+				.pick_move(game.board(), game.turn(), &game.previous())
+				.unwrap()
+				.mv;
+			game.play(mv).unwrap();
+		}
+		sheep = sheep.plus(WholeGameAccuracy::of_game(
+			&probe,
+			table(),
+			&game,
+			Turn::Sheep,
+		));
+		tigers = tigers.plus(WholeGameAccuracy::of_game(
+			&probe,
+			table(),
+			&game,
+			Turn::Tiger,
+		));
+	}
+	// Both sides placed and moved on; the perfect side gave nothing away.
+	assert!(
+		sheep.placement.moves > 0 && sheep.movement.moves > 0,
+		"{sheep:?}"
+	);
+	assert!(tigers.placement.moves > 0, "{tigers:?}");
+	assert_eq!(sheep.value_losing_moves(), 0, "{sheep:?}");
+	assert_eq!(
+		sheep.whole().moves,
+		sheep.placement.moves + sheep.movement.moves
+	);
+}
