@@ -16,6 +16,7 @@ use tigers_coordinator::error::CoordinatorError;
 use tigers_coordinator::local_dashboard::LocalDashboard;
 use tigers_coordinator::measure::{MeasureSettings, measure};
 use tigers_coordinator::status::{fetch_status, progress_json};
+use tigers_core::gate::TableRole;
 use tigers_core::tablebase::Tablebase;
 use tigers_proto::client::ClientSettings;
 use tigers_proto::client::error_chain;
@@ -77,6 +78,12 @@ struct MeasureArgs {
 	/// Do not judge the moves with a tablebase.
 	#[arg(long, conflicts_with = "tablebase")]
 	no_tablebase: bool,
+	/// What the tablebase does in the games: play (both players search with it, as in tui, and
+	/// it judges their moves) or judge (it judges the moves only, so the net plays the movement
+	/// phase by itself).
+	#[arg(long, value_name = "ROLE", default_value = run_defaults().timed.tablebase.name(),
+		value_parser = clap::builder::PossibleValuesParser::new(TableRole::NAMES))]
+	measure_tablebase: String,
 }
 
 impl MeasureArgs {
@@ -98,6 +105,7 @@ impl MeasureArgs {
 			timed: TimedSettings {
 				move_time: Duration::from_millis(self.move_ms),
 				pairs: self.pairs,
+				tablebase: self.measure_tablebase.parse()?,
 			},
 			threads: self.threads,
 			generation: self.generation,
@@ -107,7 +115,7 @@ impl MeasureArgs {
 
 	/// The table to judge with: none if told so; the one at the default path if it is there
 	/// (said on stderr if not); the one named, which must be there.
-	fn tablebase(&self) -> Result<Option<Tablebase>, String> {
+	fn tablebase(&self) -> Result<Option<Arc<Tablebase>>, String> {
 		if self.no_tablebase {
 			return Ok(None);
 		}
@@ -117,7 +125,9 @@ impl MeasureArgs {
 			format!("the tablebase at {} cannot be used: {e}", path.display())
 		};
 		if self.tablebase.is_some() {
-			return Tablebase::read(&path).map(Some).map_err(|e| cannot(&e));
+			return Tablebase::read(&path)
+				.map(|table| Some(Arc::new(table)))
+				.map_err(|e| cannot(&e));
 		}
 		let table = Tablebase::read_if_present(&path).map_err(|e| cannot(&e))?;
 		if table.is_none() {
@@ -127,7 +137,7 @@ impl MeasureArgs {
 				path.display()
 			);
 		}
-		Ok(table)
+		Ok(table.map(Arc::new))
 	}
 }
 
@@ -278,6 +288,11 @@ struct ServeArgs {
 	/// Pairs of games in each measurement at equal time; 0 measures none.
 	#[arg(long, default_value_t = run_defaults().timed.pairs)]
 	timed_pairs: u32,
+	/// What the tablebase does in the measurements at equal time: play (both players search
+	/// with it, as in tui, and it judges their moves) or judge (it judges the moves only).
+	#[arg(long, value_name = "ROLE", default_value = run_defaults().timed.tablebase.name(),
+		value_parser = clap::builder::PossibleValuesParser::new(TableRole::NAMES))]
+	measure_tablebase: String,
 	/// Keep the self-play games of only this many of the newest generations in the run's game
 	/// archive (games/ in the run directory), deleting older ones; 0 keeps every game.
 	#[arg(long, value_name = "N", default_value_t = run_defaults().keep_game_generations)]
@@ -364,6 +379,7 @@ impl ServeArgs {
 		config.gate_threads = self.gate_threads;
 		run.timed.move_time = Duration::from_millis(self.timed_ms);
 		run.timed.pairs = self.timed_pairs.min(10_000);
+		run.timed.tablebase = self.measure_tablebase.parse()?;
 		run.seed = self.seed;
 		run.keep_game_generations = self.keep_game_generations;
 		run.tablebase_use = self.tablebase_use.parse()?;
@@ -515,6 +531,19 @@ mod tests {
 		assert_eq!(settings.timed, RunSettings::default().timed);
 		assert_eq!(settings.gate, RunSettings::default().gate);
 		assert_eq!((settings.threads, settings.generation), (1, None));
+		assert_eq!(settings.timed.tablebase, TableRole::Play);
+		let cli = Cli::try_parse_from([
+			"coordinator",
+			"measure",
+			"n",
+			"--measure-tablebase",
+			"judge",
+		])
+		.unwrap();
+		let Some(Command::Measure(args)) = cli.command else {
+			panic!("the measure command");
+		};
+		assert_eq!(args.settings().unwrap().timed.tablebase, TableRole::Judge);
 		for (flag, value) in [("--move-ms", "0"), ("--pairs", "0"), ("--threads", "65")] {
 			let cli = Cli::try_parse_from(["coordinator", "measure", "n", flag, value]).unwrap();
 			let Some(Command::Measure(args)) = cli.command else {

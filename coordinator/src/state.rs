@@ -559,7 +559,7 @@ impl Shared {
 				.rev()
 				.cloned()
 				.collect(),
-			timed_running: live.timed_running,
+			timed_running: live.timed_running.clone(),
 			work: Some(live.work),
 			games: self.committer.games(),
 		}

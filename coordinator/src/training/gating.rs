@@ -192,7 +192,7 @@ impl Gating {
 			.name("gate".into())
 			.spawn(move || {
 				let net = Arc::new(net);
-				let tally = pool.install(|| run_gate_parallel(&net, &settings, judge.as_deref()));
+				let tally = pool.install(|| run_gate_parallel(&net, &settings, judge.as_ref()));
 				let candidate = Arc::try_unwrap(net).unwrap_or_else(|net| (*net).clone());
 				let _ = sender.send(GateDone {
 					kind,
@@ -364,11 +364,12 @@ fn gate_row(
 
 /// A gate match with pairs played in parallel on the current rayon pool and counted in opening
 /// order, so it stops exactly where a match played one pair at a time would; `judge` scores
-/// the players' movement-phase moves.
+/// the players' movement-phase moves (the gate's settings keep the players from searching with
+/// it).
 pub fn run_gate_parallel(
 	net: &Arc<Network>,
 	settings: &GateSettings,
-	judge: Option<&Tablebase>,
+	judge: Option<&Arc<Tablebase>>,
 ) -> GateTally {
 	let openings = gate_openings(settings);
 	let mut tally = GateTally::default();
