@@ -167,6 +167,9 @@ pub(super) fn train(trainer: &mut Trainer, max_steps: usize) -> Vec<f32> {
 				add_partials(std::slice::from_ref(&partial), &mut grads, &mut total);
 			}
 			let mut net = crew.net.write().unwrap_or_else(PoisonError::into_inner);
+			adam.settings.learning_rate = settings
+				.schedule
+				.rate(settings.adam.learning_rate, adam.steps());
 			adam.update(net.params_mut(), &grads);
 			losses.push(total / examples.max(1) as f32);
 		}
