@@ -18,6 +18,7 @@ use tigers_coordinator::measure::{MeasureSettings, measure};
 use tigers_coordinator::status::{fetch_status, progress_json};
 use tigers_core::gate::TableRole;
 use tigers_core::tablebase::Tablebase;
+use tigers_core::trainer::schedule::{LearningRateSchedule, WindowGrowth};
 use tigers_proto::client::ClientSettings;
 use tigers_proto::client::error_chain;
 use tigers_proto::locations;
@@ -242,18 +243,39 @@ struct ServeArgs {
 	/// Examples per training step.
 	#[arg(long, default_value_t = run_defaults().training.batch_size)]
 	batch_size: usize,
-	/// Samples in the replay window.
+	/// Samples in the replay window: its size, or its base size c if it grows (--window-beta).
 	#[arg(long, default_value_t = run_defaults().training.window)]
 	window: usize,
+	/// The window's growth with the samples seen n, by KataGo's rule c * (1 + beta * ((n / c)
+	/// ^ alpha - 1) / alpha) once n passes c: its beta, at least 0; 0 keeps the window fixed.
+	#[arg(long, default_value_t = run_defaults().training.window_growth.beta)]
+	window_beta: f64,
+	/// The growing window's alpha, above 0 and at most 1 (KataGo's 0.75 by default).
+	#[arg(long, default_value_t = run_defaults().training.window_growth.alpha)]
+	window_alpha: f64,
+	/// The most samples a growing window may hold (each costs about 40 bytes of memory and 35
+	/// in every checkpoint); 0 for no bound.
+	#[arg(long, value_name = "SAMPLES", default_value_t = run_defaults().training.window_growth.max)]
+	window_max: usize,
 	/// Times each sample may be trained on.
 	#[arg(long, default_value_t = run_defaults().training.max_uses)]
 	max_uses: u32,
 	/// Weight of the game result in the target (the rest is the search score).
 	#[arg(long, default_value_t = run_defaults().training.targets.result_weight)]
 	result_weight: f32,
-	/// Adam's learning rate.
+	/// Adam's learning rate: the base rate of the schedule.
 	#[arg(long, default_value_t = run_defaults().training.adam.learning_rate)]
 	learning_rate: f32,
+	/// How the learning rate falls with the training step: constant; step:EVERY:FACTOR (times
+	/// FACTOR every EVERY steps); cosine:PERIOD:FLOOR (half a cosine down to FLOOR times the
+	/// rate over PERIOD steps); inverse:HALF_LIFE (the rate / (1 + step / HALF_LIFE)).
+	#[arg(long, value_name = "SHAPE",
+		default_value_t = run_defaults().training.schedule.shape.to_string())]
+	lr_schedule: String,
+	/// Steps over which the learning rate rises linearly to the schedule's; 0 for none.
+	#[arg(long, value_name = "STEPS",
+		default_value_t = run_defaults().training.schedule.warmup_steps)]
+	lr_warmup_steps: u64,
 	/// Training steps between candidates (and between checkpoints).
 	#[arg(long, default_value_t = run_defaults().steps_per_candidate)]
 	steps_per_candidate: u64,
@@ -342,6 +364,23 @@ impl ServeArgs {
 		run.games_per_batch = self.games_per_batch.clamp(1, 1000);
 		run.training.batch_size = self.batch_size.max(1);
 		run.training.window = self.window.max(self.batch_size);
+		if !(self.window_beta >= 0.0 && self.window_beta.is_finite()) {
+			return Err(format!(
+				"--window-beta must be 0 or more, not {}",
+				self.window_beta
+			));
+		}
+		if !(self.window_alpha > 0.0 && self.window_alpha <= 1.0) {
+			return Err(format!(
+				"--window-alpha must be above 0 and at most 1, not {}",
+				self.window_alpha
+			));
+		}
+		run.training.window_growth = WindowGrowth {
+			alpha: self.window_alpha,
+			beta: self.window_beta,
+			max: self.window_max,
+		};
 		run.training.max_uses = self.max_uses.max(1);
 		if !(0.0..=1.0).contains(&self.result_weight) {
 			return Err(format!(
@@ -351,6 +390,13 @@ impl ServeArgs {
 		}
 		run.training.targets.result_weight = self.result_weight;
 		run.training.adam.learning_rate = self.learning_rate;
+		run.training.schedule = LearningRateSchedule {
+			shape: self
+				.lr_schedule
+				.parse()
+				.map_err(|e| format!("--lr-schedule: {e}"))?,
+			warmup_steps: self.lr_warmup_steps,
+		};
 		if !(1..=64).contains(&self.train_threads) {
 			return Err(format!(
 				"--train-threads must be 1 to 64, not {}",
@@ -573,6 +619,42 @@ mod tests {
 	}
 
 	#[test]
+	fn the_levers_of_issue_24_reach_the_run_settings() {
+		let cli = Cli::try_parse_from([
+			"coordinator",
+			"--window",
+			"250000",
+			"--window-beta",
+			"0.4",
+			"--window-max",
+			"3000000",
+			"--lr-schedule",
+			"cosine:1000000:0.1",
+			"--lr-warmup-steps",
+			"1000",
+			"--measure-tablebase",
+			"judge",
+		])
+		.expect("parses");
+		let run = cli.serve.into_config().expect("valid").run;
+		assert_eq!(run.training.window, 250_000);
+		assert_eq!(
+			run.training.window_growth,
+			WindowGrowth {
+				alpha: 0.75,
+				beta: 0.4,
+				max: 3_000_000
+			}
+		);
+		assert_eq!(
+			run.training.schedule.shape.to_string(),
+			"cosine:1000000:0.1"
+		);
+		assert_eq!(run.training.schedule.warmup_steps, 1000);
+		assert_eq!(run.timed.tablebase, TableRole::Judge);
+	}
+
+	#[test]
 	fn out_of_range_settings_are_refused_with_the_flag_named() {
 		for (flag, value) in [
 			("--depth", "0"),
@@ -581,6 +663,10 @@ mod tests {
 			("--timed-ms", "0"),
 			("--self-play-depth-max", "17"),
 			("--gate-threads", "0"),
+			("--window-beta", "inf"),
+			("--window-alpha", "1.5"),
+			("--window-alpha", "0"),
+			("--lr-schedule", "step:0:0.5"),
 		] {
 			let cli = Cli::try_parse_from(["coordinator", flag, value]).expect("parses");
 			let error = cli.serve.into_config().expect_err(flag);

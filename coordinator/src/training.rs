@@ -177,10 +177,18 @@ impl Training {
 
 	fn add(&mut self, id: i64, samples: Vec<Sample>) {
 		self.depth_control.arrived(samples.len());
+		// The window grows (if the run says so) with the samples the run has stored, a count
+		// the ledger keeps, so a restart sizes it the same way (`open::restore_trainer`).
+		let samples_total = self.shared.live().samples_total;
+		let capacity = self.trainer.window_capacity(samples_total);
+		if capacity != self.trainer.window.capacity() {
+			self.trainer.window.set_capacity(capacity);
+		}
 		self.trainer.add_samples(samples);
 		self.trained.last_batch_id = self.trained.last_batch_id.max(id);
 		let mut live = self.shared.live();
 		live.window_samples = self.trainer.window.len() as u64;
+		live.window_capacity = capacity as u64;
 	}
 
 	fn train_some(&mut self) -> usize {

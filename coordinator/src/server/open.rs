@@ -94,7 +94,9 @@ fn latest_or_first_generation(
 }
 
 /// The trainer as the checkpoint left it, or a new one training `incumbent` if there is no
-/// checkpoint; with the samples of every batch the ledger stored after it.
+/// checkpoint; with the samples of every batch the ledger stored after it. The window is as
+/// large as the growth rule makes it for the samples the ledger holds over the run, the count
+/// training follows while the run goes on.
 fn restore_trainer(
 	run_dir: &RunDir,
 	ledger: &Ledger,
@@ -103,18 +105,25 @@ fn restore_trainer(
 ) -> Result<Restored, CoordinatorError> {
 	let mut training = settings.training;
 	training.targets.rescore = settings.tablebase_use != TablebaseUse::None;
+	let capacity = training
+		.window_growth
+		.capacity(training.window, ledger.totals()?.samples);
 	let mut restored = match run_dir.load_checkpoint()? {
-		Some(checkpoint) => from_checkpoint(checkpoint, training, settings.seed),
-		None => Restored {
-			trainer: Trainer::new(incumbent.clone(), training, settings.seed),
-			steps: 0,
-			last_batch_id: 0,
-		},
+		Some(checkpoint) => from_checkpoint(checkpoint, training, capacity, settings.seed),
+		None => {
+			let mut trainer = Trainer::new(incumbent.clone(), training, settings.seed);
+			trainer.window.set_capacity(capacity);
+			Restored {
+				trainer,
+				steps: 0,
+				last_batch_id: 0,
+			}
+		}
 	};
 	let later = if restored.last_batch_id > 0 || restored.trainer.window.total_added() > 0 {
 		ledger.batches_after(restored.last_batch_id)?
 	} else {
-		ledger.recent_samples(training.window)?
+		ledger.recent_samples(capacity)?
 	};
 	for (id, samples) in later {
 		restored.trainer.add_samples(samples);
@@ -123,10 +132,16 @@ fn restore_trainer(
 	Ok(restored)
 }
 
-/// The trainer of `checkpoint`, with the window and its use counts as saved, under the run's
-/// `training` settings; its draws go on from a seed of the run's `seed` and the steps taken.
-fn from_checkpoint(checkpoint: Checkpoint, training: TrainingSettings, seed: u64) -> Restored {
-	let mut window = ReplayWindow::new(training.window, training.max_uses);
+/// The trainer of `checkpoint`, with the window and its use counts as saved in a window of
+/// `capacity`, under the run's `training` settings; its draws go on from a seed of the run's
+/// `seed` and the steps taken.
+fn from_checkpoint(
+	checkpoint: Checkpoint,
+	training: TrainingSettings,
+	capacity: usize,
+	seed: u64,
+) -> Restored {
+	let mut window = ReplayWindow::new(capacity, training.max_uses);
 	for &(sample, uses) in &checkpoint.window {
 		window.push_with_uses(sample, uses);
 	}
@@ -183,7 +198,7 @@ fn counters(
 		games_total: totals.games,
 		training_steps: restored.steps,
 		window_samples: restored.trainer.window.len() as u64,
-		window_capacity: settings.training.window as u64,
+		window_capacity: restored.trainer.window.capacity() as u64,
 		last_game: ledger.last_game()?.unwrap_or_default(),
 		// Every start begins at the shallowest depth; the rule raises it again within a few
 		// periods if the fleet still outruns the trainer.
