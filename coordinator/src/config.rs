@@ -53,6 +53,48 @@ pub struct RunSettings {
 	/// How many of the newest generations' self-play games the game archive keeps; 0 keeps
 	/// every game.
 	pub keep_game_generations: u64,
+	/// How candidates become generations.
+	pub gate_mode: GateMode,
+}
+
+/// How a candidate becomes the run's next generation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GateMode {
+	/// It plays a gate match against `ClaudePlayer` and is promoted if the SPRT, centred on the
+	/// incumbent's measurement, finds it better (`stats::promote`).
+	Sprt,
+	/// Every candidate is promoted without a match, as KataGo and Leela Chess Zero use every
+	/// new net; each is then measured on fresh openings like any promoted net, which is how
+	/// its strength is known.
+	None,
+}
+
+impl GateMode {
+	/// The names the command line takes.
+	pub const NAMES: [&'static str; 2] = ["sprt", "none"];
+
+	/// The default: the gate that every run so far was measured with (docs/training.md).
+	pub const DEFAULT: GateMode = GateMode::Sprt;
+
+	/// The name the command line takes.
+	pub const fn name(self) -> &'static str {
+		match self {
+			GateMode::Sprt => "sprt",
+			GateMode::None => "none",
+		}
+	}
+}
+
+impl std::str::FromStr for GateMode {
+	type Err = String;
+
+	fn from_str(text: &str) -> Result<GateMode, String> {
+		match text {
+			"sprt" => Ok(GateMode::Sprt),
+			"none" => Ok(GateMode::None),
+			_ => Err(format!("{text:?} is not one of sprt, none")),
+		}
+	}
 }
 
 /// How the self-play depth follows the fleet (`workload`): between [`RunSettings::depth`] and
@@ -218,6 +260,7 @@ impl Default for RunSettings {
 			// Every game: a game took 107 bytes compressed in a first run, so a day of two
 			// cores' self-play is some tens of megabytes (docs/training.md, "Every game kept").
 			keep_game_generations: 0,
+			gate_mode: GateMode::DEFAULT,
 		}
 	}
 }
@@ -459,6 +502,13 @@ mod tests {
 	}
 
 	#[test]
+	fn promoted_nets_are_measured_with_the_table_in_play_for_both_players() {
+		assert_eq!(RunSettings::default().timed.tablebase, TableRole::Play);
+		// The gate itself still measures the net alone, the table only judging.
+		assert_eq!(RunSettings::default().gate.table, TableRole::Judge);
+	}
+
+	#[test]
 	fn self_play_is_adjudicated_by_the_table_unless_told_otherwise() {
 		assert_eq!(TablebaseUse::DEFAULT, TablebaseUse::Adjudicate);
 		assert_eq!(
@@ -472,10 +522,19 @@ mod tests {
 	}
 
 	#[test]
-	fn promoted_nets_are_measured_with_the_table_in_play_for_both_players() {
-		assert_eq!(RunSettings::default().timed.tablebase, TableRole::Play);
-		// The gate itself still measures the net alone, the table only judging.
-		assert_eq!(RunSettings::default().gate.table, TableRole::Judge);
+	fn candidates_are_gated_by_the_sprt_unless_told_otherwise() {
+		let run = RunSettings::default();
+		assert_eq!(run.gate_mode, GateMode::Sprt);
+		for mode in [GateMode::Sprt, GateMode::None] {
+			assert_eq!(mode.name().parse(), Ok(mode));
+			assert!(GateMode::NAMES.contains(&mode.name()));
+		}
+		assert!(
+			"off"
+				.parse::<GateMode>()
+				.unwrap_err()
+				.contains("sprt, none")
+		);
 	}
 
 	#[test]

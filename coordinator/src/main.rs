@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use tigers_coordinator::config::{
-	CoordinatorConfig, RunSettings, ServiceLimits, TablebaseUse, TimedSettings,
+	CoordinatorConfig, GateMode, RunSettings, ServiceLimits, TablebaseUse, TimedSettings,
 };
 use tigers_coordinator::error::CoordinatorError;
 use tigers_coordinator::local_dashboard::LocalDashboard;
@@ -294,6 +294,12 @@ struct ServeArgs {
 	/// Pairs before the gate's SPRT may stop it.
 	#[arg(long, default_value_t = run_defaults().gate.policy.min_pairs)]
 	gate_min_pairs: u32,
+	/// How a candidate becomes a generation: sprt (a gate match against ClaudePlayer, promoted
+	/// if the SPRT finds it better than the incumbent) or none (every candidate promoted
+	/// without a match, then measured on fresh openings like any promoted net).
+	#[arg(long, value_name = "MODE", default_value = run_defaults().gate_mode.name(),
+		value_parser = clap::builder::PossibleValuesParser::new(GateMode::NAMES))]
+	gate: String,
 	/// Threads each training step computes its gradient on (1 to 64); the result does not
 	/// depend on it. More pays only where cores are left over from self-play and gating.
 	#[arg(long, default_value_t = run_defaults().training.threads)]
@@ -411,6 +417,7 @@ impl ServeArgs {
 			Duration::from_secs(self.forget_workers_hours.saturating_mul(3600));
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
+		run.gate_mode = self.gate.parse()?;
 		if !(1..=60_000).contains(&self.timed_ms) {
 			return Err(format!(
 				"--timed-ms must be 1 to 60000, not {}",
@@ -632,6 +639,8 @@ mod tests {
 			"cosine:1000000:0.1",
 			"--lr-warmup-steps",
 			"1000",
+			"--gate",
+			"none",
 			"--measure-tablebase",
 			"judge",
 		])
@@ -651,6 +660,7 @@ mod tests {
 			"cosine:1000000:0.1"
 		);
 		assert_eq!(run.training.schedule.warmup_steps, 1000);
+		assert_eq!(run.gate_mode, GateMode::None);
 		assert_eq!(run.timed.tablebase, TableRole::Judge);
 	}
 

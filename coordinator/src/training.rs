@@ -139,7 +139,13 @@ impl Training {
 			if self.gating.finish_done() {
 				self.checkpoint();
 			}
-			self.gating.start_due(&self.trainer.net, self.trained.steps);
+			let trainer = &self.trainer;
+			if self
+				.gating
+				.start_due(&|| trainer.net.clone(), self.trained.steps)
+			{
+				self.checkpoint();
+			}
 			// 4. Checkpoint and record throughput now and then.
 			if self.is_checkpoint_due() {
 				self.checkpoint();

@@ -65,7 +65,7 @@ pub fn open_run(
 		trainer: restored.trainer,
 		steps: restored.steps,
 		last_batch_id: restored.last_batch_id,
-		gating: gating_start(&gates),
+		gating: gating_start(&gates, generation),
 	};
 	Ok((shared, start))
 }
@@ -332,14 +332,19 @@ fn first_current(
 /// What the ledger's `gates` tell gating: the incumbent's record (the newest promoted row,
 /// its promotion gate or its measurement), whether it is a measurement, and how many matches
 /// were played.
-fn gating_start(gates: &[GateRow]) -> GatingStart {
+fn gating_start(gates: &[GateRow], generation: u64) -> GatingStart {
 	let incumbent = gates.iter().rev().find(|g| g.promoted);
 	GatingStart {
 		incumbent: incumbent.map(|g| GateRecord {
 			pairs: PairCounts { counts: g.pairs },
 			stop: g.stop.gate_stop(),
 		}),
-		incumbent_measured: incumbent.is_some_and(|g| g.stop == StopReason::Measured),
+		// Measured only if that measurement is of the newest generation: with the gate off, a
+		// net is promoted without a row of its own, and the last measurement is its
+		// predecessor's.
+		incumbent_measured: incumbent.is_some_and(|g| {
+			g.stop == StopReason::Measured && g.candidate_generation == generation
+		}),
 		gates_played: gates.len() as u64,
 	}
 }
@@ -379,7 +384,7 @@ mod tests {
 
 	#[test]
 	fn a_new_run_has_no_incumbent_record_to_beat() {
-		let start = gating_start(&[]);
+		let start = gating_start(&[], 0);
 		assert_eq!(start.incumbent, None);
 		assert!(!start.incumbent_measured);
 		assert_eq!(start.gates_played, 0);
@@ -392,14 +397,16 @@ mod tests {
 		let measured = gate(1, true, StopReason::Measured, [0, 1, 2, 3, 4]);
 		let promoted = gate(2, true, h1, [1, 1, 1, 1, 1]);
 		let refused = gate(3, false, h0, [4, 0, 0, 0, 0]);
-		let start = gating_start(&[measured.clone(), promoted, refused.clone()]);
+		let start = gating_start(&[measured.clone(), promoted, refused.clone()], 2);
 		let record = start.incumbent.expect("a promoted row");
 		assert_eq!(record.pairs.counts, [1, 1, 1, 1, 1]);
 		assert_eq!(record.stop, GateStop::AcceptH1);
 		assert!(!start.incumbent_measured, "promoted, not yet measured");
 		assert_eq!(start.gates_played, 3);
-		let start = gating_start(&[measured, refused]);
+		let start = gating_start(&[measured.clone(), refused.clone()], 1);
 		assert!(start.incumbent_measured);
 		assert_eq!(start.incumbent.map(|r| r.stop), Some(GateStop::Cap));
+		// With the gate off, generation 2 was promoted without a row: not yet measured.
+		assert!(!gating_start(&[measured, refused], 2).incumbent_measured);
 	}
 }

@@ -1,7 +1,9 @@
 //! Gating, for the training thread: a candidate, or the incumbent to measure it, plays its
 //! match against `ClaudePlayer` on the gating pool, off the training thread, one match at a
 //! time. A finished match is recorded in the ledger and on the dashboards, judged by core's
-//! promotion rule, and a candidate that wins is promoted.
+//! promotion rule, and a candidate that wins is promoted. With the gate off (`--gate none`)
+//! every candidate is promoted without a match, and its measurement is what says how strong
+//! it is.
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -17,6 +19,7 @@ use tigers_proto::v1;
 use tracing::{error, info};
 
 use crate::StorageError;
+use crate::config::GateMode;
 use crate::ledger::{GateRow, GenerationRow};
 use crate::state::{Shared, unix_now};
 use crate::text::excerpt;
@@ -165,18 +168,51 @@ impl Gating {
 		promoted
 	}
 
-	/// Starts a match if none is running and one is due: the incumbent's measurement first,
-	/// otherwise `net`, trained for `steps`, as a candidate every `steps_per_candidate` steps.
-	pub(super) fn start_due(&mut self, net: &Network, steps: u64) {
-		if self.running {
-			return;
+	/// Starts what is due if no match is running: the incumbent's measurement first, otherwise
+	/// the `candidate` of the training at `steps` steps, every `steps_per_candidate` steps,
+	/// gated or (with the gate off) promoted at once. Whether it promoted one.
+	pub(super) fn start_due(&mut self, candidate: &dyn Fn() -> Network, steps: u64) -> bool {
+		let due = steps >= self.last_candidate + self.shared.settings.steps_per_candidate;
+		let next = next_action(
+			self.running,
+			self.to_measure.is_some(),
+			due,
+			self.shared.settings.gate_mode,
+		);
+		match next {
+			Next::Wait => false,
+			Next::Measure => {
+				if let Some(incumbent) = self.to_measure.take() {
+					self.start(GateKind::Measure, incumbent, steps);
+				}
+				false
+			}
+			Next::Gate => {
+				self.last_candidate = steps;
+				self.start(GateKind::Candidate, candidate(), steps);
+				false
+			}
+			Next::Promote => {
+				self.last_candidate = steps;
+				self.promote_ungated(candidate(), steps)
+			}
 		}
-		if let Some(incumbent) = self.to_measure.take() {
-			self.start(GateKind::Measure, incumbent, steps);
-		} else if steps >= self.last_candidate + self.shared.settings.steps_per_candidate {
-			self.last_candidate = steps;
-			self.start(GateKind::Candidate, net.clone(), steps);
+	}
+
+	/// With the gate off: makes `net`, trained for `steps`, the next generation without a
+	/// match, to be measured next like any promoted net. Whether it was promoted.
+	fn promote_ungated(&mut self, mut net: Network, steps: u64) -> bool {
+		net.generation = self.shared.current().assignment.generation + 1;
+		if let Err(e) = promote_net(&self.shared, net.clone(), steps, unix_now()) {
+			error!(%e, "could not promote the candidate");
+			return false;
 		}
+		info!(
+			generation = net.generation,
+			steps, "promoted without a gate (--gate none)"
+		);
+		self.to_measure = Some(net);
+		true
 	}
 
 	/// Plays `net`'s match on the gating pool, from a thread of its own that sends the result
@@ -309,6 +345,37 @@ impl Gating {
 	}
 }
 
+/// What gating does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+	/// Nothing: a match is running, or nothing is due.
+	Wait,
+	/// Measure the incumbent on fresh openings.
+	Measure,
+	/// Play a candidate's gate match.
+	Gate,
+	/// Promote the candidate without a match (the gate is off).
+	Promote,
+}
+
+/// The rule behind [`Gating::start_due`]: one match at a time; a net waiting to be measured
+/// first; then a candidate once one is due, gated or promoted by `mode`. With the gate off a
+/// candidate is due only after the last promoted net's measurement, so generations come no
+/// faster than they are measured.
+fn next_action(running: bool, to_measure: bool, candidate_due: bool, mode: GateMode) -> Next {
+	if running {
+		Next::Wait
+	} else if to_measure {
+		Next::Measure
+	} else if !candidate_due {
+		Next::Wait
+	} else if mode == GateMode::None {
+		Next::Promote
+	} else {
+		Next::Gate
+	}
+}
+
 /// Makes `net`, trained for `steps`, the run's new generation: its file, its ledger row, and
 /// the assignment every session is told.
 fn promote_net(shared: &Shared, net: Network, steps: u64, now: f64) -> Result<(), StorageError> {
@@ -427,6 +494,20 @@ pub fn exact(accuracy: Accuracy) -> Option<v1::ExactAccuracy> {
 #[cfg(test)]
 mod tests {
 	use super::*;
+
+	#[test]
+	fn candidates_are_gated_or_with_the_gate_off_promoted_each_after_a_measurement() {
+		for mode in [GateMode::Sprt, GateMode::None] {
+			assert_eq!(next_action(true, true, true, mode), Next::Wait);
+			assert_eq!(next_action(false, true, true, mode), Next::Measure);
+			assert_eq!(next_action(false, false, false, mode), Next::Wait);
+		}
+		assert_eq!(next_action(false, false, true, GateMode::Sprt), Next::Gate);
+		assert_eq!(
+			next_action(false, false, true, GateMode::None),
+			Next::Promote
+		);
+	}
 
 	#[test]
 	fn a_stop_reads_back_as_written() {
