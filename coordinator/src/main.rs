@@ -272,6 +272,10 @@ struct ServeArgs {
 	#[arg(long, value_name = "SHAPE",
 		default_value_t = run_defaults().training.schedule.shape.to_string())]
 	lr_schedule: String,
+	/// The decay (0 to below 1) of a running average of the weights, which is then the
+	/// candidate instead of the weights themselves; 0 keeps no average.
+	#[arg(long, value_name = "DECAY", default_value_t = run_defaults().training.weight_average)]
+	weight_average: f32,
 	/// Steps over which the learning rate rises linearly to the schedule's; 0 for none.
 	#[arg(long, value_name = "STEPS",
 		default_value_t = run_defaults().training.schedule.warmup_steps)]
@@ -396,6 +400,13 @@ impl ServeArgs {
 		}
 		run.training.targets.result_weight = self.result_weight;
 		run.training.adam.learning_rate = self.learning_rate;
+		if !(0.0..1.0).contains(&self.weight_average) {
+			return Err(format!(
+				"--weight-average must be 0 to below 1, not {}",
+				self.weight_average
+			));
+		}
+		run.training.weight_average = self.weight_average;
 		run.training.schedule = LearningRateSchedule {
 			shape: self
 				.lr_schedule
@@ -639,6 +650,8 @@ mod tests {
 			"cosine:1000000:0.1",
 			"--lr-warmup-steps",
 			"1000",
+			"--weight-average",
+			"0.999",
 			"--gate",
 			"none",
 			"--measure-tablebase",
@@ -660,6 +673,7 @@ mod tests {
 			"cosine:1000000:0.1"
 		);
 		assert_eq!(run.training.schedule.warmup_steps, 1000);
+		assert_eq!(run.training.weight_average, 0.999);
 		assert_eq!(run.gate_mode, GateMode::None);
 		assert_eq!(run.timed.tablebase, TableRole::Judge);
 	}
@@ -677,6 +691,7 @@ mod tests {
 			("--window-alpha", "1.5"),
 			("--window-alpha", "0"),
 			("--lr-schedule", "step:0:0.5"),
+			("--weight-average", "1"),
 		] {
 			let cli = Cli::try_parse_from(["coordinator", flag, value]).expect("parses");
 			let error = cli.serve.into_config().expect_err(flag);

@@ -142,7 +142,7 @@ impl Training {
 			let trainer = &self.trainer;
 			if self
 				.gating
-				.start_due(&|| trainer.net.clone(), self.trained.steps)
+				.start_due(&|| trainer.candidate(), self.trained.steps)
 			{
 				self.checkpoint();
 			}
@@ -259,6 +259,7 @@ impl Training {
 		} = self.trained;
 		let checkpoint = Checkpoint {
 			net: self.trainer.net.clone(),
+			average: self.trainer.average.clone(),
 			adam: self.trainer.adam.clone(),
 			window: self.trainer.window.iter().copied().collect(),
 			window_capacity: self.trainer.window.capacity(),

@@ -2,8 +2,10 @@
 //! mini-batches, so the coordinator, the experiments and the tests train the same way.
 //!
 //! - [`crew`]: the helper threads of one [`Trainer::train`] call;
-//! - [`schedule`]: the learning rate by step and the window's size by samples seen.
+//! - [`schedule`]: the learning rate by step and the window's size by samples seen;
+//! - [`average`]: the running average of the weights, which may stand as the candidate.
 
+pub mod average;
 mod crew;
 pub mod schedule;
 
@@ -36,6 +38,9 @@ pub struct TrainingSettings {
 	pub adam: AdamSettings,
 	/// How the learning rate follows the optimiser's step (constant by default).
 	pub schedule: LearningRateSchedule,
+	/// The decay of the running average of the weights, below 1; 0 keeps no average, and the
+	/// candidate is the weights themselves (see [`Trainer::candidate`]).
+	pub weight_average: f32,
 	/// Threads a step computes its gradient on (1 or more). The result does not depend on it:
 	/// a batch's gradient is summed by fixed chunks in a fixed order (see
 	/// [`crate::network::train::GRADIENT_CHUNK`]).
@@ -58,6 +63,7 @@ impl Default for TrainingSettings {
 			targets: TargetSettings::default(),
 			adam: AdamSettings::default(),
 			schedule: LearningRateSchedule::default(),
+			weight_average: 0.0,
 			threads: 1,
 		}
 	}
@@ -75,6 +81,9 @@ pub struct Trainer {
 	pub settings: TrainingSettings,
 	/// The solved movement phase, to rescore targets with (see [`TargetSettings::rescore`]).
 	pub tablebase: Option<Arc<Tablebase>>,
+	/// The running average of `net`'s weights, if the settings keep one; it starts at the
+	/// weights the trainer starts from.
+	pub average: Option<Network>,
 	rng: Xoshiro256PlusPlus,
 }
 
@@ -100,12 +109,14 @@ impl Trainer {
 		settings: TrainingSettings,
 		seed: u64,
 	) -> Trainer {
+		let average = (settings.weight_average > 0.0).then(|| net.clone());
 		Trainer {
 			net,
 			adam,
 			window,
 			settings,
 			tablebase: None,
+			average,
 			rng: Xoshiro256PlusPlus::seed_from_u64(seed),
 		}
 	}
@@ -122,10 +133,26 @@ impl Trainer {
 	pub fn step(&mut self) -> Option<f32> {
 		let batch = self.draw()?;
 		self.schedule_rate();
-		Some(
-			self.net
-				.train_step_on(&mut self.adam, &batch, self.settings.threads),
-		)
+		let loss = self
+			.net
+			.train_step_on(&mut self.adam, &batch, self.settings.threads);
+		if let Some(average) = &mut self.average {
+			average::update_average(average, &self.net, self.settings.weight_average);
+		}
+		Some(loss)
+	}
+
+	/// The net a candidate is made of: the running average of the weights if the settings
+	/// keep one, else the weights themselves.
+	pub fn candidate(&self) -> Network {
+		match &self.average {
+			Some(average) => {
+				let mut candidate = average.clone();
+				candidate.generation = self.net.generation;
+				candidate
+			}
+			None => self.net.clone(),
+		}
 	}
 
 	/// Up to `max_steps` steps, as many as the window allows; returns their losses. The same
@@ -299,6 +326,52 @@ mod tests {
 		assert!(settings.window_growth.is_fixed());
 		assert_eq!(settings.schedule, LearningRateSchedule::default());
 		assert_eq!(settings.adam.learning_rate, 1e-3);
+		assert_eq!(settings.weight_average, 0.0);
+	}
+
+	#[test]
+	fn the_candidate_is_the_running_average_when_one_is_kept() {
+		let settings = TrainingSettings {
+			batch_size: 10,
+			window: 100,
+			max_uses: 100,
+			weight_average: 0.5,
+			..TrainingSettings::default()
+		};
+		let start = Network::new(Shape::default(), 4);
+		let mut trainer = Trainer::new(start.clone(), settings, 1);
+		trainer.add_samples(random_samples(100));
+		trainer.step().unwrap();
+		// Halfway from the start to the weights after one step.
+		let candidate = trainer.candidate();
+		for ((c, s), w) in candidate
+			.params()
+			.iter()
+			.zip(start.params())
+			.zip(trainer.net.params())
+		{
+			assert!((c - (s + w) / 2.0).abs() < 1e-6);
+		}
+		assert_ne!(candidate.params(), trainer.net.params());
+		// On threads the average follows the same steps.
+		trainer.step().unwrap();
+		let mut threaded = Trainer::new(
+			start.clone(),
+			TrainingSettings {
+				threads: 2,
+				..settings
+			},
+			1,
+		);
+		threaded.add_samples(random_samples(100));
+		assert_eq!(threaded.train(2).len(), 2);
+		assert_eq!(threaded.candidate().params(), trainer.candidate().params());
+		// Without an average, the candidate is the net.
+		let mut plain = Trainer::new(start, TrainingSettings::default(), 1);
+		plain.add_samples(random_samples(300));
+		plain.step().unwrap();
+		assert!(plain.average.is_none());
+		assert_eq!(plain.candidate().params(), plain.net.params());
 	}
 
 	#[test]

@@ -146,13 +146,18 @@ fn from_checkpoint(
 		window.push_with_uses(sample, uses);
 	}
 	let steps = checkpoint.training_steps;
-	let trainer = Trainer::resume(
+	let mut trainer = Trainer::resume(
 		checkpoint.net,
 		checkpoint.adam,
 		window,
 		training,
 		seed ^ steps,
 	);
+	// The running average goes on from where it was saved; a checkpoint without one (the
+	// average was off, or the run is older) starts it from the weights.
+	if trainer.average.is_some() && checkpoint.average.is_some() {
+		trainer.average = checkpoint.average;
+	}
 	Restored {
 		trainer,
 		steps,
