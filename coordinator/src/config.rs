@@ -55,6 +55,8 @@ pub struct RunSettings {
 	pub keep_game_generations: u64,
 	/// How candidates become generations.
 	pub gate_mode: GateMode,
+	/// How long without a stronger net before the dashboards raise an alarm; zero for never.
+	pub stall_alarm: Duration,
 }
 
 /// How a candidate becomes the run's next generation.
@@ -261,6 +263,10 @@ impl Default for RunSettings {
 			// cores' self-play is some tens of megabytes (docs/training.md, "Every game kept").
 			keep_game_generations: 0,
 			gate_mode: GateMode::DEFAULT,
+			// Half an hour: the 60-minute run of docs/training.md promoted its last net at 19
+			// minutes and gated for 41 more without another, while before that promotions
+			// came minutes apart: half an hour without one says the run has stalled.
+			stall_alarm: Duration::from_secs(30 * 60),
 		}
 	}
 }
@@ -522,9 +528,10 @@ mod tests {
 	}
 
 	#[test]
-	fn candidates_are_gated_by_the_sprt_unless_told_otherwise() {
+	fn candidates_are_gated_by_the_sprt_and_a_stall_alarms_after_half_an_hour() {
 		let run = RunSettings::default();
 		assert_eq!(run.gate_mode, GateMode::Sprt);
+		assert_eq!(run.stall_alarm, Duration::from_secs(1800));
 		for mode in [GateMode::Sprt, GateMode::None] {
 			assert_eq!(mode.name().parse(), Ok(mode));
 			assert!(GateMode::NAMES.contains(&mode.name()));

@@ -304,6 +304,11 @@ struct ServeArgs {
 	#[arg(long, value_name = "MODE", default_value = run_defaults().gate_mode.name(),
 		value_parser = clap::builder::PossibleValuesParser::new(GateMode::NAMES))]
 	gate: String,
+	/// Minutes without a stronger net (a promotion by the gate, or a measurement better than
+	/// every earlier one) before the dashboards raise an alarm; 0 for never.
+	#[arg(long, value_name = "MINUTES",
+		default_value_t = run_defaults().stall_alarm.as_secs() / 60)]
+	stall_alarm_minutes: u64,
 	/// Threads each training step computes its gradient on (1 to 64); the result does not
 	/// depend on it. More pays only where cores are left over from self-play and gating.
 	#[arg(long, default_value_t = run_defaults().training.threads)]
@@ -429,6 +434,7 @@ impl ServeArgs {
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
 		run.gate_mode = self.gate.parse()?;
+		run.stall_alarm = Duration::from_secs(self.stall_alarm_minutes.saturating_mul(60));
 		if !(1..=60_000).contains(&self.timed_ms) {
 			return Err(format!(
 				"--timed-ms must be 1 to 60000, not {}",
@@ -654,6 +660,8 @@ mod tests {
 			"0.999",
 			"--gate",
 			"none",
+			"--stall-alarm-minutes",
+			"45",
 			"--measure-tablebase",
 			"judge",
 		])
@@ -675,6 +683,7 @@ mod tests {
 		assert_eq!(run.training.schedule.warmup_steps, 1000);
 		assert_eq!(run.training.weight_average, 0.999);
 		assert_eq!(run.gate_mode, GateMode::None);
+		assert_eq!(run.stall_alarm, Duration::from_secs(45 * 60));
 		assert_eq!(run.timed.tablebase, TableRole::Judge);
 	}
 

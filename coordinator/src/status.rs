@@ -60,7 +60,7 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"tablebase": table_role(&r.tablebase, false),
 		})
 	});
-	json!({
+	let mut json = json!({
 		"run": progress.run_name,
 		"uptime_seconds": progress.uptime_seconds,
 		"generation": progress.generation,
@@ -152,7 +152,11 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"reconnects": w.reconnects,
 			"flagged": w.flagged,
 		})).collect::<Vec<_>>(),
-	})
+	});
+	// Set apart: one more key in the object above passes `json!`'s recursion limit.
+	json["stronger_since"] = json!(progress.stronger_since);
+	json["no_stronger_alarm_seconds"] = json!(progress.no_stronger_alarm_seconds);
+	json
 }
 
 /// What the tablebase did in a measurement at equal time: `play`, `judge` or `none`. A

@@ -16,6 +16,7 @@ use tracing::info;
 
 use crate::config::{CoordinatorConfig, RunSettings, TablebaseUse};
 use crate::error::CoordinatorError;
+use crate::improvement::Improvement;
 use crate::ledger::{GateRow, GenerationRow, Ledger};
 use crate::recent::RECENT_SAMPLES;
 use crate::rundir::{Checkpoint, RunDir};
@@ -223,6 +224,7 @@ fn histories(live: &mut Live, ledger: &Ledger, gates: &[GateRow]) -> Result<(), 
 	for gate in gates {
 		live.gates.push(gate_summary(gate));
 	}
+	live.improvement = Improvement::from_gates(gates);
 	for timed in ledger.timed()? {
 		live.timed.insert(timed.generation, timed_summary(&timed));
 	}

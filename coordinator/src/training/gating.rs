@@ -317,7 +317,9 @@ impl Gating {
 		if let Err(e) = self.shared.ledger().record_gate(row) {
 			error!(%e, "could not record the gate");
 		}
-		self.shared.live().gates.push(gate_summary(row));
+		let mut live = self.shared.live();
+		live.gates.push(gate_summary(row));
+		live.improvement.see(row);
 	}
 
 	/// Acts on a recorded match: a measurement becomes the incumbent's record; a candidate that
