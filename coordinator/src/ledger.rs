@@ -61,7 +61,9 @@
 //!   (version 5). `generation INTEGER PRIMARY KEY`, `move_ms INTEGER` (each player's time a
 //!   move), the six game counts, `score`, `score_low`, `score_high`, `elo`, `pairs` and the four
 //!   exact-accuracy counts as in `gates`, `started_at REAL`, `finished_at REAL`, `cpu_seconds
-//!   REAL` (worker CPU-seconds over the run when it finished).
+//!   REAL` (worker CPU-seconds over the run when it finished), `tablebase TEXT` (version 8:
+//!   `play`, `judge` or `none`, what the tablebase did in the games; `NULL` in older rows,
+//!   measured when it only judged).
 //! - `game_files`: one row per generation with games in the run's game archive (version 7,
 //!   see `archive`). `generation INTEGER PRIMARY KEY`, `bytes INTEGER` (the file's length as
 //!   of the last archiving committed), `games INTEGER` (the games in it), `pruned_at REAL`
@@ -86,6 +88,7 @@ pub use self::compaction::COMPACT_AFTER;
 pub use self::games::{GameFileRow, PendingGames};
 pub use self::records::{
 	BatchSummary, GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, WorkerRow,
+	table_role_text,
 };
 pub use self::schema::LATEST_VERSION;
 use crate::samples_codec::{check_samples, decode_samples, encode_samples};

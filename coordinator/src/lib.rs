@@ -26,6 +26,8 @@
 //! - [`samples_codec`]: the binary layouts of samples in ledger blobs and window files;
 //! - [`storage_error`]: how storage fails;
 //! - [`status`]: the run as JSON for `coordinator status`;
+//! - [`improvement`]: when the run last got a stronger net, for the alarm when it has not for
+//!   long;
 //! - [`timed`]: promoted nets measured at equal time per move, beside the gate;
 //! - [`measure`]: a net file measured the same way outside a run (`coordinator measure`);
 //! - [`local_dashboard`]: the coordinator's own dashboard on its terminal;
@@ -40,6 +42,7 @@ pub mod config;
 pub mod error;
 pub mod gates;
 pub mod identity;
+pub mod improvement;
 pub mod ledger;
 pub mod local_dashboard;
 pub mod measure;

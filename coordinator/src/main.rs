@@ -10,13 +10,15 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use tigers_coordinator::config::{
-	CoordinatorConfig, RunSettings, ServiceLimits, TablebaseUse, TimedSettings,
+	CoordinatorConfig, GateMode, RunSettings, ServiceLimits, TablebaseUse, TimedSettings,
 };
 use tigers_coordinator::error::CoordinatorError;
 use tigers_coordinator::local_dashboard::LocalDashboard;
 use tigers_coordinator::measure::{MeasureSettings, measure};
 use tigers_coordinator::status::{fetch_status, progress_json};
+use tigers_core::gate::TableRole;
 use tigers_core::tablebase::Tablebase;
+use tigers_core::trainer::schedule::{LearningRateSchedule, WindowGrowth};
 use tigers_proto::client::ClientSettings;
 use tigers_proto::client::error_chain;
 use tigers_proto::locations;
@@ -77,6 +79,12 @@ struct MeasureArgs {
 	/// Do not judge the moves with a tablebase.
 	#[arg(long, conflicts_with = "tablebase")]
 	no_tablebase: bool,
+	/// What the tablebase does in the games: play (both players search with it, as in tui, and
+	/// it judges their moves) or judge (it judges the moves only, so the net plays the movement
+	/// phase by itself).
+	#[arg(long, value_name = "ROLE", default_value = run_defaults().timed.tablebase.name(),
+		value_parser = clap::builder::PossibleValuesParser::new(TableRole::NAMES))]
+	measure_tablebase: String,
 }
 
 impl MeasureArgs {
@@ -98,6 +106,7 @@ impl MeasureArgs {
 			timed: TimedSettings {
 				move_time: Duration::from_millis(self.move_ms),
 				pairs: self.pairs,
+				tablebase: self.measure_tablebase.parse()?,
 			},
 			threads: self.threads,
 			generation: self.generation,
@@ -107,7 +116,7 @@ impl MeasureArgs {
 
 	/// The table to judge with: none if told so; the one at the default path if it is there
 	/// (said on stderr if not); the one named, which must be there.
-	fn tablebase(&self) -> Result<Option<Tablebase>, String> {
+	fn tablebase(&self) -> Result<Option<Arc<Tablebase>>, String> {
 		if self.no_tablebase {
 			return Ok(None);
 		}
@@ -117,7 +126,9 @@ impl MeasureArgs {
 			format!("the tablebase at {} cannot be used: {e}", path.display())
 		};
 		if self.tablebase.is_some() {
-			return Tablebase::read(&path).map(Some).map_err(|e| cannot(&e));
+			return Tablebase::read(&path)
+				.map(|table| Some(Arc::new(table)))
+				.map_err(|e| cannot(&e));
 		}
 		let table = Tablebase::read_if_present(&path).map_err(|e| cannot(&e))?;
 		if table.is_none() {
@@ -127,7 +138,7 @@ impl MeasureArgs {
 				path.display()
 			);
 		}
-		Ok(table)
+		Ok(table.map(Arc::new))
 	}
 }
 
@@ -232,18 +243,43 @@ struct ServeArgs {
 	/// Examples per training step.
 	#[arg(long, default_value_t = run_defaults().training.batch_size)]
 	batch_size: usize,
-	/// Samples in the replay window.
+	/// Samples in the replay window: its size, or its base size c if it grows (--window-beta).
 	#[arg(long, default_value_t = run_defaults().training.window)]
 	window: usize,
+	/// The window's growth with the samples seen n, by KataGo's rule c * (1 + beta * ((n / c)
+	/// ^ alpha - 1) / alpha) once n passes c: its beta, at least 0; 0 keeps the window fixed.
+	#[arg(long, default_value_t = run_defaults().training.window_growth.beta)]
+	window_beta: f64,
+	/// The growing window's alpha, above 0 and at most 1 (KataGo's 0.75 by default).
+	#[arg(long, default_value_t = run_defaults().training.window_growth.alpha)]
+	window_alpha: f64,
+	/// The most samples a growing window may hold (each costs about 40 bytes of memory and 35
+	/// in every checkpoint); 0 for no bound.
+	#[arg(long, value_name = "SAMPLES", default_value_t = run_defaults().training.window_growth.max)]
+	window_max: usize,
 	/// Times each sample may be trained on.
 	#[arg(long, default_value_t = run_defaults().training.max_uses)]
 	max_uses: u32,
 	/// Weight of the game result in the target (the rest is the search score).
 	#[arg(long, default_value_t = run_defaults().training.targets.result_weight)]
 	result_weight: f32,
-	/// Adam's learning rate.
+	/// Adam's learning rate: the base rate of the schedule.
 	#[arg(long, default_value_t = run_defaults().training.adam.learning_rate)]
 	learning_rate: f32,
+	/// How the learning rate falls with the training step: constant; step:EVERY:FACTOR (times
+	/// FACTOR every EVERY steps); cosine:PERIOD:FLOOR (half a cosine down to FLOOR times the
+	/// rate over PERIOD steps); inverse:HALF_LIFE (the rate / (1 + step / HALF_LIFE)).
+	#[arg(long, value_name = "SHAPE",
+		default_value_t = run_defaults().training.schedule.shape.to_string())]
+	lr_schedule: String,
+	/// The decay (0 to below 1) of a running average of the weights, which is then the
+	/// candidate instead of the weights themselves; 0 keeps no average.
+	#[arg(long, value_name = "DECAY", default_value_t = run_defaults().training.weight_average)]
+	weight_average: f32,
+	/// Steps over which the learning rate rises linearly to the schedule's; 0 for none.
+	#[arg(long, value_name = "STEPS",
+		default_value_t = run_defaults().training.schedule.warmup_steps)]
+	lr_warmup_steps: u64,
 	/// Training steps between candidates (and between checkpoints).
 	#[arg(long, default_value_t = run_defaults().steps_per_candidate)]
 	steps_per_candidate: u64,
@@ -262,6 +298,17 @@ struct ServeArgs {
 	/// Pairs before the gate's SPRT may stop it.
 	#[arg(long, default_value_t = run_defaults().gate.policy.min_pairs)]
 	gate_min_pairs: u32,
+	/// How a candidate becomes a generation: sprt (a gate match against ClaudePlayer, promoted
+	/// if the SPRT finds it better than the incumbent) or none (every candidate promoted
+	/// without a match, then measured on fresh openings like any promoted net).
+	#[arg(long, value_name = "MODE", default_value = run_defaults().gate_mode.name(),
+		value_parser = clap::builder::PossibleValuesParser::new(GateMode::NAMES))]
+	gate: String,
+	/// Minutes without a stronger net (a promotion by the gate, or a measurement better than
+	/// every earlier one) before the dashboards raise an alarm; 0 for never.
+	#[arg(long, value_name = "MINUTES",
+		default_value_t = run_defaults().stall_alarm.as_secs() / 60)]
+	stall_alarm_minutes: u64,
 	/// Threads each training step computes its gradient on (1 to 64); the result does not
 	/// depend on it. More pays only where cores are left over from self-play and gating.
 	#[arg(long, default_value_t = run_defaults().training.threads)]
@@ -278,6 +325,11 @@ struct ServeArgs {
 	/// Pairs of games in each measurement at equal time; 0 measures none.
 	#[arg(long, default_value_t = run_defaults().timed.pairs)]
 	timed_pairs: u32,
+	/// What the tablebase does in the measurements at equal time: play (both players search
+	/// with it, as in tui, and it judges their moves) or judge (it judges the moves only).
+	#[arg(long, value_name = "ROLE", default_value = run_defaults().timed.tablebase.name(),
+		value_parser = clap::builder::PossibleValuesParser::new(TableRole::NAMES))]
+	measure_tablebase: String,
 	/// Keep the self-play games of only this many of the newest generations in the run's game
 	/// archive (games/ in the run directory), deleting older ones; 0 keeps every game.
 	#[arg(long, value_name = "N", default_value_t = run_defaults().keep_game_generations)]
@@ -327,6 +379,23 @@ impl ServeArgs {
 		run.games_per_batch = self.games_per_batch.clamp(1, 1000);
 		run.training.batch_size = self.batch_size.max(1);
 		run.training.window = self.window.max(self.batch_size);
+		if !(self.window_beta >= 0.0 && self.window_beta.is_finite()) {
+			return Err(format!(
+				"--window-beta must be 0 or more, not {}",
+				self.window_beta
+			));
+		}
+		if !(self.window_alpha > 0.0 && self.window_alpha <= 1.0) {
+			return Err(format!(
+				"--window-alpha must be above 0 and at most 1, not {}",
+				self.window_alpha
+			));
+		}
+		run.training.window_growth = WindowGrowth {
+			alpha: self.window_alpha,
+			beta: self.window_beta,
+			max: self.window_max,
+		};
 		run.training.max_uses = self.max_uses.max(1);
 		if !(0.0..=1.0).contains(&self.result_weight) {
 			return Err(format!(
@@ -336,6 +405,20 @@ impl ServeArgs {
 		}
 		run.training.targets.result_weight = self.result_weight;
 		run.training.adam.learning_rate = self.learning_rate;
+		if !(0.0..1.0).contains(&self.weight_average) {
+			return Err(format!(
+				"--weight-average must be 0 to below 1, not {}",
+				self.weight_average
+			));
+		}
+		run.training.weight_average = self.weight_average;
+		run.training.schedule = LearningRateSchedule {
+			shape: self
+				.lr_schedule
+				.parse()
+				.map_err(|e| format!("--lr-schedule: {e}"))?,
+			warmup_steps: self.lr_warmup_steps,
+		};
 		if !(1..=64).contains(&self.train_threads) {
 			return Err(format!(
 				"--train-threads must be 1 to 64, not {}",
@@ -350,6 +433,8 @@ impl ServeArgs {
 			Duration::from_secs(self.forget_workers_hours.saturating_mul(3600));
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
+		run.gate_mode = self.gate.parse()?;
+		run.stall_alarm = Duration::from_secs(self.stall_alarm_minutes.saturating_mul(60));
 		if !(1..=60_000).contains(&self.timed_ms) {
 			return Err(format!(
 				"--timed-ms must be 1 to 60000, not {}",
@@ -364,6 +449,7 @@ impl ServeArgs {
 		config.gate_threads = self.gate_threads;
 		run.timed.move_time = Duration::from_millis(self.timed_ms);
 		run.timed.pairs = self.timed_pairs.min(10_000);
+		run.timed.tablebase = self.measure_tablebase.parse()?;
 		run.seed = self.seed;
 		run.keep_game_generations = self.keep_game_generations;
 		run.tablebase_use = self.tablebase_use.parse()?;
@@ -515,6 +601,19 @@ mod tests {
 		assert_eq!(settings.timed, RunSettings::default().timed);
 		assert_eq!(settings.gate, RunSettings::default().gate);
 		assert_eq!((settings.threads, settings.generation), (1, None));
+		assert_eq!(settings.timed.tablebase, TableRole::Play);
+		let cli = Cli::try_parse_from([
+			"coordinator",
+			"measure",
+			"n",
+			"--measure-tablebase",
+			"judge",
+		])
+		.unwrap();
+		let Some(Command::Measure(args)) = cli.command else {
+			panic!("the measure command");
+		};
+		assert_eq!(args.settings().unwrap().timed.tablebase, TableRole::Judge);
 		for (flag, value) in [("--move-ms", "0"), ("--pairs", "0"), ("--threads", "65")] {
 			let cli = Cli::try_parse_from(["coordinator", "measure", "n", flag, value]).unwrap();
 			let Some(Command::Measure(args)) = cli.command else {
@@ -544,6 +643,51 @@ mod tests {
 	}
 
 	#[test]
+	fn the_levers_of_issue_24_reach_the_run_settings() {
+		let cli = Cli::try_parse_from([
+			"coordinator",
+			"--window",
+			"250000",
+			"--window-beta",
+			"0.4",
+			"--window-max",
+			"3000000",
+			"--lr-schedule",
+			"cosine:1000000:0.1",
+			"--lr-warmup-steps",
+			"1000",
+			"--weight-average",
+			"0.999",
+			"--gate",
+			"none",
+			"--stall-alarm-minutes",
+			"45",
+			"--measure-tablebase",
+			"judge",
+		])
+		.expect("parses");
+		let run = cli.serve.into_config().expect("valid").run;
+		assert_eq!(run.training.window, 250_000);
+		assert_eq!(
+			run.training.window_growth,
+			WindowGrowth {
+				alpha: 0.75,
+				beta: 0.4,
+				max: 3_000_000
+			}
+		);
+		assert_eq!(
+			run.training.schedule.shape.to_string(),
+			"cosine:1000000:0.1"
+		);
+		assert_eq!(run.training.schedule.warmup_steps, 1000);
+		assert_eq!(run.training.weight_average, 0.999);
+		assert_eq!(run.gate_mode, GateMode::None);
+		assert_eq!(run.stall_alarm, Duration::from_secs(45 * 60));
+		assert_eq!(run.timed.tablebase, TableRole::Judge);
+	}
+
+	#[test]
 	fn out_of_range_settings_are_refused_with_the_flag_named() {
 		for (flag, value) in [
 			("--depth", "0"),
@@ -552,6 +696,11 @@ mod tests {
 			("--timed-ms", "0"),
 			("--self-play-depth-max", "17"),
 			("--gate-threads", "0"),
+			("--window-beta", "inf"),
+			("--window-alpha", "1.5"),
+			("--window-alpha", "0"),
+			("--lr-schedule", "step:0:0.5"),
+			("--weight-average", "1"),
 		] {
 			let cli = Cli::try_parse_from(["coordinator", flag, value]).expect("parses");
 			let error = cli.serve.into_config().expect_err(flag);

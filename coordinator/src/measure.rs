@@ -3,7 +3,8 @@
 //! pairs after the run, or any net on a machine of its own.
 //!
 //! The match is the run's (`timed::settings_for`): the gate's openings and ply cap, both
-//! players on the same clock, every pair played, the openings a run draws for that generation.
+//! players on the same clock, every pair played, the openings a run draws for that generation,
+//! and by default the tablebase in play for both players, as in `tui`.
 //! Several games may be played at once, one per thread; each game then needs a core of its
 //! own, or both players get less time than they are told.
 
@@ -14,7 +15,7 @@ use std::time::Instant;
 
 use thiserror::Error;
 use tigers_core::Network;
-use tigers_core::gate::{GateSettings, GateTally, play_gate_match};
+use tigers_core::gate::{GateSettings, GateTally, TableRole, play_gate_match};
 use tigers_core::network::file::NetFileError;
 use tigers_core::tablebase::{Accuracy, Tablebase};
 
@@ -27,7 +28,7 @@ use crate::timed::settings_for;
 pub struct MeasureSettings {
 	/// The net file (safetensors, as a run's `nets/` holds them).
 	pub net: PathBuf,
-	/// Time a move and pairs, as a run's measurement takes them.
+	/// Time a move, pairs and the tablebase's role, as a run's measurement takes them.
 	pub timed: TimedSettings,
 	/// Games played at once.
 	pub threads: usize,
@@ -80,19 +81,19 @@ pub struct Measurement {
 	pub timed: TimedSettings,
 	/// Games played at once.
 	pub threads: usize,
-	/// Whether a tablebase judged the moves.
-	pub judged: bool,
+	/// What the tablebase did: `None` if there was none.
+	pub tablebase: Option<TableRole>,
 	/// The results.
 	pub tally: GateTally,
 	/// Wall-clock time it took.
 	pub seconds: f64,
 }
 
-/// Plays the measurement; `go_on` is asked before every move, `on_pair` told the pairs
-/// finished after each one.
+/// Plays the measurement, with `table` (if any) in the role `settings.timed.tablebase` gives
+/// it; `go_on` is asked before every move, `on_pair` told the pairs finished after each one.
 pub fn measure(
 	settings: &MeasureSettings,
-	judge: Option<&Tablebase>,
+	table: Option<&Arc<Tablebase>>,
 	go_on: &(dyn Fn() -> bool + Sync),
 	on_pair: &(dyn Fn(u32) + Sync),
 ) -> Result<Measurement, MeasureError> {
@@ -100,7 +101,7 @@ pub fn measure(
 	let generation = settings.generation();
 	let gate = settings_for(&settings.gate, &settings.timed, generation);
 	let started = Instant::now();
-	let tally = play_gate_match(&net, &gate, judge, settings.threads, go_on, on_pair)
+	let tally = play_gate_match(&net, &gate, table, settings.threads, go_on, on_pair)
 		.ok_or(MeasureError::Stopped)?;
 	Ok(Measurement {
 		net: settings.net.clone(),
@@ -108,7 +109,7 @@ pub fn measure(
 		generation,
 		timed: settings.timed,
 		threads: settings.threads,
-		judged: judge.is_some(),
+		tablebase: table.map(|_| settings.timed.tablebase),
 		tally,
 		seconds: started.elapsed().as_secs_f64(),
 	})
@@ -152,7 +153,8 @@ impl fmt::Display for Measurement {
 			"score {:.3} [{:.3}, {:.3}], Elo {:+.0} [{:+.0}, {:+.0}]",
 			estimate.score, estimate.low, estimate.high, elo.elo, elo.low, elo.high
 		)?;
-		if self.judged {
+		writeln!(f, "{}", table_sentence(self.tablebase))?;
+		if self.tablebase.is_some() {
 			write!(
 				f,
 				"exact result kept: the net {}, ClaudePlayer {}",
@@ -162,6 +164,19 @@ impl fmt::Display for Measurement {
 		} else {
 			write!(f, "exact result kept: not judged (no tablebase)")
 		}
+	}
+}
+
+/// What the tablebase did in the games, as a sentence.
+fn table_sentence(tablebase: Option<TableRole>) -> &'static str {
+	match tablebase {
+		Some(TableRole::Play) => {
+			"tablebase: in play for both players (as in tui), and judging their moves"
+		}
+		Some(TableRole::Judge) => {
+			"tablebase: judging the moves only; neither player searched with it"
+		}
+		None => "tablebase: none",
 	}
 }
 
@@ -200,6 +215,7 @@ mod tests {
 			timed: TimedSettings {
 				move_time: Duration::from_millis(2),
 				pairs: 3,
+				tablebase: TableRole::Play,
 			},
 			threads,
 			generation: None,
@@ -238,6 +254,8 @@ mod tests {
 			"{text}"
 		);
 		assert!(text.contains("not judged (no tablebase)"), "{text}");
+		assert!(text.contains("tablebase: none"), "{text}");
+		assert_eq!(measured.tablebase, None);
 		let other = MeasureSettings {
 			generation: Some(3),
 			..settings(path, 1)
@@ -247,6 +265,12 @@ mod tests {
 			settings(dir.path().join("best.safetensors"), 1).generation(),
 			0
 		);
+	}
+
+	#[test]
+	fn the_measurement_says_what_the_tablebase_did() {
+		assert!(table_sentence(Some(TableRole::Play)).contains("in play for both players"));
+		assert!(table_sentence(Some(TableRole::Judge)).contains("judging the moves only"));
 	}
 
 	#[test]

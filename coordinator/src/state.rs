@@ -27,6 +27,7 @@ use crate::archive::GameArchive;
 use crate::committer::Committer;
 use crate::config::RunSettings;
 use crate::gates::GateHistory;
+use crate::improvement::Improvement;
 use crate::ledger::Ledger;
 use crate::recent::{RecentGames, RecentSamples};
 use crate::rundir::RunDir;
@@ -138,6 +139,8 @@ pub struct Live {
 	pub window_samples: u64,
 	/// The window's capacity.
 	pub window_capacity: u64,
+	/// When the run last got a stronger net.
+	pub improvement: Improvement,
 	/// The gates so far.
 	pub gates: GateHistory,
 	/// Workers by identity.
@@ -559,7 +562,9 @@ impl Shared {
 				.rev()
 				.cloned()
 				.collect(),
-			timed_running: live.timed_running,
+			timed_running: live.timed_running.clone(),
+			stronger_since: live.improvement.since,
+			no_stronger_alarm_seconds: self.settings.stall_alarm.as_secs_f64(),
 			work: Some(live.work),
 			games: self.committer.games(),
 		}

@@ -27,7 +27,40 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 		})
 	};
 	let tablebase = progress.tablebase.clone().unwrap_or_default();
-	json!({
+	let timed = progress
+		.timed
+		.iter()
+		.map(|t| {
+			json!({
+				"generation": t.generation,
+				"move_ms": t.move_ms,
+				"as_tigers": side(&t.as_tigers),
+				"as_sheep": side(&t.as_sheep),
+				"score": t.score,
+				"score_low": t.score_low,
+				"score_high": t.score_high,
+				"elo": finite(t.elo),
+				"cpu_hours": t.cpu_hours,
+				"finished_at": t.finished_at,
+				"tablebase": table_role(&t.tablebase, t.candidate_exact.is_some()),
+				"exact_accuracy": {
+					"candidate": exact(&t.candidate_exact),
+					"reference": exact(&t.reference_exact),
+				},
+			})
+		})
+		.collect::<Vec<_>>();
+	let timed_running = progress.timed_running.as_ref().map(|r| {
+		json!({
+			"generation": r.generation,
+			"move_ms": r.move_ms,
+			"pairs_done": r.pairs_done,
+			"pairs": r.pairs,
+			"started_at": r.started_at,
+			"tablebase": table_role(&r.tablebase, false),
+		})
+	});
+	let mut json = json!({
 		"run": progress.run_name,
 		"uptime_seconds": progress.uptime_seconds,
 		"generation": progress.generation,
@@ -104,29 +137,8 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 				"reference": exact(&g.reference_exact),
 			},
 		})).collect::<Vec<_>>(),
-		"timed": progress.timed.iter().map(|t| json!({
-			"generation": t.generation,
-			"move_ms": t.move_ms,
-			"as_tigers": side(&t.as_tigers),
-			"as_sheep": side(&t.as_sheep),
-			"score": t.score,
-			"score_low": t.score_low,
-			"score_high": t.score_high,
-			"elo": finite(t.elo),
-			"cpu_hours": t.cpu_hours,
-			"finished_at": t.finished_at,
-			"exact_accuracy": {
-				"candidate": exact(&t.candidate_exact),
-				"reference": exact(&t.reference_exact),
-			},
-		})).collect::<Vec<_>>(),
-		"timed_running": progress.timed_running.map(|r| json!({
-			"generation": r.generation,
-			"move_ms": r.move_ms,
-			"pairs_done": r.pairs_done,
-			"pairs": r.pairs,
-			"started_at": r.started_at,
-		})),
+		"timed": timed,
+		"timed_running": timed_running,
 		"workers": progress.workers.iter().map(|w| json!({
 			"id": w.worker_id,
 			"name": w.name,
@@ -140,7 +152,22 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"reconnects": w.reconnects,
 			"flagged": w.flagged,
 		})).collect::<Vec<_>>(),
-	})
+	});
+	// Set apart: one more key in the object above passes `json!`'s recursion limit.
+	json["stronger_since"] = json!(progress.stronger_since);
+	json["no_stronger_alarm_seconds"] = json!(progress.no_stronger_alarm_seconds);
+	json
+}
+
+/// What the tablebase did in a measurement at equal time: `play`, `judge` or `none`. A
+/// coordinator from before the field sends nothing; it measured with the table judging only,
+/// if it had one (`judged`: the measurement has exact accuracies).
+fn table_role(text: &str, judged: bool) -> &str {
+	match text {
+		"" if judged => "judge",
+		"" => "none",
+		text => text,
+	}
 }
 
 /// Why `coordinator status` got no status.
@@ -238,6 +265,31 @@ mod tests {
 		assert_eq!(work["trainable_per_second"], 12_500.0);
 		assert_eq!(work["trained_share"], 0.75);
 		assert_eq!(work["mean_uses"], Value::Null);
+	}
+
+	#[test]
+	fn the_json_says_what_the_tablebase_did_in_each_measurement() {
+		let progress = v1::Progress {
+			timed: vec![
+				v1::TimedMeasurement {
+					tablebase: "play".into(),
+					..v1::TimedMeasurement::default()
+				},
+				v1::TimedMeasurement {
+					candidate_exact: Some(v1::ExactAccuracy { moves: 5, kept: 5 }),
+					..v1::TimedMeasurement::default()
+				},
+			],
+			timed_running: Some(v1::TimedRunning {
+				tablebase: "none".into(),
+				..v1::TimedRunning::default()
+			}),
+			..v1::Progress::default()
+		};
+		let json = progress_json(&progress);
+		assert_eq!(json["timed"][0]["tablebase"], "play");
+		assert_eq!(json["timed"][1]["tablebase"], "judge");
+		assert_eq!(json["timed_running"]["tablebase"], "none");
 	}
 
 	#[test]

@@ -4,8 +4,9 @@
 //! The gate plays at a fixed depth, so that promotion is reproducible; a person who plays the
 //! net meets it on the clock, where a slower evaluation sees less. So the newest promoted net
 //! is also measured with both players on the same time a move (`RunSettings::timed`), every
-//! pair played on openings of its own, its movement-phase moves judged by the tablebase when
-//! there is one. A measurement takes minutes (some 200 games of 100 ms moves), one game at a
+//! pair played on openings of its own. When there is a tablebase, both players search with it
+//! by default, as `tui` plays (`TimedSettings::tablebase`), and it judges their movement-phase
+//! moves. A measurement takes minutes (some 200 games of 100 ms moves), one game at a
 //! time so that each search has the time it is given; a net promoted meanwhile is measured
 //! next, and those promoted and superseded while one measurement ran are skipped. A stop
 //! abandons the measurement under way between moves; the next start measures the incumbent
@@ -22,6 +23,7 @@ use tigers_proto::v1;
 use tracing::{error, info};
 
 use crate::ledger::TimedRow;
+use crate::ledger::table_role_text;
 use crate::state::{Shared, unix_now};
 use crate::training::gating::exact;
 
@@ -97,17 +99,20 @@ fn measure(
 	let judge = shared.tablebase.table();
 	let started_at = unix_now();
 	let started = Instant::now();
+	let tablebase = judge.as_ref().map(|_| timed.tablebase);
 	shared.live().timed_running = Some(v1::TimedRunning {
 		generation,
 		move_ms,
 		pairs_done: 0,
 		pairs: timed.pairs,
 		started_at,
+		tablebase: table_role_text(tablebase).to_string(),
 	});
 	info!(
 		generation,
 		move_ms,
 		pairs = timed.pairs,
+		tablebase = table_role_text(tablebase),
 		"measuring at equal time"
 	);
 	let go_on = || !stop.load(Ordering::Relaxed);
@@ -117,7 +122,7 @@ fn measure(
 		}
 	};
 	// One game at a time, so that each search has the time it is told.
-	let Some(tally) = play_gate_match(net, &settings, judge.as_deref(), 1, &go_on, &on_pair) else {
+	let Some(tally) = play_gate_match(net, &settings, judge.as_ref(), 1, &go_on, &on_pair) else {
 		shared.live().timed_running = None;
 		return None;
 	};
@@ -146,11 +151,12 @@ fn measure(
 		started_at,
 		finished_at: unix_now(),
 		cpu_seconds,
+		tablebase,
 	})
 }
 
 /// The match that measures `generation`: the gate's openings and ply cap, both players on the
-/// clock, every pair played, openings of its own.
+/// clock, every pair played, openings of its own, the tablebase in the role `timed` gives it.
 pub fn settings_for(
 	gate: &GateSettings,
 	timed: &crate::config::TimedSettings,
@@ -168,6 +174,7 @@ pub fn settings_for(
 			^ generation
 				.wrapping_add(1)
 				.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+		table: timed.tablebase,
 		..*gate
 	}
 }
@@ -194,12 +201,13 @@ pub fn timed_summary(row: &TimedRow) -> v1::TimedMeasurement {
 		reference_exact: exact(row.reference_exact),
 		finished_at: row.finished_at,
 		cpu_hours: row.cpu_seconds / 3600.0,
+		tablebase: table_role_text(row.tablebase).to_string(),
 	}
 }
 
 #[cfg(test)]
 mod tests {
-	use tigers_core::gate::gate_openings;
+	use tigers_core::gate::{TableRole, gate_openings};
 
 	use super::*;
 	use crate::config::{RunSettings, TimedSettings};
@@ -210,8 +218,15 @@ mod tests {
 		let timed = TimedSettings {
 			move_time: Duration::from_millis(250),
 			pairs: 30,
+			tablebase: TableRole::Play,
 		};
 		let settings = settings_for(&run.gate, &timed, 4);
+		assert_eq!(settings.table, TableRole::Play);
+		let judged = TimedSettings {
+			tablebase: TableRole::Judge,
+			..timed
+		};
+		assert_eq!(settings_for(&run.gate, &judged, 4).table, TableRole::Judge);
 		assert_eq!(settings.search.time_limit, Some(Duration::from_millis(250)));
 		assert_eq!(
 			(settings.policy.min_pairs, settings.policy.max_pairs),

@@ -139,7 +139,13 @@ impl Training {
 			if self.gating.finish_done() {
 				self.checkpoint();
 			}
-			self.gating.start_due(&self.trainer.net, self.trained.steps);
+			let trainer = &self.trainer;
+			if self
+				.gating
+				.start_due(&|| trainer.candidate(), self.trained.steps)
+			{
+				self.checkpoint();
+			}
 			// 4. Checkpoint and record throughput now and then.
 			if self.is_checkpoint_due() {
 				self.checkpoint();
@@ -177,10 +183,18 @@ impl Training {
 
 	fn add(&mut self, id: i64, samples: Vec<Sample>) {
 		self.depth_control.arrived(samples.len());
+		// The window grows (if the run says so) with the samples the run has stored, a count
+		// the ledger keeps, so a restart sizes it the same way (`open::restore_trainer`).
+		let samples_total = self.shared.live().samples_total;
+		let capacity = self.trainer.window_capacity(samples_total);
+		if capacity != self.trainer.window.capacity() {
+			self.trainer.window.set_capacity(capacity);
+		}
 		self.trainer.add_samples(samples);
 		self.trained.last_batch_id = self.trained.last_batch_id.max(id);
 		let mut live = self.shared.live();
 		live.window_samples = self.trainer.window.len() as u64;
+		live.window_capacity = capacity as u64;
 	}
 
 	fn train_some(&mut self) -> usize {
@@ -245,6 +259,7 @@ impl Training {
 		} = self.trained;
 		let checkpoint = Checkpoint {
 			net: self.trainer.net.clone(),
+			average: self.trainer.average.clone(),
 			adam: self.trainer.adam.clone(),
 			window: self.trainer.window.iter().copied().collect(),
 			window_capacity: self.trainer.window.capacity(),

@@ -32,11 +32,50 @@ pub struct GateSettings {
 	pub policy: GatePolicy,
 	/// Games stop unfinished (and count as draws) after this many plies.
 	pub max_plies: usize,
+	/// What the tablebase, when a match is given one, does in it.
+	pub table: TableRole,
+}
+
+/// What the tablebase does in a match.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableRole {
+	/// It judges the players' movement-phase moves; neither searches with it, so the match
+	/// measures the net's own play there. The gate's role: promotion asks about the net.
+	Judge,
+	/// Both players search with it (they never give away a movement-phase position's exact
+	/// value) and it judges their moves, as `tui` plays: the match measures what a person who
+	/// plays the net meets, where only the placement phase can decide a game.
+	Play,
+}
+
+impl TableRole {
+	/// The names the command lines take.
+	pub const NAMES: [&'static str; 2] = ["play", "judge"];
+
+	/// The name the command lines take.
+	pub const fn name(self) -> &'static str {
+		match self {
+			TableRole::Judge => "judge",
+			TableRole::Play => "play",
+		}
+	}
+}
+
+impl std::str::FromStr for TableRole {
+	type Err = String;
+
+	fn from_str(text: &str) -> Result<TableRole, String> {
+		match text {
+			"judge" => Ok(TableRole::Judge),
+			"play" => Ok(TableRole::Play),
+			_ => Err(format!("{text:?} is not one of play, judge")),
+		}
+	}
 }
 
 impl Default for GateSettings {
 	/// Depth 4, four-ply openings, an SPRT of 0 against 50 Elo at 5% error rates, at least 20
-	/// and at most 100 pairs.
+	/// and at most 100 pairs; a tablebase only judges.
 	fn default() -> GateSettings {
 		GateSettings {
 			search: SearchSettings::fixed_depth(4),
@@ -48,6 +87,7 @@ impl Default for GateSettings {
 				max_pairs: 100,
 			},
 			max_plies: 300,
+			table: TableRole::Judge,
 		}
 	}
 }
@@ -108,15 +148,16 @@ pub fn gate_openings(settings: &GateSettings) -> Vec<Vec<Move>> {
 }
 
 /// Plays one opening twice, the candidate as the sheep and then as the tigers, with fresh
-/// players, so the pair depends on nothing but its inputs. Neither player searches with the
-/// tablebase (the match measures the net); `judge` only scores their movement-phase moves.
+/// players, so the pair depends on nothing but its inputs. `table`, if given, scores the
+/// players' movement-phase moves, and both players search with it if `settings.table` says
+/// [`TableRole::Play`].
 pub fn play_gate_pair(
 	net: &Arc<Network>,
 	settings: &GateSettings,
 	opening: &[Move],
-	judge: Option<&Tablebase>,
+	table: Option<&Arc<Tablebase>>,
 ) -> PairOutcome {
-	play_gate_pair_while(net, settings, opening, judge, &|| true)
+	play_gate_pair_while(net, settings, opening, table, &|| true)
 		.expect("a pair that is never stopped is finished")
 }
 
@@ -125,11 +166,15 @@ pub fn play_gate_pair_while(
 	net: &Arc<Network>,
 	settings: &GateSettings,
 	opening: &[Move],
-	judge: Option<&Tablebase>,
+	table: Option<&Arc<Tablebase>>,
 	go_on: &dyn Fn() -> bool,
 ) -> Option<PairOutcome> {
 	let mut candidate = NeuralPlayer::with_net(net.clone(), settings.search, SELF_PLAY_TABLE_BITS);
 	let mut reference = ClaudePlayer::with_settings(settings.search);
+	if settings.table == TableRole::Play {
+		candidate.set_tablebase(table.cloned());
+		reference.set_tablebase(table.cloned());
+	}
 	let max = settings.max_plies;
 	let as_sheep = play_game_while(&mut candidate, &mut reference, opening, max, go_on)?;
 	let as_tigers = play_game_while(&mut reference, &mut candidate, opening, max, go_on)?;
@@ -138,7 +183,7 @@ pub fn play_gate_pair_while(
 		as_tigers: as_tigers.outcome(),
 		..PairOutcome::default()
 	};
-	if let Some(table) = judge {
+	if let Some(table) = table {
 		pair.candidate_accuracy = Accuracy::of_game(table, &as_sheep, Turn::Sheep)
 			.plus(Accuracy::of_game(table, &as_tigers, Turn::Tiger));
 		pair.reference_accuracy = Accuracy::of_game(table, &as_sheep, Turn::Tiger)
@@ -190,17 +235,17 @@ impl GateTally {
 	}
 }
 
-/// Plays a whole gate match, one pair after another, until the policy stops it; `judge` scores
-/// the players' movement-phase moves.
+/// Plays a whole gate match, one pair after another, until the policy stops it; `table` has
+/// the role `settings.table` gives it.
 pub fn run_gate(
 	net: &Arc<Network>,
 	settings: &GateSettings,
-	judge: Option<&Tablebase>,
+	table: Option<&Arc<Tablebase>>,
 ) -> GateTally {
 	let mut tally = GateTally::default();
 	for opening in gate_openings(settings) {
 		if tally.add(
-			play_gate_pair(net, settings, &opening, judge),
+			play_gate_pair(net, settings, &opening, table),
 			&settings.policy,
 		) {
 			break;
@@ -220,7 +265,7 @@ pub fn run_gate(
 pub fn play_gate_match(
 	net: &Arc<Network>,
 	settings: &GateSettings,
-	judge: Option<&Tablebase>,
+	table: Option<&Arc<Tablebase>>,
 	threads: usize,
 	go_on: &(dyn Fn() -> bool + Sync),
 	on_pair: &(dyn Fn(u32) + Sync),
@@ -254,7 +299,7 @@ pub fn play_gate_match(
 			if index >= openings.len() || abandoned.load(Ordering::Relaxed) || decided() {
 				return;
 			}
-			let Some(pair) = play_gate_pair_while(net, settings, &openings[index], judge, go_on)
+			let Some(pair) = play_gate_pair_while(net, settings, &openings[index], table, go_on)
 			else {
 				abandoned.store(true, Ordering::Relaxed);
 				return;
@@ -308,6 +353,21 @@ mod tests {
 			max_plies: 80,
 			..GateSettings::default()
 		}
+	}
+
+	#[test]
+	fn the_gate_measures_the_net_with_the_table_only_judging() {
+		assert_eq!(GateSettings::default().table, TableRole::Judge);
+		for role in [TableRole::Judge, TableRole::Play] {
+			assert_eq!(role.name().parse(), Ok(role));
+			assert!(TableRole::NAMES.contains(&role.name()));
+		}
+		assert!(
+			"both"
+				.parse::<TableRole>()
+				.unwrap_err()
+				.contains("play, judge")
+		);
 	}
 
 	#[test]

@@ -145,6 +145,25 @@ impl ReplayWindow {
 		self.samples.iter()
 	}
 
+	/// Changes the most samples the window holds (at least 1); a smaller window drops its
+	/// oldest samples at once, counted as departed.
+	pub fn set_capacity(&mut self, capacity: usize) {
+		self.capacity = capacity.max(1);
+		while self.samples.len() > self.capacity {
+			self.evict_oldest();
+		}
+	}
+
+	/// Drops the oldest sample, counting what became of it.
+	fn evict_oldest(&mut self) {
+		if let Some((_, evicted_uses)) = self.samples.pop_front() {
+			self.uses_left -= u64::from(self.max_uses.saturating_sub(evicted_uses));
+			self.departed.samples += 1;
+			self.departed.unused += u64::from(evicted_uses == 0);
+			self.departed.uses += u64::from(evicted_uses);
+		}
+	}
+
 	/// Adds a sample, dropping the oldest if the window is full.
 	pub fn push(&mut self, sample: Sample) {
 		self.push_with_uses(sample, 0);
@@ -152,13 +171,8 @@ impl ReplayWindow {
 
 	/// Adds a sample that has already been used `uses` times (when restoring a saved window).
 	pub fn push_with_uses(&mut self, sample: Sample, uses: u32) {
-		if self.samples.len() == self.capacity
-			&& let Some((_, evicted_uses)) = self.samples.pop_front()
-		{
-			self.uses_left -= u64::from(self.max_uses.saturating_sub(evicted_uses));
-			self.departed.samples += 1;
-			self.departed.unused += u64::from(evicted_uses == 0);
-			self.departed.uses += u64::from(evicted_uses);
+		if self.samples.len() == self.capacity {
+			self.evict_oldest();
 		}
 		self.samples.push_back((sample, uses));
 		self.uses_left += u64::from(self.max_uses.saturating_sub(uses));
@@ -300,6 +314,30 @@ mod tests {
 			window.draw_batch(1, &targets, None, &mut rng).is_some(),
 			"a new sample can be drawn"
 		);
+	}
+
+	#[test]
+	fn a_window_grows_to_keep_more_and_shrinks_by_its_oldest() {
+		let mut window = ReplayWindow::new(3, 2);
+		for ply in 0..3 {
+			window.push(sample(ply));
+		}
+		window.set_capacity(5);
+		for ply in 3..5 {
+			window.push(sample(ply));
+		}
+		assert_eq!(window.len(), 5);
+		assert_eq!(window.capacity(), 5);
+		window.set_capacity(2);
+		let plies: Vec<u32> = window.iter().map(|(s, _)| s.ply).collect();
+		assert_eq!(plies, [3, 4]);
+		assert_eq!(window.uses_left(), 4);
+		assert_eq!(window.departed().samples, 3);
+		let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+		let batch = window
+			.draw_batch(4, &TargetSettings::default(), None, &mut rng)
+			.unwrap();
+		assert!(batch.len() == 4 && window.uses_left() == 0);
 	}
 
 	#[test]

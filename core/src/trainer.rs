@@ -1,9 +1,13 @@
 //! `Trainer`: a net with its optimiser, the replay window and the seeded randomness that draws
 //! mini-batches, so the coordinator, the experiments and the tests train the same way.
 //!
-//! - [`crew`]: the helper threads of one [`Trainer::train`] call.
+//! - [`crew`]: the helper threads of one [`Trainer::train`] call;
+//! - [`schedule`]: the learning rate by step and the window's size by samples seen;
+//! - [`average`]: the running average of the weights, which may stand as the candidate.
 
+pub mod average;
 mod crew;
+pub mod schedule;
 
 use std::sync::Arc;
 
@@ -15,20 +19,28 @@ use crate::network::train::{Adam, AdamSettings, TrainingExample};
 use crate::replay::{ReplayWindow, TargetSettings};
 use crate::selfplay::Sample;
 use crate::tablebase::Tablebase;
+use schedule::{LearningRateSchedule, WindowGrowth};
 
 /// How training runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TrainingSettings {
 	/// Examples per optimiser step.
 	pub batch_size: usize,
-	/// Samples the replay window holds.
+	/// Samples the replay window holds, or its base size if it grows.
 	pub window: usize,
+	/// How the window grows with the samples seen (not at all by default).
+	pub window_growth: WindowGrowth,
 	/// How many times a sample may be trained on.
 	pub max_uses: u32,
 	/// Targets and augmentation.
 	pub targets: TargetSettings,
-	/// The optimiser.
+	/// The optimiser; its learning rate is the schedule's base rate.
 	pub adam: AdamSettings,
+	/// How the learning rate follows the optimiser's step (constant by default).
+	pub schedule: LearningRateSchedule,
+	/// The decay of the running average of the weights, below 1; 0 keeps no average, and the
+	/// candidate is the weights themselves (see [`Trainer::candidate`]).
+	pub weight_average: f32,
 	/// Threads a step computes its gradient on (1 or more). The result does not depend on it:
 	/// a batch's gradient is summed by fixed chunks in a fixed order (see
 	/// [`crate::network::train::GRADIENT_CHUNK`]).
@@ -36,17 +48,22 @@ pub struct TrainingSettings {
 }
 
 impl Default for TrainingSettings {
-	/// Batches of 256 from a window of 200,000 samples, each used at most 8 times; these
-	/// trained steadily in the experiments recorded in docs/training.md. One thread: the
+	/// Batches of 256 from a window of 200,000 samples that does not grow, each used at most 8
+	/// times, at a constant learning rate; these trained steadily in the experiments recorded
+	/// in docs/training.md (whether a growing window or a falling rate does better is issue
+	/// 24's question, not yet measured). One thread: the
 	/// coordinator trains beside self-play and gating on the same cores, and a step started on
 	/// more threads pays for starting them (see [`Trainer::train`]).
 	fn default() -> TrainingSettings {
 		TrainingSettings {
 			batch_size: 256,
 			window: 200_000,
+			window_growth: WindowGrowth::default(),
 			max_uses: 8,
 			targets: TargetSettings::default(),
 			adam: AdamSettings::default(),
+			schedule: LearningRateSchedule::default(),
+			weight_average: 0.0,
 			threads: 1,
 		}
 	}
@@ -64,6 +81,9 @@ pub struct Trainer {
 	pub settings: TrainingSettings,
 	/// The solved movement phase, to rescore targets with (see [`TargetSettings::rescore`]).
 	pub tablebase: Option<Arc<Tablebase>>,
+	/// The running average of `net`'s weights, if the settings keep one; it starts at the
+	/// weights the trainer starts from.
+	pub average: Option<Network>,
 	rng: Xoshiro256PlusPlus,
 }
 
@@ -89,12 +109,14 @@ impl Trainer {
 		settings: TrainingSettings,
 		seed: u64,
 	) -> Trainer {
+		let average = (settings.weight_average > 0.0).then(|| net.clone());
 		Trainer {
 			net,
 			adam,
 			window,
 			settings,
 			tablebase: None,
+			average,
 			rng: Xoshiro256PlusPlus::seed_from_u64(seed),
 		}
 	}
@@ -110,10 +132,27 @@ impl Trainer {
 	/// batch's loss before the step. With several threads, they are started for this step.
 	pub fn step(&mut self) -> Option<f32> {
 		let batch = self.draw()?;
-		Some(
-			self.net
-				.train_step_on(&mut self.adam, &batch, self.settings.threads),
-		)
+		self.schedule_rate();
+		let loss = self
+			.net
+			.train_step_on(&mut self.adam, &batch, self.settings.threads);
+		if let Some(average) = &mut self.average {
+			average::update_average(average, &self.net, self.settings.weight_average);
+		}
+		Some(loss)
+	}
+
+	/// The net a candidate is made of: the running average of the weights if the settings
+	/// keep one, else the weights themselves.
+	pub fn candidate(&self) -> Network {
+		match &self.average {
+			Some(average) => {
+				let mut candidate = average.clone();
+				candidate.generation = self.net.generation;
+				candidate
+			}
+			None => self.net.clone(),
+		}
 	}
 
 	/// Up to `max_steps` steps, as many as the window allows; returns their losses. The same
@@ -125,6 +164,23 @@ impl Trainer {
 			return (0..max_steps).map_while(|_| self.step()).collect();
 		}
 		crew::train(self, max_steps)
+	}
+
+	/// Sets Adam's learning rate for its next step by the schedule. The step is Adam's own
+	/// count, which the checkpoint keeps, so a resumed run goes on where the schedule was; the
+	/// base rate is the settings', so a run resumed with another `--learning-rate` takes it.
+	fn schedule_rate(&mut self) {
+		self.adam.settings.learning_rate = self
+			.settings
+			.schedule
+			.rate(self.settings.adam.learning_rate, self.adam.steps());
+	}
+
+	/// The window's size after `samples_seen` samples by the settings' growth rule.
+	pub fn window_capacity(&self, samples_seen: u64) -> usize {
+		self.settings
+			.window_growth
+			.capacity(self.settings.window, samples_seen)
 	}
 
 	/// The next batch, if the window has one.
@@ -174,11 +230,19 @@ mod tests {
 	/// The losses and final weights of a seeded run of up to 12 steps of 100 examples (three
 	/// whole chunks and a partial one), by `step` or by `train`.
 	fn seeded_run(threads: usize, by_step: bool) -> (Vec<f32>, Vec<f32>) {
+		// A falling rate with a warm-up, so that every path must follow the schedule alike.
 		let settings = TrainingSettings {
 			batch_size: 100,
 			window: 400,
 			max_uses: 3,
 			threads,
+			schedule: LearningRateSchedule {
+				shape: schedule::ScheduleShape::Step {
+					every: 5,
+					factor: 0.5,
+				},
+				warmup_steps: 3,
+			},
 			..TrainingSettings::default()
 		};
 		let mut trainer = Trainer::new(Network::new(Shape::default(), 3), settings, 11);
@@ -206,6 +270,108 @@ mod tests {
 				);
 			}
 		}
+	}
+
+	#[test]
+	fn the_schedule_sets_each_steps_rate_and_resumes_from_adams_step() {
+		let settings = TrainingSettings {
+			batch_size: 10,
+			window: 100,
+			max_uses: 100,
+			schedule: LearningRateSchedule {
+				shape: schedule::ScheduleShape::Step {
+					every: 2,
+					factor: 0.5,
+				},
+				warmup_steps: 0,
+			},
+			..TrainingSettings::default()
+		};
+		let base = settings.adam.learning_rate;
+		let mut trainer = Trainer::new(Network::new(Shape::default(), 1), settings, 1);
+		trainer.add_samples(random_samples(100));
+		trainer.step().unwrap();
+		assert_eq!(trainer.adam.settings.learning_rate, base);
+		trainer.step().unwrap();
+		trainer.step().unwrap();
+		// The third step is step 2: one fall.
+		assert_eq!(trainer.adam.settings.learning_rate, base * 0.5);
+		// Resumed from the saved parts, the next step (3) keeps that rate, and step 4 falls.
+		let mut resumed = Trainer::resume(
+			trainer.net.clone(),
+			trainer.adam.clone(),
+			trainer.window.clone(),
+			settings,
+			2,
+		);
+		resumed.step().unwrap();
+		assert_eq!(resumed.adam.settings.learning_rate, base * 0.5);
+		resumed.step().unwrap();
+		assert_eq!(resumed.adam.settings.learning_rate, base * 0.25);
+		// By default the rate is the settings' at every step.
+		let mut constant = Trainer::new(
+			Network::new(Shape::default(), 1),
+			TrainingSettings::default(),
+			1,
+		);
+		constant.add_samples(random_samples(300));
+		constant.step().unwrap();
+		assert_eq!(constant.adam.settings.learning_rate, 1e-3);
+	}
+
+	#[test]
+	fn the_default_training_keeps_a_fixed_window_and_a_constant_rate() {
+		let settings = TrainingSettings::default();
+		assert_eq!(settings.window, 200_000);
+		assert!(settings.window_growth.is_fixed());
+		assert_eq!(settings.schedule, LearningRateSchedule::default());
+		assert_eq!(settings.adam.learning_rate, 1e-3);
+		assert_eq!(settings.weight_average, 0.0);
+	}
+
+	#[test]
+	fn the_candidate_is_the_running_average_when_one_is_kept() {
+		let settings = TrainingSettings {
+			batch_size: 10,
+			window: 100,
+			max_uses: 100,
+			weight_average: 0.5,
+			..TrainingSettings::default()
+		};
+		let start = Network::new(Shape::default(), 4);
+		let mut trainer = Trainer::new(start.clone(), settings, 1);
+		trainer.add_samples(random_samples(100));
+		trainer.step().unwrap();
+		// Halfway from the start to the weights after one step.
+		let candidate = trainer.candidate();
+		for ((c, s), w) in candidate
+			.params()
+			.iter()
+			.zip(start.params())
+			.zip(trainer.net.params())
+		{
+			assert!((c - (s + w) / 2.0).abs() < 1e-6);
+		}
+		assert_ne!(candidate.params(), trainer.net.params());
+		// On threads the average follows the same steps.
+		trainer.step().unwrap();
+		let mut threaded = Trainer::new(
+			start.clone(),
+			TrainingSettings {
+				threads: 2,
+				..settings
+			},
+			1,
+		);
+		threaded.add_samples(random_samples(100));
+		assert_eq!(threaded.train(2).len(), 2);
+		assert_eq!(threaded.candidate().params(), trainer.candidate().params());
+		// Without an average, the candidate is the net.
+		let mut plain = Trainer::new(start, TrainingSettings::default(), 1);
+		plain.add_samples(random_samples(300));
+		plain.step().unwrap();
+		assert!(plain.average.is_none());
+		assert_eq!(plain.candidate().params(), plain.net.params());
 	}
 
 	#[test]

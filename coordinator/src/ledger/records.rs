@@ -2,6 +2,7 @@
 //! and throughput, as rows; and `BatchSummary`, a batch without its samples.
 
 use rusqlite::{OptionalExtension, Row, params};
+use tigers_core::gate::TableRole;
 use tigers_core::tablebase::Accuracy;
 use tigers_core::versus::{MatchResult, SideResult};
 
@@ -152,6 +153,22 @@ pub struct TimedRow {
 	pub finished_at: f64,
 	/// Worker CPU-seconds over the run when it finished.
 	pub cpu_seconds: f64,
+	/// What the tablebase did in the games: `None` if there was none.
+	pub tablebase: Option<TableRole>,
+}
+
+/// A measurement's tablebase role as the ledger's `timed.tablebase` column keeps it.
+pub fn table_role_text(role: Option<TableRole>) -> &'static str {
+	role.map_or("none", TableRole::name)
+}
+
+/// The role a `timed.tablebase` value records. `NULL` is a row measured before the column
+/// existed, when the table only judged: judged if any move was judged, else no table.
+fn table_role_from(text: Option<&str>, judged_moves: u32) -> Option<TableRole> {
+	match text {
+		Some(text) => text.parse().ok(),
+		None => (judged_moves > 0).then_some(TableRole::Judge),
+	}
 }
 
 fn pairs_text(pairs: &[u32; 5]) -> String {
@@ -449,9 +466,9 @@ impl Ledger {
 					tigers_losses, sheep_wins, sheep_draws, sheep_losses, score, score_low,
 					score_high, elo, pairs, candidate_exact_moves, candidate_exact_kept,
 					reference_exact_moves, reference_exact_kept, started_at, finished_at,
-					cpu_seconds)
+					cpu_seconds, tablebase)
 				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-					?18, ?19, ?20)",
+					?18, ?19, ?20, ?21)",
 				params![
 					timed.generation,
 					timed.move_ms,
@@ -473,6 +490,7 @@ impl Ledger {
 					timed.started_at,
 					timed.finished_at,
 					timed.cpu_seconds,
+					table_role_text(timed.tablebase),
 				],
 			)
 			.map_err(StorageError::sqlite(
@@ -487,7 +505,7 @@ impl Ledger {
 			"SELECT generation, move_ms, tigers_wins, tigers_draws, tigers_losses, sheep_wins,
 				sheep_draws, sheep_losses, score, score_low, score_high, elo, pairs,
 				candidate_exact_moves, candidate_exact_kept, reference_exact_moves,
-				reference_exact_kept, started_at, finished_at, cpu_seconds
+				reference_exact_kept, started_at, finished_at, cpu_seconds, tablebase
 			FROM timed ORDER BY generation",
 			"reading measurements at equal time",
 			|row| {
@@ -527,6 +545,10 @@ impl Ledger {
 					started_at: real(row, 17)?,
 					finished_at: real(row, 18)?,
 					cpu_seconds: real(row, 19)?,
+					tablebase: table_role_from(
+						row.get::<_, Option<String>>(20)?.as_deref(),
+						row.get(13)?,
+					),
 				})
 			},
 		)
@@ -683,6 +705,16 @@ mod tests {
 	}
 
 	#[test]
+	fn a_measurements_table_role_reads_back_and_older_rows_were_judged() {
+		for role in [Some(TableRole::Play), Some(TableRole::Judge), None] {
+			assert_eq!(table_role_from(Some(table_role_text(role)), 10), role);
+		}
+		// Rows from before the column: the table judged, if there was one.
+		assert_eq!(table_role_from(None, 10), Some(TableRole::Judge));
+		assert_eq!(table_role_from(None, 0), None);
+	}
+
+	#[test]
 	fn workers_count_sessions_batches_and_flags() {
 		let dir = TestDir::new("records-workers");
 		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
@@ -815,6 +847,7 @@ mod tests {
 			started_at: 60.0,
 			finished_at: 90.5,
 			cpu_seconds: 12.0,
+			tablebase: Some(TableRole::Play),
 		};
 		ledger.record_timed(&timed(2, 0.5)).unwrap();
 		ledger.record_timed(&timed(0, 0.25)).unwrap();

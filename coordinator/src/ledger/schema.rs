@@ -9,8 +9,8 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: [&str; 7] = [
-	VERSION_1, VERSION_2, VERSION_3, VERSION_4, VERSION_5, VERSION_6, VERSION_7,
+const MIGRATIONS: [&str; 8] = [
+	VERSION_1, VERSION_2, VERSION_3, VERSION_4, VERSION_5, VERSION_6, VERSION_7, VERSION_8,
 ];
 
 /// The schema version this program writes.
@@ -197,6 +197,13 @@ CREATE TABLE game_files (
 	games INTEGER NOT NULL,
 	pruned_at REAL
 );
+";
+
+/// Version 8: what the tablebase did in a measurement at equal time: `play` (both players
+/// searched with it, and it judged their moves), `judge` (it judged the moves only) or `none`.
+/// Rows measured before have `NULL`: the table only judged then, when there was one.
+const VERSION_8: &str = "
+ALTER TABLE timed ADD COLUMN tablebase TEXT;
 ";
 
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is

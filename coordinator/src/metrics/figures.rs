@@ -366,7 +366,7 @@ impl Figures {
 				elo: t.elo,
 				exact: shares(t.candidate_exact, t.reference_exact),
 			}),
-			timed_pairs_done: live.timed_running.map_or(0, |r| r.pairs_done),
+			timed_pairs_done: live.timed_running.as_ref().map_or(0, |r| r.pairs_done),
 			work: live.work,
 			games_archive: None,
 		}

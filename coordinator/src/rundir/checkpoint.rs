@@ -1,9 +1,10 @@
 //! The training checkpoint: saved whole or not at all, and recovered after a crash in a save.
 //!
-//! A checkpoint is a directory of four files: `net.safetensors` (the net being trained),
-//! `adam.safetensors` (its optimizer state), `window.bin` (the replay window, see
-//! `samples_codec`) and `state.json` (counters and settings, plus the length and sha256 of each
-//! of the other three). `state.json` is written last, so a directory whose `state.json` is
+//! A checkpoint is a directory of four or five files: `net.safetensors` (the net being
+//! trained), `adam.safetensors` (its optimizer state), `window.bin` (the replay window, see
+//! `samples_codec`), `average.safetensors` (the running average of the weights, only if the
+//! run keeps one) and `state.json` (counters and settings, plus the length and sha256 of each
+//! of the others). `state.json` is written last, so a directory whose `state.json` is
 //! present and whose files match it is **complete**; anything else that is not empty is
 //! incomplete or corrupt.
 //!
@@ -49,6 +50,7 @@ const TEMPORARY: &str = "checkpoint.tmp";
 const OLD: &str = "checkpoint.old";
 
 const NET_FILE: &str = "net.safetensors";
+const AVERAGE_FILE: &str = "average.safetensors";
 const ADAM_FILE: &str = "adam.safetensors";
 const WINDOW_FILE: &str = "window.bin";
 const STATE_FILE: &str = "state.json";
@@ -61,6 +63,8 @@ const STATE_VERSION: u64 = 1;
 pub struct Checkpoint {
 	/// The net being trained (not necessarily promoted).
 	pub net: Network,
+	/// The running average of its weights, if the run keeps one.
+	pub average: Option<Network>,
 	/// Adam's state for `net`.
 	pub adam: Adam,
 	/// The replay window, oldest first, with each sample's use count.
@@ -213,8 +217,11 @@ fn write_checkpoint(dir: &Path, checkpoint: &Checkpoint) -> Result<(), StorageEr
 	let net = checkpoint.net.to_bytes();
 	let adam = checkpoint.adam.to_bytes(checkpoint.net.shape());
 	let window = encode_window(&checkpoint.window);
+	let average = checkpoint.average.as_ref().map(Network::to_bytes);
 	let mut files = serde_json::Map::new();
-	for (name, bytes) in [(NET_FILE, &net), (ADAM_FILE, &adam), (WINDOW_FILE, &window)] {
+	let all = [(NET_FILE, &net), (ADAM_FILE, &adam), (WINDOW_FILE, &window)];
+	let average = average.as_ref().map(|bytes| (AVERAGE_FILE, bytes));
+	for (name, bytes) in all.into_iter().chain(average) {
 		write_synced(&dir.join(name), bytes)?;
 		files.insert(
 			name.to_string(),
@@ -274,6 +281,14 @@ fn read_checkpoint(dir: &Path) -> Result<Checkpoint, StorageError> {
 				source,
 			}
 		})?;
+	// Listed in state.json only if the run keeps an average.
+	let average = if state.value["files"].get(AVERAGE_FILE).is_some() {
+		let path = dir.join(AVERAGE_FILE);
+		let bytes = state.checked_file(dir, AVERAGE_FILE)?;
+		Some(Network::from_bytes(&bytes).map_err(|source| StorageError::NetFile { path, source })?)
+	} else {
+		None
+	};
 	let window = decode_window(&state.checked_file(dir, WINDOW_FILE)?).map_err(|e| match e {
 		StorageError::Corrupt { why, .. } => {
 			StorageError::corrupt(dir.join(WINDOW_FILE).display().to_string(), why)
@@ -282,6 +297,7 @@ fn read_checkpoint(dir: &Path) -> Result<Checkpoint, StorageError> {
 	})?;
 	let checkpoint = Checkpoint {
 		net,
+		average,
 		adam,
 		window,
 		window_capacity: state.number("window_capacity")? as usize,
@@ -410,6 +426,7 @@ mod tests {
 		net.train_step(&mut adam, &batch);
 		Checkpoint {
 			net,
+			average: None,
 			adam,
 			window: samples.into_iter().zip([0, 2, 5]).collect(),
 			window_capacity: 10,
@@ -450,6 +467,24 @@ mod tests {
 			.collect();
 		assert!(leftovers.is_empty(), "{leftovers:?}");
 		assert_eq!(names_in(&dir.path().join(CURRENT)).len(), 4);
+	}
+
+	#[test]
+	fn a_running_average_is_saved_beside_the_net_and_read_back() {
+		let dir = TestDir::new("checkpoint-average");
+		let run = RunDir::open(dir.path()).unwrap();
+		let mut average = checkpoint(5).net;
+		average.generation = 3;
+		let with_average = Checkpoint {
+			average: Some(average),
+			..checkpoint(1)
+		};
+		run.save_checkpoint(&with_average).unwrap();
+		assert_eq!(run.load_checkpoint().unwrap(), Some(with_average));
+		assert_eq!(names_in(&dir.path().join(CURRENT)).len(), 5);
+		// A damaged average makes the checkpoint corrupt like any of its files.
+		std::fs::write(dir.path().join(CURRENT).join(AVERAGE_FILE), b"damaged").unwrap();
+		assert!(run.load_checkpoint().is_err());
 	}
 
 	#[test]

@@ -16,6 +16,7 @@ use tracing::info;
 
 use crate::config::{CoordinatorConfig, RunSettings, TablebaseUse};
 use crate::error::CoordinatorError;
+use crate::improvement::Improvement;
 use crate::ledger::{GateRow, GenerationRow, Ledger};
 use crate::recent::RECENT_SAMPLES;
 use crate::rundir::{Checkpoint, RunDir};
@@ -65,7 +66,7 @@ pub fn open_run(
 		trainer: restored.trainer,
 		steps: restored.steps,
 		last_batch_id: restored.last_batch_id,
-		gating: gating_start(&gates),
+		gating: gating_start(&gates, generation),
 	};
 	Ok((shared, start))
 }
@@ -94,7 +95,9 @@ fn latest_or_first_generation(
 }
 
 /// The trainer as the checkpoint left it, or a new one training `incumbent` if there is no
-/// checkpoint; with the samples of every batch the ledger stored after it.
+/// checkpoint; with the samples of every batch the ledger stored after it. The window is as
+/// large as the growth rule makes it for the samples the ledger holds over the run, the count
+/// training follows while the run goes on.
 fn restore_trainer(
 	run_dir: &RunDir,
 	ledger: &Ledger,
@@ -103,18 +106,25 @@ fn restore_trainer(
 ) -> Result<Restored, CoordinatorError> {
 	let mut training = settings.training;
 	training.targets.rescore = settings.tablebase_use != TablebaseUse::None;
+	let capacity = training
+		.window_growth
+		.capacity(training.window, ledger.totals()?.samples);
 	let mut restored = match run_dir.load_checkpoint()? {
-		Some(checkpoint) => from_checkpoint(checkpoint, training, settings.seed),
-		None => Restored {
-			trainer: Trainer::new(incumbent.clone(), training, settings.seed),
-			steps: 0,
-			last_batch_id: 0,
-		},
+		Some(checkpoint) => from_checkpoint(checkpoint, training, capacity, settings.seed),
+		None => {
+			let mut trainer = Trainer::new(incumbent.clone(), training, settings.seed);
+			trainer.window.set_capacity(capacity);
+			Restored {
+				trainer,
+				steps: 0,
+				last_batch_id: 0,
+			}
+		}
 	};
 	let later = if restored.last_batch_id > 0 || restored.trainer.window.total_added() > 0 {
 		ledger.batches_after(restored.last_batch_id)?
 	} else {
-		ledger.recent_samples(training.window)?
+		ledger.recent_samples(capacity)?
 	};
 	for (id, samples) in later {
 		restored.trainer.add_samples(samples);
@@ -123,21 +133,32 @@ fn restore_trainer(
 	Ok(restored)
 }
 
-/// The trainer of `checkpoint`, with the window and its use counts as saved, under the run's
-/// `training` settings; its draws go on from a seed of the run's `seed` and the steps taken.
-fn from_checkpoint(checkpoint: Checkpoint, training: TrainingSettings, seed: u64) -> Restored {
-	let mut window = ReplayWindow::new(training.window, training.max_uses);
+/// The trainer of `checkpoint`, with the window and its use counts as saved in a window of
+/// `capacity`, under the run's `training` settings; its draws go on from a seed of the run's
+/// `seed` and the steps taken.
+fn from_checkpoint(
+	checkpoint: Checkpoint,
+	training: TrainingSettings,
+	capacity: usize,
+	seed: u64,
+) -> Restored {
+	let mut window = ReplayWindow::new(capacity, training.max_uses);
 	for &(sample, uses) in &checkpoint.window {
 		window.push_with_uses(sample, uses);
 	}
 	let steps = checkpoint.training_steps;
-	let trainer = Trainer::resume(
+	let mut trainer = Trainer::resume(
 		checkpoint.net,
 		checkpoint.adam,
 		window,
 		training,
 		seed ^ steps,
 	);
+	// The running average goes on from where it was saved; a checkpoint without one (the
+	// average was off, or the run is older) starts it from the weights.
+	if trainer.average.is_some() && checkpoint.average.is_some() {
+		trainer.average = checkpoint.average;
+	}
 	Restored {
 		trainer,
 		steps,
@@ -183,7 +204,7 @@ fn counters(
 		games_total: totals.games,
 		training_steps: restored.steps,
 		window_samples: restored.trainer.window.len() as u64,
-		window_capacity: settings.training.window as u64,
+		window_capacity: restored.trainer.window.capacity() as u64,
 		last_game: ledger.last_game()?.unwrap_or_default(),
 		// Every start begins at the shallowest depth; the rule raises it again within a few
 		// periods if the fleet still outruns the trainer.
@@ -203,6 +224,7 @@ fn histories(live: &mut Live, ledger: &Ledger, gates: &[GateRow]) -> Result<(), 
 	for gate in gates {
 		live.gates.push(gate_summary(gate));
 	}
+	live.improvement = Improvement::from_gates(gates);
 	for timed in ledger.timed()? {
 		live.timed.insert(timed.generation, timed_summary(&timed));
 	}
@@ -317,14 +339,19 @@ fn first_current(
 /// What the ledger's `gates` tell gating: the incumbent's record (the newest promoted row,
 /// its promotion gate or its measurement), whether it is a measurement, and how many matches
 /// were played.
-fn gating_start(gates: &[GateRow]) -> GatingStart {
+fn gating_start(gates: &[GateRow], generation: u64) -> GatingStart {
 	let incumbent = gates.iter().rev().find(|g| g.promoted);
 	GatingStart {
 		incumbent: incumbent.map(|g| GateRecord {
 			pairs: PairCounts { counts: g.pairs },
 			stop: g.stop.gate_stop(),
 		}),
-		incumbent_measured: incumbent.is_some_and(|g| g.stop == StopReason::Measured),
+		// Measured only if that measurement is of the newest generation: with the gate off, a
+		// net is promoted without a row of its own, and the last measurement is its
+		// predecessor's.
+		incumbent_measured: incumbent.is_some_and(|g| {
+			g.stop == StopReason::Measured && g.candidate_generation == generation
+		}),
 		gates_played: gates.len() as u64,
 	}
 }
@@ -364,7 +391,7 @@ mod tests {
 
 	#[test]
 	fn a_new_run_has_no_incumbent_record_to_beat() {
-		let start = gating_start(&[]);
+		let start = gating_start(&[], 0);
 		assert_eq!(start.incumbent, None);
 		assert!(!start.incumbent_measured);
 		assert_eq!(start.gates_played, 0);
@@ -377,14 +404,16 @@ mod tests {
 		let measured = gate(1, true, StopReason::Measured, [0, 1, 2, 3, 4]);
 		let promoted = gate(2, true, h1, [1, 1, 1, 1, 1]);
 		let refused = gate(3, false, h0, [4, 0, 0, 0, 0]);
-		let start = gating_start(&[measured.clone(), promoted, refused.clone()]);
+		let start = gating_start(&[measured.clone(), promoted, refused.clone()], 2);
 		let record = start.incumbent.expect("a promoted row");
 		assert_eq!(record.pairs.counts, [1, 1, 1, 1, 1]);
 		assert_eq!(record.stop, GateStop::AcceptH1);
 		assert!(!start.incumbent_measured, "promoted, not yet measured");
 		assert_eq!(start.gates_played, 3);
-		let start = gating_start(&[measured, refused]);
+		let start = gating_start(&[measured.clone(), refused.clone()], 1);
 		assert!(start.incumbent_measured);
 		assert_eq!(start.incumbent.map(|r| r.stop), Some(GateStop::Cap));
+		// With the gate off, generation 2 was promoted without a row: not yet measured.
+		assert!(!gating_start(&[measured, refused], 2).incumbent_measured);
 	}
 }

@@ -1,7 +1,9 @@
 //! Gating, for the training thread: a candidate, or the incumbent to measure it, plays its
 //! match against `ClaudePlayer` on the gating pool, off the training thread, one match at a
 //! time. A finished match is recorded in the ledger and on the dashboards, judged by core's
-//! promotion rule, and a candidate that wins is promoted.
+//! promotion rule, and a candidate that wins is promoted. With the gate off (`--gate none`)
+//! every candidate is promoted without a match, and its measurement is what says how strong
+//! it is.
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -17,6 +19,7 @@ use tigers_proto::v1;
 use tracing::{error, info};
 
 use crate::StorageError;
+use crate::config::GateMode;
 use crate::ledger::{GateRow, GenerationRow};
 use crate::state::{Shared, unix_now};
 use crate::text::excerpt;
@@ -165,18 +168,51 @@ impl Gating {
 		promoted
 	}
 
-	/// Starts a match if none is running and one is due: the incumbent's measurement first,
-	/// otherwise `net`, trained for `steps`, as a candidate every `steps_per_candidate` steps.
-	pub(super) fn start_due(&mut self, net: &Network, steps: u64) {
-		if self.running {
-			return;
+	/// Starts what is due if no match is running: the incumbent's measurement first, otherwise
+	/// the `candidate` of the training at `steps` steps, every `steps_per_candidate` steps,
+	/// gated or (with the gate off) promoted at once. Whether it promoted one.
+	pub(super) fn start_due(&mut self, candidate: &dyn Fn() -> Network, steps: u64) -> bool {
+		let due = steps >= self.last_candidate + self.shared.settings.steps_per_candidate;
+		let next = next_action(
+			self.running,
+			self.to_measure.is_some(),
+			due,
+			self.shared.settings.gate_mode,
+		);
+		match next {
+			Next::Wait => false,
+			Next::Measure => {
+				if let Some(incumbent) = self.to_measure.take() {
+					self.start(GateKind::Measure, incumbent, steps);
+				}
+				false
+			}
+			Next::Gate => {
+				self.last_candidate = steps;
+				self.start(GateKind::Candidate, candidate(), steps);
+				false
+			}
+			Next::Promote => {
+				self.last_candidate = steps;
+				self.promote_ungated(candidate(), steps)
+			}
 		}
-		if let Some(incumbent) = self.to_measure.take() {
-			self.start(GateKind::Measure, incumbent, steps);
-		} else if steps >= self.last_candidate + self.shared.settings.steps_per_candidate {
-			self.last_candidate = steps;
-			self.start(GateKind::Candidate, net.clone(), steps);
+	}
+
+	/// With the gate off: makes `net`, trained for `steps`, the next generation without a
+	/// match, to be measured next like any promoted net. Whether it was promoted.
+	fn promote_ungated(&mut self, mut net: Network, steps: u64) -> bool {
+		net.generation = self.shared.current().assignment.generation + 1;
+		if let Err(e) = promote_net(&self.shared, net.clone(), steps, unix_now()) {
+			error!(%e, "could not promote the candidate");
+			return false;
 		}
+		info!(
+			generation = net.generation,
+			steps, "promoted without a gate (--gate none)"
+		);
+		self.to_measure = Some(net);
+		true
 	}
 
 	/// Plays `net`'s match on the gating pool, from a thread of its own that sends the result
@@ -192,7 +228,7 @@ impl Gating {
 			.name("gate".into())
 			.spawn(move || {
 				let net = Arc::new(net);
-				let tally = pool.install(|| run_gate_parallel(&net, &settings, judge.as_deref()));
+				let tally = pool.install(|| run_gate_parallel(&net, &settings, judge.as_ref()));
 				let candidate = Arc::try_unwrap(net).unwrap_or_else(|net| (*net).clone());
 				let _ = sender.send(GateDone {
 					kind,
@@ -281,7 +317,9 @@ impl Gating {
 		if let Err(e) = self.shared.ledger().record_gate(row) {
 			error!(%e, "could not record the gate");
 		}
-		self.shared.live().gates.push(gate_summary(row));
+		let mut live = self.shared.live();
+		live.gates.push(gate_summary(row));
+		live.improvement.see(row);
 	}
 
 	/// Acts on a recorded match: a measurement becomes the incumbent's record; a candidate that
@@ -306,6 +344,37 @@ impl Gating {
 			}
 			GateKind::Candidate => false,
 		}
+	}
+}
+
+/// What gating does next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Next {
+	/// Nothing: a match is running, or nothing is due.
+	Wait,
+	/// Measure the incumbent on fresh openings.
+	Measure,
+	/// Play a candidate's gate match.
+	Gate,
+	/// Promote the candidate without a match (the gate is off).
+	Promote,
+}
+
+/// The rule behind [`Gating::start_due`]: one match at a time; a net waiting to be measured
+/// first; then a candidate once one is due, gated or promoted by `mode`. With the gate off a
+/// candidate is due only after the last promoted net's measurement, so generations come no
+/// faster than they are measured.
+fn next_action(running: bool, to_measure: bool, candidate_due: bool, mode: GateMode) -> Next {
+	if running {
+		Next::Wait
+	} else if to_measure {
+		Next::Measure
+	} else if !candidate_due {
+		Next::Wait
+	} else if mode == GateMode::None {
+		Next::Promote
+	} else {
+		Next::Gate
 	}
 }
 
@@ -364,11 +433,12 @@ fn gate_row(
 
 /// A gate match with pairs played in parallel on the current rayon pool and counted in opening
 /// order, so it stops exactly where a match played one pair at a time would; `judge` scores
-/// the players' movement-phase moves.
+/// the players' movement-phase moves (the gate's settings keep the players from searching with
+/// it).
 pub fn run_gate_parallel(
 	net: &Arc<Network>,
 	settings: &GateSettings,
-	judge: Option<&Tablebase>,
+	judge: Option<&Arc<Tablebase>>,
 ) -> GateTally {
 	let openings = gate_openings(settings);
 	let mut tally = GateTally::default();
@@ -426,6 +496,20 @@ pub fn exact(accuracy: Accuracy) -> Option<v1::ExactAccuracy> {
 #[cfg(test)]
 mod tests {
 	use super::*;
+
+	#[test]
+	fn candidates_are_gated_or_with_the_gate_off_promoted_each_after_a_measurement() {
+		for mode in [GateMode::Sprt, GateMode::None] {
+			assert_eq!(next_action(true, true, true, mode), Next::Wait);
+			assert_eq!(next_action(false, true, true, mode), Next::Measure);
+			assert_eq!(next_action(false, false, false, mode), Next::Wait);
+		}
+		assert_eq!(next_action(false, false, true, GateMode::Sprt), Next::Gate);
+		assert_eq!(
+			next_action(false, false, true, GateMode::None),
+			Next::Promote
+		);
+	}
 
 	#[test]
 	fn a_stop_reads_back_as_written() {

@@ -17,6 +17,7 @@ async fn the_incumbent_is_measured_on_the_clock_once_and_kept_across_a_restart()
 	config.run.timed = TimedSettings {
 		move_time: Duration::from_millis(2),
 		pairs: 3,
+		..TimedSettings::default()
 	};
 	config.run.gate.max_plies = 60;
 	let running = start(config.clone()).await;
@@ -25,7 +26,7 @@ async fn the_incumbent_is_measured_on_the_clock_once_and_kept_across_a_restart()
 		loop {
 			let progress = status(&mut asker).await;
 			if let Some(timed) = progress.timed.first() {
-				return (*timed, progress);
+				return (timed.clone(), progress);
 			}
 			tokio::time::sleep(Duration::from_millis(50)).await;
 		}
@@ -68,6 +69,7 @@ async fn a_stop_abandons_a_long_measurement_between_moves() {
 	config.run.timed = TimedSettings {
 		move_time: Duration::from_millis(500),
 		pairs: 100,
+		..TimedSettings::default()
 	};
 	let running = start(config).await;
 	let mut asker = client(running.address, None).await;
@@ -151,6 +153,15 @@ fn coordinator_measure_plays_a_net_file_on_the_clock_and_judges_its_moves() {
 	);
 	assert!(stdout.contains("score "), "{stdout}");
 	assert!(stdout.contains("exact result kept: the net "), "{stdout}");
+	// By default the table is in play for both players, so neither gives a result away.
+	assert!(
+		stdout.contains("tablebase: in play for both players"),
+		"{stdout}"
+	);
+	assert!(
+		stdout.contains("the net 100.00%") || stdout.contains("no movement-phase moves"),
+		"{stdout}"
+	);
 
 	// A file that is not there, a setting out of range, a named table that is not there: a
 	// sentence each, and nothing played.

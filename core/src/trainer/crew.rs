@@ -116,6 +116,7 @@ pub(super) fn train(trainer: &mut Trainer, max_steps: usize) -> Vec<f32> {
 		window,
 		settings,
 		tablebase,
+		average,
 		rng,
 	} = trainer;
 	let crew = Crew {
@@ -167,7 +168,13 @@ pub(super) fn train(trainer: &mut Trainer, max_steps: usize) -> Vec<f32> {
 				add_partials(std::slice::from_ref(&partial), &mut grads, &mut total);
 			}
 			let mut net = crew.net.write().unwrap_or_else(PoisonError::into_inner);
+			adam.settings.learning_rate = settings
+				.schedule
+				.rate(settings.adam.learning_rate, adam.steps());
 			adam.update(net.params_mut(), &grads);
+			if let Some(average) = average.as_mut() {
+				super::average::update_average(average, &net, settings.weight_average);
+			}
 			losses.push(total / examples.max(1) as f32);
 		}
 	});

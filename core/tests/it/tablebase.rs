@@ -6,7 +6,7 @@ use std::sync::{Arc, OnceLock};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sha2::{Digest, Sha256};
-use tigers_core::gate::{GateSettings, run_gate};
+use tigers_core::gate::{GateSettings, TableRole, run_gate};
 use tigers_core::network::Shape;
 use tigers_core::replay::{ReplayWindow, TargetSettings};
 use tigers_core::search::SearchSettings;
@@ -372,6 +372,34 @@ fn gate_accuracy_counts_movement_phase_moves_of_each_player() {
 		run_gate(&net, &settings, None).candidate_accuracy,
 		Accuracy::default()
 	);
+}
+
+#[test]
+fn with_the_table_in_play_both_players_keep_every_result() {
+	let table = table();
+	let judged = GateSettings {
+		search: SearchSettings::fixed_depth(2),
+		policy: GatePolicy {
+			min_pairs: 3,
+			max_pairs: 3,
+			..GateSettings::default().policy
+		},
+		max_plies: 200,
+		..GateSettings::default()
+	};
+	let played = GateSettings {
+		table: TableRole::Play,
+		..judged
+	};
+	let net = Arc::new(Network::new(Shape::default(), 3));
+	let tally = run_gate(&net, &played, Some(table));
+	let (candidate, reference) = (tally.candidate_accuracy, tally.reference_accuracy);
+	assert!(candidate.moves > 0 && reference.moves > 0, "{tally:?}");
+	assert_eq!(candidate.kept, candidate.moves, "{tally:?}");
+	assert_eq!(reference.kept, reference.moves, "{tally:?}");
+	// Judging alone, an untrained net gives some results away.
+	let judged = run_gate(&net, &judged, Some(table)).candidate_accuracy;
+	assert!(judged.kept < judged.moves, "{judged:?}");
 }
 
 #[test]

@@ -47,6 +47,12 @@ pub enum Alarm {
 		/// Their names.
 		workers: Vec<String>,
 	},
+	/// No stronger net for longer than the run's alarm setting: more hardware or other
+	/// settings are needed for the run to improve.
+	NoStrongerNet {
+		/// Seconds since the last stronger net.
+		seconds: f64,
+	},
 	/// The coordinator's tablebase solve failed; the run goes on without it.
 	TablebaseFailed {
 		/// Why.
@@ -82,6 +88,9 @@ impl fmt::Display for Alarm {
 				format::duration(QUIET_SECONDS),
 				workers.join(", ")
 			),
+			Alarm::NoStrongerNet { seconds } => {
+				write!(f, "no stronger net for {}", format::duration(*seconds))
+			}
 			Alarm::TablebaseFailed { reason } => {
 				write!(f, "no tablebase, the solve failed: {reason}")
 			}
@@ -138,6 +147,15 @@ pub fn alarms(progress: &v1::Progress) -> Vec<Alarm> {
 		.collect();
 	if !quiet.is_empty() {
 		found.push(Alarm::Quiet { workers: quiet });
+	}
+	let no_stronger = progress.taken_at - progress.stronger_since;
+	if progress.no_stronger_alarm_seconds > 0.0
+		&& progress.stronger_since > 0.0
+		&& no_stronger >= progress.no_stronger_alarm_seconds
+	{
+		found.push(Alarm::NoStrongerNet {
+			seconds: no_stronger,
+		});
 	}
 	if let Some(status) = progress.tablebase.as_ref().filter(|t| t.state == "failed") {
 		found.push(Alarm::TablebaseFailed {
@@ -199,6 +217,25 @@ mod tests {
 			loss: f64::NAN,
 			..v1::Progress::default()
 		};
+		assert_eq!(alarms(&progress), []);
+	}
+
+	#[test]
+	fn a_run_without_a_stronger_net_for_its_setting_raises_the_alarm() {
+		let mut progress = healthy();
+		progress.taken_at = 10_000.0;
+		progress.stronger_since = 10_000.0 - 1_799.0;
+		progress.no_stronger_alarm_seconds = 1_800.0;
+		assert_eq!(alarms(&progress), []);
+		progress.stronger_since = 10_000.0 - 1_800.0;
+		let found = alarms(&progress);
+		assert_eq!(found, [Alarm::NoStrongerNet { seconds: 1_800.0 }]);
+		assert_eq!(found[0].to_string(), "no stronger net for 30m 00s");
+		// Off when the setting is 0, and before the first gate match.
+		progress.no_stronger_alarm_seconds = 0.0;
+		assert_eq!(alarms(&progress), []);
+		progress.no_stronger_alarm_seconds = 1_800.0;
+		progress.stronger_since = 0.0;
 		assert_eq!(alarms(&progress), []);
 	}
 

@@ -73,6 +73,18 @@ pub fn loss(value: f64) -> String {
 	}
 }
 
+/// What the tablebase did in a measurement at equal time, as words: `play`, `judge` or `none`
+/// as the coordinator sends it. A coordinator from before the field sends nothing; it measured
+/// with the table judging only, if it had one (`judged`: there are exact accuracies).
+pub fn table_role(role: &str, judged: bool) -> &'static str {
+	match role {
+		"play" => "the table in play for both",
+		"judge" => "the table judging only",
+		"" if judged => "the table judging only",
+		_ => "no table",
+	}
+}
+
 #[cfg(test)]
 mod tests {
 	use super::*;

@@ -33,7 +33,7 @@ pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buf
 	let selected = p.gates.len().checked_sub(1 + dashboard.gate_scroll());
 	let reason = selected.and_then(|i| p.gates.get(i)).map_or_else(
 		|| "no gate match has finished yet".to_string(),
-		|g| format!("gen {}: {}", g.generation, g.reason),
+		|g| decision(g, p),
 	);
 	// The decision in full: as many lines as it wraps to, up to a few.
 	let mut reason = fit::wrap(&reason, usize::from(area.width));
@@ -86,6 +86,24 @@ fn share(accuracy: Option<v1::ExactAccuracy>) -> Option<f64> {
 		.map(|a| f64::from(a.kept) / f64::from(a.moves))
 }
 
+/// A gate's decision, and on a promoted net's measurement row its score at equal time with what
+/// the tablebase did in those games: the two figures differ most there.
+fn decision(g: &v1::GateSummary, p: &v1::Progress) -> String {
+	let mut text = format!("gen {}: {}", g.generation, g.reason);
+	let timed = p.timed.iter().find(|t| t.generation == g.generation);
+	if let Some(t) = timed.filter(|_| g.measurement) {
+		text.push_str(&format!(
+			"; at equal time, {} ms a move with {}: {:.3} [{:.3}, {:.3}]",
+			t.move_ms,
+			format::table_role(&t.tablebase, t.candidate_exact.is_some()),
+			t.score,
+			t.score_low,
+			t.score_high
+		));
+	}
+	text
+}
+
 /// On a promoted net's measurement row: its score at equal time per move, or how many pairs of
 /// that measurement are played while it runs; blank on other rows.
 fn equal_time(g: &v1::GateSummary, p: &v1::Progress) -> Cell<'static> {
@@ -95,7 +113,7 @@ fn equal_time(g: &v1::GateSummary, p: &v1::Progress) -> Cell<'static> {
 	if let Some(timed) = p.timed.iter().find(|t| t.generation == g.generation) {
 		return Cell::from(format!("{:.3}", timed.score)).style(Style::new().fg(Color::Yellow));
 	}
-	match p.timed_running {
+	match &p.timed_running {
 		Some(running) if running.generation == g.generation => {
 			Cell::from(format!("{}/{}", running.pairs_done, running.pairs))
 				.style(Style::new().fg(Color::DarkGray))
@@ -495,6 +513,35 @@ mod tests {
 		assert_eq!(text(equal_time(&gate(4, true), &progress)).trim(), "-");
 		// The promotion itself is not the measurement.
 		assert_eq!(text(equal_time(&gate(2, false), &progress)).trim(), "");
+	}
+
+	#[test]
+	fn a_measurements_decision_says_what_the_table_did_at_equal_time() {
+		let gate = v1::GateSummary {
+			generation: 2,
+			measurement: true,
+			reason: "measured".into(),
+			..v1::GateSummary::default()
+		};
+		let mut progress = v1::Progress {
+			timed: vec![v1::TimedMeasurement {
+				generation: 2,
+				move_ms: 100,
+				score: 0.5,
+				tablebase: "play".into(),
+				..v1::TimedMeasurement::default()
+			}],
+			..v1::Progress::default()
+		};
+		let text = decision(&gate, &progress);
+		assert!(
+			text.contains("100 ms a move with the table in play for both: 0.500"),
+			"{text}"
+		);
+		progress.timed[0].tablebase = "judge".into();
+		assert!(decision(&gate, &progress).contains("the table judging only"));
+		progress.timed[0].tablebase = String::new();
+		assert!(decision(&gate, &progress).contains("no table"));
 	}
 
 	#[test]

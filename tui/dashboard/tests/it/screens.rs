@@ -108,6 +108,7 @@ fn later_with_equal_time() -> Vec<v1::Progress> {
 				elo: g.elo - 35.0,
 				finished_at: g.finished_at + 600.0,
 				cpu_hours: g.cpu_hours + 0.05,
+				tablebase: "play".into(),
 				..v1::TimedMeasurement::default()
 			})
 			.collect();
@@ -117,6 +118,7 @@ fn later_with_equal_time() -> Vec<v1::Progress> {
 			pairs_done: 37,
 			pairs: 100,
 			started_at: newest.finished_at,
+			tablebase: "play".into(),
 		});
 	}
 	snapshots
