@@ -191,6 +191,10 @@ struct ServeArgs {
 	/// Listen on a non-loopback address without a token.
 	#[arg(long)]
 	insecure: bool,
+	/// Take `worker loadtest`'s simulated workers, whose copies of one batch the run stores,
+	/// trains on and archives as real games: only for a run directory made for the test.
+	#[arg(long)]
+	accept_loadtest: bool,
 	/// TLS certificate (PEM); needs --tls-key.
 	#[arg(long, requires = "tls_key")]
 	tls_cert: Option<PathBuf>,
@@ -348,6 +352,7 @@ impl ServeArgs {
 		run.checkpoint_every = Duration::from_secs(self.checkpoint_seconds.max(1));
 		config.limits.forget_workers_after =
 			Duration::from_secs(self.forget_workers_hours.saturating_mul(3600));
+		config.limits.accept_loadtest = self.accept_loadtest;
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
 		if !(1..=60_000).contains(&self.timed_ms) {

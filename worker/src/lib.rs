@@ -187,6 +187,7 @@ fn join_request(config: &WorkerConfig, worker_id: &str) -> JoinRequest {
 		input_version: INPUT_VERSION,
 		// Filled in by each session from the state directory.
 		worker_secret: String::new(),
+		loadtest: false,
 	}
 }
 
