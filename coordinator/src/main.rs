@@ -19,10 +19,19 @@ use tigers_coordinator::status::{fetch_status, progress_json};
 use tigers_core::tablebase::Tablebase;
 use tigers_proto::client::ClientSettings;
 use tigers_proto::client::error_chain;
+use tigers_proto::console;
 use tigers_proto::locations;
 use tigers_widgets::progress_bar;
 use tigers_worker::process::{init_file_logging, init_logging, shutdown_signal};
 use tokio::sync::oneshot;
+
+/// A line for the user on stderr, like `eprintln!` but without its panic when stderr is closed
+/// (`coordinator ... 2>&1 | head`): a message nobody can read is no reason to stop.
+macro_rules! say {
+	($($arg:tt)*) => {
+		console::err(format_args!($($arg)*))
+	};
+}
 
 /// Trains a Tigers and Sheep network with self-play workers.
 #[derive(Parser)]
@@ -114,14 +123,18 @@ impl MeasureArgs {
 		let path =
 			locations::tablebase_path(self.tablebase.as_deref()).map_err(|e| e.to_string())?;
 		let cannot = |e: &dyn std::fmt::Display| {
-			format!("the tablebase at {} cannot be used: {e}", path.display())
+			format!(
+				"the tablebase at {} cannot be used: {e}. Delete it and `tui tablebase build` \
+				 solves it again, or pass --no-tablebase",
+				path.display()
+			)
 		};
 		if self.tablebase.is_some() {
 			return Tablebase::read(&path).map(Some).map_err(|e| cannot(&e));
 		}
 		let table = Tablebase::read_if_present(&path).map_err(|e| cannot(&e))?;
 		if table.is_none() {
-			eprintln!(
+			say!(
 				"coordinator measure: no tablebase at {} (solve it with `tui tablebase build`); \
 				 the moves are not judged",
 				path.display()
@@ -132,11 +145,19 @@ impl MeasureArgs {
 }
 
 async fn run_measure(args: MeasureArgs) -> ExitCode {
-	let (settings, table) = match args.settings().and_then(|s| Ok((s, args.tablebase()?))) {
-		Ok(both) => both,
+	let settings = match args.settings() {
+		Ok(settings) => settings,
 		Err(error) => {
-			eprintln!("coordinator measure: {error}");
+			say!("coordinator measure: {error}");
 			return ExitCode::from(2);
+		}
+	};
+	// A table that is not there or not good is a failure, not a usage error: status 1.
+	let table = match args.tablebase() {
+		Ok(table) => table,
+		Err(error) => {
+			say!("coordinator measure: {error}");
+			return ExitCode::FAILURE;
 		}
 	};
 	let stop = Arc::new(AtomicBool::new(false));
@@ -155,16 +176,13 @@ async fn run_measure(args: MeasureArgs) -> ExitCode {
 	})
 	.await;
 	match played {
-		Ok(Ok(measurement)) => {
-			println!("{measurement}");
-			ExitCode::SUCCESS
-		}
+		Ok(Ok(measurement)) => print_out(measurement),
 		Ok(Err(error)) => {
-			eprintln!("coordinator measure: {error}");
+			say!("coordinator measure: {error}");
 			ExitCode::FAILURE
 		}
 		Err(error) => {
-			eprintln!("coordinator measure: the measurement failed: {error}");
+			say!("coordinator measure: the measurement failed: {error}");
 			ExitCode::FAILURE
 		}
 	}
@@ -395,25 +413,24 @@ async fn main() -> ExitCode {
 			tls_ca,
 		};
 		return match fetch_status(&connect, &client).await {
-			Ok(progress) => {
-				println!("{}", progress_json(&progress));
-				ExitCode::SUCCESS
-			}
+			Ok(progress) => print_out(progress_json(&progress)),
 			Err(error) => {
 				// The whole chain: the transport's own words ("transport error") say nothing
 				// of why, its sources do ("Connection refused", "invalid peer certificate").
-				eprintln!("coordinator status: {}", error_chain(&error));
+				say!("coordinator status: {}", error_chain(&error));
 				ExitCode::FAILURE
 			}
 		};
 	}
 	let dashboard = !cli.serve.headless && io::stdin().is_terminal() && io::stdout().is_terminal();
 	let log_file = cli.serve.run_dir.join(LOG_FILE);
+	let run_dir = cli.serve.run_dir.clone();
+	let is_new_run = !run_dir.exists();
 	if dashboard {
 		let opened = std::fs::create_dir_all(&cli.serve.run_dir)
 			.and_then(|()| init_file_logging(&log_file, cli.serve.log_json));
 		if let Err(error) = opened {
-			eprintln!("coordinator: cannot log to {}: {error}", log_file.display());
+			say!("coordinator: cannot log to {}: {error}", log_file.display());
 			return ExitCode::FAILURE;
 		}
 	} else {
@@ -422,18 +439,18 @@ async fn main() -> ExitCode {
 	let config = match cli.serve.into_config() {
 		Ok(config) => config,
 		Err(error) => {
-			eprintln!("coordinator: {error}");
+			say!("coordinator: {error}");
 			return ExitCode::from(2);
 		}
 	};
 	if let Err(error) = config.check_exposure() {
-		eprintln!("coordinator: {error}");
+		say!("coordinator: {error}");
 		return ExitCode::from(2);
 	}
 	let listener = match tokio::net::TcpListener::bind(config.listen).await {
 		Ok(listener) => listener,
 		Err(error) => {
-			eprintln!("coordinator: cannot listen on {}: {error}", config.listen);
+			say!("coordinator: cannot listen on {}: {error}", config.listen);
 			return ExitCode::FAILURE;
 		}
 	};
@@ -443,7 +460,7 @@ async fn main() -> ExitCode {
 	let address = match listener.local_addr() {
 		Ok(address) => address,
 		Err(error) => {
-			eprintln!("coordinator: the listener has no address: {error}");
+			say!("coordinator: the listener has no address: {error}");
 			return ExitCode::FAILURE;
 		}
 	};
@@ -451,7 +468,7 @@ async fn main() -> ExitCode {
 	let screen = match LocalDashboard::start(address, &config, quit) {
 		Ok(screen) => screen,
 		Err(error) => {
-			eprintln!("coordinator: cannot start the dashboard ({error}); try --headless");
+			say!("coordinator: cannot start the dashboard ({error}); try --headless");
 			return ExitCode::FAILURE;
 		}
 	};
@@ -468,8 +485,34 @@ async fn main() -> ExitCode {
 	};
 	let result = tigers_coordinator::server::run(config, listener, stop).await;
 	screen.close().await;
-	eprintln!("coordinator: stopped; the log is {}", log_file.display());
+	if result.is_err() && is_new_run && holds_only_the_log(&run_dir) {
+		// The directory was made for the log of a run that never opened: it is no run.
+		let _ = std::fs::remove_dir_all(&run_dir);
+	} else {
+		say!("coordinator: stopped; the log is {}", log_file.display());
+	}
 	exit(result)
+}
+
+/// Whether `run_dir` holds the dashboard's log and nothing else.
+fn holds_only_the_log(run_dir: &std::path::Path) -> bool {
+	std::fs::read_dir(run_dir).is_ok_and(|entries| {
+		entries
+			.map(|entry| entry.map(|e| e.file_name()))
+			.all(|name| name.is_ok_and(|name| name == LOG_FILE))
+	})
+}
+
+/// Prints a command's result and a newline on stdout: success, also when the reader of a pipe
+/// has gone; failure if stdout cannot be written otherwise.
+fn print_out(result: impl std::fmt::Display) -> ExitCode {
+	match console::out(format_args!("{result}\n")) {
+		Ok(()) => ExitCode::SUCCESS,
+		Err(error) => {
+			say!("coordinator: cannot write the result: {error}");
+			ExitCode::FAILURE
+		}
+	}
 }
 
 /// The log's name in the run directory while the dashboard has the terminal.
@@ -479,7 +522,7 @@ fn exit(result: Result<(), CoordinatorError>) -> ExitCode {
 	match result {
 		Ok(()) => ExitCode::SUCCESS,
 		Err(error) => {
-			eprintln!("coordinator: {error}");
+			say!("coordinator: {error}");
 			ExitCode::FAILURE
 		}
 	}

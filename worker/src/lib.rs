@@ -282,6 +282,14 @@ impl Worker {
 	}
 }
 
+impl Drop for Worker {
+	/// Stops self-play however `run` ends, so that the batcher (a blocking task, which the
+	/// runtime waits for when it shuts down) and the self-play threads never outlive the worker.
+	fn drop(&mut self) {
+		self.shared.control.stop();
+	}
+}
+
 /// Stops self-play and waits for the batcher to spool what it holds.
 async fn stop_self_play(control: &Control, batcher: &mut Option<JoinHandle<()>>) {
 	control.stop();

@@ -5,6 +5,7 @@ mod bench;
 mod coordinator;
 mod identity;
 mod metrics;
+mod pipes;
 mod refusal;
 mod restart;
 mod session;
