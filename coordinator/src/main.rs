@@ -222,7 +222,7 @@ struct ServeArgs {
 	/// Workers to run in this process, connecting over loopback.
 	#[arg(long, default_value_t = 0)]
 	local_workers: u32,
-	/// Self-play threads per local worker.
+	/// Self-play threads per local worker (1 to 4096).
 	#[arg(long, default_value_t = 1)]
 	local_worker_threads: usize,
 	/// Serve Prometheus metrics over plain HTTP at this address (path /metrics). The endpoint
@@ -330,7 +330,13 @@ impl ServeArgs {
 		config.insecure = self.insecure;
 		config.tls = self.tls_cert.zip(self.tls_key);
 		config.local_workers = self.local_workers;
-		config.local_worker_threads = self.local_worker_threads.max(1);
+		if !(1..=4096).contains(&self.local_worker_threads) {
+			return Err(format!(
+				"--local-worker-threads must be 1 to 4096, not {}",
+				self.local_worker_threads
+			));
+		}
+		config.local_worker_threads = self.local_worker_threads;
 		config.metrics_listen = self.metrics_listen;
 		let run = &mut config.run;
 		if !(1..=16).contains(&self.depth) {
@@ -600,6 +606,7 @@ mod tests {
 			("--timed-ms", "0"),
 			("--self-play-depth-max", "17"),
 			("--gate-threads", "0"),
+			("--local-worker-threads", "0"),
 		] {
 			let cli = Cli::try_parse_from(["coordinator", flag, value]).expect("parses");
 			let error = cli.serve.into_config().expect_err(flag);
