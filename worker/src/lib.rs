@@ -265,7 +265,9 @@ impl Worker {
 		// The batcher spools the last games before the sessions are told to finish, so that
 		// those are sent too.
 		stop_self_play(&self.shared.control, &mut self.batcher).await;
-		if self.shared.spool.is_empty() {
+		// With a session open the drain below ends it in good order, even with nothing to send.
+		let connected = self.shared.stats.snapshot(Instant::now()).connected;
+		if self.shared.spool.is_empty() && !connected {
 			return Ok(());
 		}
 		let _ = self.draining.send(true);
