@@ -145,13 +145,20 @@ impl fmt::Display for Measurement {
 			side(t.by_side.as_sheep),
 			side(t.by_side.as_tigers)
 		)?;
-		let estimate = t.pairs.estimate();
+		let estimate = t.pairs.adjusted_estimate();
 		let elo = estimate.elo();
 		writeln!(
 			f,
-			"score {:.3} [{:.3}, {:.3}], Elo {:+.0} [{:+.0}, {:+.0}]",
+			"score {:.3} [{:.3}, {:.3}], Elo {:+.0} [{:+.0}, {:+.0}] (95%)",
 			estimate.score, estimate.low, estimate.high, elo.elo, elo.low, elo.high
 		)?;
+		if t.pairs.has_few_pairs() {
+			writeln!(
+				f,
+				"{pairs} pairs are too few for the score to mean much: play {} or more (--pairs)",
+				tigers_core::stats::FEW_PAIRS
+			)?;
+		}
 		if self.judged {
 			write!(
 				f,
@@ -238,6 +245,7 @@ mod tests {
 			"{text}"
 		);
 		assert!(text.contains("not judged (no tablebase)"), "{text}");
+		assert!(text.contains("3 pairs are too few"), "{text}");
 		let other = MeasureSettings {
 			generation: Some(3),
 			..settings(path, 1)
