@@ -240,3 +240,39 @@ fn the_binary_lists_an_archives_games_and_loads_one() {
 		"{stdout}"
 	);
 }
+
+#[test]
+fn a_listing_into_a_pipe_that_closes_early_ends_quietly() {
+	use std::io::Read;
+	use std::process::Stdio;
+	let dir = temp_dir("a_listing_into_a_pipe_that_closes_early");
+	// Far more listing than a pipe holds (64 KiB on Linux), so that the program is still
+	// writing when its reader goes, as with `tui games FILE | head -2`.
+	let text = GameRecord {
+		generation: Some(1),
+		seed: Some(1),
+		..GameRecord::from_game(&game_after(&["sc3"]))
+	}
+	.to_text();
+	let path = dir.join(tigers_proto::games::file_name(1));
+	let bytes = tigers_proto::games::compress(std::iter::repeat_n(text.as_str(), 5000));
+	std::fs::write(&path, bytes).unwrap();
+	let mut child = Command::new(env!("CARGO_BIN_EXE_tui"))
+		.arg("games")
+		.arg(&path)
+		.stdout(Stdio::piped())
+		.stderr(Stdio::piped())
+		.spawn()
+		.unwrap();
+	let mut head = [0; 200];
+	child
+		.stdout
+		.take()
+		.unwrap()
+		.read_exact(&mut head)
+		.expect("the listing starts");
+	let output = child.wait_with_output().unwrap();
+	let stderr = String::from_utf8_lossy(&output.stderr);
+	assert_eq!(output.status.code(), Some(0), "{stderr}");
+	assert!(stderr.is_empty(), "{stderr}");
+}
