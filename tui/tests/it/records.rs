@@ -153,7 +153,11 @@ fn a_game_of_a_runs_archive_loads_by_its_number() {
 		game: Some(3),
 		..PlayConfig::default()
 	};
-	assert_eq!(setup::build(&config).unwrap().app.game(), &game_after(&[]));
+	let app = setup::build(&config).unwrap().app;
+	assert_eq!(app.game(), &game_after(&[]));
+	// Titled by the generation that played it, not by whatever net plays on.
+	let notice = app.status().expect("a notice").text.clone();
+	assert_eq!(notice, "a game of generation 3");
 	// Without a number, or with one past the end, the error says what there is.
 	let error = record_io::load(&path).unwrap_err();
 	assert!(
