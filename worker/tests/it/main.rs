@@ -2,6 +2,7 @@
 //! on 127.0.0.1, over real gRPC.
 
 mod bench;
+mod command_line;
 mod coordinator;
 mod identity;
 mod metrics;
