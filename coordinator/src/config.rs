@@ -289,6 +289,10 @@ pub struct ServiceLimits {
 	/// Workers without a session and not heard from for this long are forgotten by the progress
 	/// snapshots (the ledger keeps them, and a worker that joins again is listed again).
 	pub forget_workers_after: Duration,
+	/// Whether `worker loadtest`'s simulated workers may join. Their batches are copies of one
+	/// batch, which the run stores, trains on and archives like any other: only a run made
+	/// for measuring should take them.
+	pub accept_loadtest: bool,
 }
 
 impl Default for ServiceLimits {
@@ -301,6 +305,7 @@ impl Default for ServiceLimits {
 			keepalive_timeout: Duration::from_secs(20),
 			session_idle_timeout: Duration::from_secs(45),
 			forget_workers_after: Duration::from_secs(7 * 24 * 3600),
+			accept_loadtest: false,
 		}
 	}
 }

@@ -83,6 +83,13 @@ pub enum ServiceError {
 		 version {0}"
 	)]
 	InputVersion(u32),
+	/// A `worker loadtest` session at a coordinator not started to take them.
+	#[error(
+		"this coordinator takes no load test: the run would store, train on and archive its \
+		 copies of one batch as real games. Start a coordinator for the test, with a run \
+		 directory of its own and --accept-loadtest"
+	)]
+	LoadtestRefused,
 	/// A net asked for that was not promoted yet.
 	#[error("generation {wanted} does not exist yet; the latest is {latest}")]
 	NoSuchGeneration {
@@ -222,6 +229,7 @@ impl From<ServiceError> for Status {
 			ServiceError::BuildVersion(_)
 			| ServiceError::InputVersion(_)
 			| ServiceError::NotJoined(_)
+			| ServiceError::LoadtestRefused
 			| ServiceError::NoTablebase(_)
 			| ServiceError::OtherTablebase { .. } => Status::failed_precondition(message),
 			ServiceError::NoSuchGeneration { .. } | ServiceError::NetFile { .. } => {

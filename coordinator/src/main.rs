@@ -21,10 +21,19 @@ use tigers_core::tablebase::Tablebase;
 use tigers_core::trainer::schedule::{LearningRateSchedule, WindowGrowth};
 use tigers_proto::client::ClientSettings;
 use tigers_proto::client::error_chain;
+use tigers_proto::console;
 use tigers_proto::locations;
 use tigers_widgets::progress_bar;
 use tigers_worker::process::{init_file_logging, init_logging, shutdown_signal};
 use tokio::sync::oneshot;
+
+/// A line for the user on stderr, like `eprintln!` but without its panic when stderr is closed
+/// (`coordinator ... 2>&1 | head`): a message nobody can read is no reason to stop.
+macro_rules! say {
+	($($arg:tt)*) => {
+		console::err(format_args!($($arg)*))
+	};
+}
 
 /// Trains a Tigers and Sheep network with self-play workers.
 #[derive(Parser)]
@@ -123,7 +132,11 @@ impl MeasureArgs {
 		let path =
 			locations::tablebase_path(self.tablebase.as_deref()).map_err(|e| e.to_string())?;
 		let cannot = |e: &dyn std::fmt::Display| {
-			format!("the tablebase at {} cannot be used: {e}", path.display())
+			format!(
+				"the tablebase at {} cannot be used: {e}. Delete it and `tui tablebase build` \
+				 solves it again, or pass --no-tablebase",
+				path.display()
+			)
 		};
 		if self.tablebase.is_some() {
 			return Tablebase::read(&path)
@@ -132,7 +145,7 @@ impl MeasureArgs {
 		}
 		let table = Tablebase::read_if_present(&path).map_err(|e| cannot(&e))?;
 		if table.is_none() {
-			eprintln!(
+			say!(
 				"coordinator measure: no tablebase at {} (solve it with `tui tablebase build`); \
 				 the moves are not judged",
 				path.display()
@@ -143,11 +156,19 @@ impl MeasureArgs {
 }
 
 async fn run_measure(args: MeasureArgs) -> ExitCode {
-	let (settings, table) = match args.settings().and_then(|s| Ok((s, args.tablebase()?))) {
-		Ok(both) => both,
+	let settings = match args.settings() {
+		Ok(settings) => settings,
 		Err(error) => {
-			eprintln!("coordinator measure: {error}");
+			say!("coordinator measure: {error}");
 			return ExitCode::from(2);
+		}
+	};
+	// A table that is not there or not good is a failure, not a usage error: status 1.
+	let table = match args.tablebase() {
+		Ok(table) => table,
+		Err(error) => {
+			say!("coordinator measure: {error}");
+			return ExitCode::FAILURE;
 		}
 	};
 	let stop = Arc::new(AtomicBool::new(false));
@@ -166,16 +187,13 @@ async fn run_measure(args: MeasureArgs) -> ExitCode {
 	})
 	.await;
 	match played {
-		Ok(Ok(measurement)) => {
-			println!("{measurement}");
-			ExitCode::SUCCESS
-		}
+		Ok(Ok(measurement)) => print_out(measurement),
 		Ok(Err(error)) => {
-			eprintln!("coordinator measure: {error}");
+			say!("coordinator measure: {error}");
 			ExitCode::FAILURE
 		}
 		Err(error) => {
-			eprintln!("coordinator measure: the measurement failed: {error}");
+			say!("coordinator measure: the measurement failed: {error}");
 			ExitCode::FAILURE
 		}
 	}
@@ -202,6 +220,10 @@ struct ServeArgs {
 	/// Listen on a non-loopback address without a token.
 	#[arg(long)]
 	insecure: bool,
+	/// Take `worker loadtest`'s simulated workers, whose copies of one batch the run stores,
+	/// trains on and archives as real games: only for a run directory made for the test.
+	#[arg(long)]
+	accept_loadtest: bool,
 	/// TLS certificate (PEM); needs --tls-key.
 	#[arg(long, requires = "tls_key")]
 	tls_cert: Option<PathBuf>,
@@ -211,7 +233,7 @@ struct ServeArgs {
 	/// Workers to run in this process, connecting over loopback.
 	#[arg(long, default_value_t = 0)]
 	local_workers: u32,
-	/// Self-play threads per local worker.
+	/// Self-play threads per local worker (1 to 4096).
 	#[arg(long, default_value_t = 1)]
 	local_worker_threads: usize,
 	/// Serve Prometheus metrics over plain HTTP at this address (path /metrics). The endpoint
@@ -360,7 +382,13 @@ impl ServeArgs {
 		config.insecure = self.insecure;
 		config.tls = self.tls_cert.zip(self.tls_key);
 		config.local_workers = self.local_workers;
-		config.local_worker_threads = self.local_worker_threads.max(1);
+		if !(1..=4096).contains(&self.local_worker_threads) {
+			return Err(format!(
+				"--local-worker-threads must be 1 to 4096, not {}",
+				self.local_worker_threads
+			));
+		}
+		config.local_worker_threads = self.local_worker_threads;
 		config.metrics_listen = self.metrics_listen;
 		let run = &mut config.run;
 		if !(1..=16).contains(&self.depth) {
@@ -431,6 +459,7 @@ impl ServeArgs {
 		run.checkpoint_every = Duration::from_secs(self.checkpoint_seconds.max(1));
 		config.limits.forget_workers_after =
 			Duration::from_secs(self.forget_workers_hours.saturating_mul(3600));
+		config.limits.accept_loadtest = self.accept_loadtest;
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
 		run.gate_mode = self.gate.parse()?;
@@ -476,25 +505,24 @@ async fn main() -> ExitCode {
 			tls_ca,
 		};
 		return match fetch_status(&connect, &client).await {
-			Ok(progress) => {
-				println!("{}", progress_json(&progress));
-				ExitCode::SUCCESS
-			}
+			Ok(progress) => print_out(progress_json(&progress)),
 			Err(error) => {
 				// The whole chain: the transport's own words ("transport error") say nothing
 				// of why, its sources do ("Connection refused", "invalid peer certificate").
-				eprintln!("coordinator status: {}", error_chain(&error));
+				say!("coordinator status: {}", error_chain(&error));
 				ExitCode::FAILURE
 			}
 		};
 	}
 	let dashboard = !cli.serve.headless && io::stdin().is_terminal() && io::stdout().is_terminal();
 	let log_file = cli.serve.run_dir.join(LOG_FILE);
+	let run_dir = cli.serve.run_dir.clone();
+	let is_new_run = !run_dir.exists();
 	if dashboard {
 		let opened = std::fs::create_dir_all(&cli.serve.run_dir)
 			.and_then(|()| init_file_logging(&log_file, cli.serve.log_json));
 		if let Err(error) = opened {
-			eprintln!("coordinator: cannot log to {}: {error}", log_file.display());
+			say!("coordinator: cannot log to {}: {error}", log_file.display());
 			return ExitCode::FAILURE;
 		}
 	} else {
@@ -503,18 +531,18 @@ async fn main() -> ExitCode {
 	let config = match cli.serve.into_config() {
 		Ok(config) => config,
 		Err(error) => {
-			eprintln!("coordinator: {error}");
+			say!("coordinator: {error}");
 			return ExitCode::from(2);
 		}
 	};
 	if let Err(error) = config.check_exposure() {
-		eprintln!("coordinator: {error}");
+		say!("coordinator: {error}");
 		return ExitCode::from(2);
 	}
 	let listener = match tokio::net::TcpListener::bind(config.listen).await {
 		Ok(listener) => listener,
 		Err(error) => {
-			eprintln!("coordinator: cannot listen on {}: {error}", config.listen);
+			say!("coordinator: cannot listen on {}: {error}", config.listen);
 			return ExitCode::FAILURE;
 		}
 	};
@@ -524,7 +552,7 @@ async fn main() -> ExitCode {
 	let address = match listener.local_addr() {
 		Ok(address) => address,
 		Err(error) => {
-			eprintln!("coordinator: the listener has no address: {error}");
+			say!("coordinator: the listener has no address: {error}");
 			return ExitCode::FAILURE;
 		}
 	};
@@ -532,7 +560,7 @@ async fn main() -> ExitCode {
 	let screen = match LocalDashboard::start(address, &config, quit) {
 		Ok(screen) => screen,
 		Err(error) => {
-			eprintln!("coordinator: cannot start the dashboard ({error}); try --headless");
+			say!("coordinator: cannot start the dashboard ({error}); try --headless");
 			return ExitCode::FAILURE;
 		}
 	};
@@ -549,8 +577,34 @@ async fn main() -> ExitCode {
 	};
 	let result = tigers_coordinator::server::run(config, listener, stop).await;
 	screen.close().await;
-	eprintln!("coordinator: stopped; the log is {}", log_file.display());
+	if result.is_err() && is_new_run && holds_only_the_log(&run_dir) {
+		// The directory was made for the log of a run that never opened: it is no run.
+		let _ = std::fs::remove_dir_all(&run_dir);
+	} else {
+		say!("coordinator: stopped; the log is {}", log_file.display());
+	}
 	exit(result)
+}
+
+/// Whether `run_dir` holds the dashboard's log and nothing else.
+fn holds_only_the_log(run_dir: &std::path::Path) -> bool {
+	std::fs::read_dir(run_dir).is_ok_and(|entries| {
+		entries
+			.map(|entry| entry.map(|e| e.file_name()))
+			.all(|name| name.is_ok_and(|name| name == LOG_FILE))
+	})
+}
+
+/// Prints a command's result and a newline on stdout: success, also when the reader of a pipe
+/// has gone; failure if stdout cannot be written otherwise.
+fn print_out(result: impl std::fmt::Display) -> ExitCode {
+	match console::out(format_args!("{result}\n")) {
+		Ok(()) => ExitCode::SUCCESS,
+		Err(error) => {
+			say!("coordinator: cannot write the result: {error}");
+			ExitCode::FAILURE
+		}
+	}
 }
 
 /// The log's name in the run directory while the dashboard has the terminal.
@@ -560,7 +614,7 @@ fn exit(result: Result<(), CoordinatorError>) -> ExitCode {
 	match result {
 		Ok(()) => ExitCode::SUCCESS,
 		Err(error) => {
-			eprintln!("coordinator: {error}");
+			say!("coordinator: {error}");
 			ExitCode::FAILURE
 		}
 	}
@@ -701,6 +755,7 @@ mod tests {
 			("--window-alpha", "0"),
 			("--lr-schedule", "step:0:0.5"),
 			("--weight-average", "1"),
+			("--local-worker-threads", "0"),
 		] {
 			let cli = Cli::try_parse_from(["coordinator", flag, value]).expect("parses");
 			let error = cli.serve.into_config().expect_err(flag);

@@ -146,13 +146,20 @@ impl fmt::Display for Measurement {
 			side(t.by_side.as_sheep),
 			side(t.by_side.as_tigers)
 		)?;
-		let estimate = t.pairs.estimate();
+		let estimate = t.pairs.adjusted_estimate();
 		let elo = estimate.elo();
 		writeln!(
 			f,
-			"score {:.3} [{:.3}, {:.3}], Elo {:+.0} [{:+.0}, {:+.0}]",
+			"score {:.3} [{:.3}, {:.3}], Elo {:+.0} [{:+.0}, {:+.0}] (95%)",
 			estimate.score, estimate.low, estimate.high, elo.elo, elo.low, elo.high
 		)?;
+		if t.pairs.has_few_pairs() {
+			writeln!(
+				f,
+				"{pairs} pairs are too few for the score to mean much: play {} or more (--pairs)",
+				tigers_core::stats::FEW_PAIRS
+			)?;
+		}
 		writeln!(f, "{}", table_sentence(self.tablebase))?;
 		if self.tablebase.is_some() {
 			write!(
@@ -256,6 +263,7 @@ mod tests {
 		assert!(text.contains("not judged (no tablebase)"), "{text}");
 		assert!(text.contains("tablebase: none"), "{text}");
 		assert_eq!(measured.tablebase, None);
+		assert!(text.contains("3 pairs are too few"), "{text}");
 		let other = MeasureSettings {
 			generation: Some(3),
 			..settings(path, 1)

@@ -158,6 +158,10 @@ impl Coordinator for CoordinatorService {
 		if join.input_version != INPUT_VERSION {
 			return Err(ServiceError::InputVersion(join.input_version).into());
 		}
+		// Before the ledger: a refused load test leaves no worker behind.
+		if join.loadtest && !self.limits.accept_loadtest {
+			return Err(ServiceError::LoadtestRefused.into());
+		}
 		let shared = self.shared.clone();
 		let row = join.clone();
 		let joined = tokio::task::spawn_blocking(move || join_in_ledger(&shared, &row))

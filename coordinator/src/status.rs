@@ -5,7 +5,7 @@ use thiserror::Error;
 use tigers_proto::client::{CONNECT_TIMEOUT, ClientError, ClientSettings, Connector, call_failure};
 use tigers_proto::v1;
 
-/// The run as JSON: generation, samples (total and per listed worker), games (played, and kept
+/// The run as JSON, each field described in docs/status.md: generation, samples (total and per listed worker), games (played, and kept
 /// in the game archive), training steps,
 /// the self-play depth with the rates it follows and the share of samples trained on,
 /// the gate results per generation as the snapshot lists them and how many in all, the
@@ -92,7 +92,8 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 		"tablebase": {
 			"state": tablebase.state,
 			"progress": tablebase.progress,
-			"sha256": tablebase.sha256,
+			// Empty until the table is ready: null, not a hash of nothing.
+			"sha256": (!tablebase.sha256.is_empty()).then_some(&tablebase.sha256),
 			"detail": tablebase.detail,
 		},
 		"selfplay": progress.work.map(|w| json!({
@@ -222,6 +223,104 @@ pub async fn fetch_status(url: &str, client: &ClientSettings) -> Result<v1::Prog
 #[cfg(test)]
 mod tests {
 	use super::*;
+
+	/// A snapshot with every optional part present and every list and map holding one entry,
+	/// so that its JSON has every field `coordinator status` can print.
+	fn everything() -> v1::Progress {
+		let side = Some(v1::SideResult::default());
+		let exact = Some(v1::ExactAccuracy { moves: 4, kept: 3 });
+		v1::Progress {
+			gates: vec![v1::GateSummary {
+				as_tigers: side,
+				as_sheep: side,
+				candidate_exact: exact,
+				reference_exact: exact,
+				..v1::GateSummary::default()
+			}],
+			workers: vec![v1::WorkerSummary {
+				worker_id: "w1".into(),
+				generation: Some(3),
+				..v1::WorkerSummary::default()
+			}],
+			rejections: vec![v1::RejectionCount {
+				reason: "size".into(),
+				count: 1,
+			}],
+			recent_games: Some(v1::GameTally::default()),
+			tablebase: Some(v1::TablebaseStatus::default()),
+			timed: vec![v1::TimedMeasurement {
+				as_tigers: side,
+				as_sheep: side,
+				candidate_exact: exact,
+				reference_exact: exact,
+				..v1::TimedMeasurement::default()
+			}],
+			timed_running: Some(v1::TimedRunning::default()),
+			work: Some(v1::SelfPlayWork {
+				trained_share: Some(0.5),
+				mean_uses: Some(1.0),
+				..v1::SelfPlayWork::default()
+			}),
+			games: Some(v1::GameArchive::default()),
+			..v1::Progress::default()
+		}
+	}
+
+	/// The path of every leaf of `value` under `prefix`: `gates[].score`, and a map's keys as
+	/// the placeholder the docs use.
+	fn leaf_paths(value: &Value, prefix: &str, paths: &mut Vec<String>) {
+		let placeholder = match prefix {
+			"rejections" => Some("<reason>"),
+			"samples_by_worker" => Some("<worker id>"),
+			_ => None,
+		};
+		match value {
+			Value::Object(fields) => {
+				for (key, field) in fields {
+					let key = placeholder.unwrap_or(key);
+					let path = if prefix.is_empty() {
+						key.to_string()
+					} else {
+						format!("{prefix}.{key}")
+					};
+					leaf_paths(field, &path, paths);
+				}
+			}
+			Value::Array(items) => {
+				let item = items.first().expect("every list holds an entry");
+				leaf_paths(item, &format!("{prefix}[]"), paths);
+			}
+			_ => paths.push(prefix.to_string()),
+		}
+	}
+
+	#[test]
+	fn every_field_printed_is_documented() {
+		let docs = include_str!("../../docs/status.md");
+		let mut paths = Vec::new();
+		leaf_paths(&progress_json(&everything()), "", &mut paths);
+		assert!(paths.len() > 60, "{paths:?}");
+		let missing: Vec<&String> = paths
+			.iter()
+			.filter(|path| !docs.contains(&format!("`{path}`")))
+			.collect();
+		assert!(missing.is_empty(), "not in docs/status.md: {missing:?}");
+	}
+
+	#[test]
+	fn a_table_not_ready_has_no_hash() {
+		let mut progress = everything();
+		assert_eq!(progress_json(&progress)["tablebase"]["sha256"], Value::Null);
+		progress.tablebase = Some(v1::TablebaseStatus {
+			state: "ready".into(),
+			sha256: "ab".repeat(32),
+			..v1::TablebaseStatus::default()
+		});
+		assert_eq!(
+			progress_json(&progress)["tablebase"]["sha256"],
+			"ab".repeat(32)
+		);
+	}
 
 	#[test]
 	fn the_json_counts_what_the_snapshot_does_not_list() {

@@ -3,41 +3,62 @@
 //!
 //! `cargo run --release -p tigers-core --example selfplay -- [--games N] [--depth D]
 //! [--threads N] [--net-seed S] [--random-plies N] [--softmax-plies N] [--temperature-milli T]`
+//! (`--help` explains each).
 
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
+use clap::Parser;
 use tigers_core::network::Shape;
 use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::{SelfPlaySettings, play_self_play_game};
 use tigers_core::{Network, NeuralPlayer};
 
+/// Self-play games of one (untrained, seeded) net, and how varied they are.
+#[derive(Parser)]
+#[command(name = "selfplay")]
+struct Options {
+	/// Games to play.
+	#[arg(long, default_value_t = 1000)]
+	games: u64,
+	/// Search depth in plies.
+	#[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=64))]
+	depth: u32,
+	/// Threads to play on.
+	#[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=4096))]
+	threads: u64,
+	/// The seed of the net's weights.
+	#[arg(long, default_value_t = 1)]
+	net_seed: u64,
+	/// Random plies at the start of each game [default: self-play's].
+	#[arg(long, value_name = "N")]
+	random_plies: Option<u32>,
+	/// Plies chosen by softmax after the random ones [default: self-play's].
+	#[arg(long, value_name = "N")]
+	softmax_plies: Option<u32>,
+	/// The softmax temperature, in thousandths [default: self-play's].
+	#[arg(long, value_name = "T")]
+	temperature_milli: Option<u32>,
+}
+
 fn main() {
-	let (mut games, mut depth, mut threads, mut net_seed) = (1000u64, 3u32, 2u64, 1u64);
+	let options = Options::parse();
+	let (games, depth, threads, net_seed) = (
+		options.games,
+		options.depth,
+		options.threads,
+		options.net_seed,
+	);
 	let mut settings = SelfPlaySettings::default();
-	let args: Vec<String> = std::env::args().skip(1).collect();
-	for pair in args.chunks(2) {
-		let value = pair
-			.get(1)
-			.and_then(|v| v.parse::<u64>().ok())
-			.unwrap_or_else(|| {
-				eprintln!("{} needs a number", pair[0]);
-				std::process::exit(2);
-			});
-		match pair[0].as_str() {
-			"--games" => games = value,
-			"--depth" => depth = value as u32,
-			"--threads" => threads = value.max(1),
-			"--net-seed" => net_seed = value,
-			"--random-plies" => settings.random_plies = value as u32,
-			"--softmax-plies" => settings.softmax_plies = value as u32,
-			"--temperature-milli" => settings.temperature = value as f32 / 1000.0,
-			other => {
-				eprintln!("unknown option {other}");
-				std::process::exit(2);
-			}
-		}
+	if let Some(plies) = options.random_plies {
+		settings.random_plies = plies;
+	}
+	if let Some(plies) = options.softmax_plies {
+		settings.softmax_plies = plies;
+	}
+	if let Some(milli) = options.temperature_milli {
+		settings.temperature = milli as f32 / 1000.0;
 	}
 	let net = Arc::new(Network::new(Shape::default(), net_seed));
 	let search = SearchSettings::fixed_depth(depth);

@@ -21,6 +21,15 @@ pub const Z_95: f64 = 1.959964;
 /// hundred games rests on one or two games, so larger figures would only be noise.
 pub const MAX_ELO: f64 = 1000.0;
 
+/// Imaginary pairs added by [`Estimate::from_pairs_adjusted`], half lost twice and half won
+/// twice: four games, about z² = 1.96², as the Agresti-Coull interval adds to a proportion.
+pub const PSEUDO_PAIRS: f64 = 2.0;
+
+/// Below this many pairs an interval says little whatever its width: the normal approximation
+/// behind it is rough, and one opening more can move the score by several hundredths. The usual
+/// rule of thumb for a normal approximation is some thirty samples.
+pub const FEW_PAIRS: u32 = 30;
+
 /// One game's result for the player being measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GameResult {
@@ -86,6 +95,17 @@ impl PairCounts {
 		Estimate::from_pairs(self)
 	}
 
+	/// The score estimate with an interval that stays honest for few or one-sided pairs:
+	/// [`Estimate::from_pairs_adjusted`]. For a figure shown to a user.
+	pub fn adjusted_estimate(&self) -> Estimate {
+		Estimate::from_pairs_adjusted(self)
+	}
+
+	/// Whether there are fewer than [`FEW_PAIRS`] pairs, too few for any interval to mean much.
+	pub fn has_few_pairs(&self) -> bool {
+		self.pairs() < FEW_PAIRS
+	}
+
 	/// Each pair score (the pair's points per game, 0 to 1 in quarters) with how often it came.
 	fn weighted_scores(&self) -> [(f64, f64); 5] {
 		let mut weighted = [(0.0, 0.0); 5];
@@ -124,7 +144,7 @@ fn mean_and_variance(weighted: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
 /// It needs a few dozen games to mean much. When every game (or pair) went the same way the
 /// observed variance is 0 and the interval collapses onto the score, for instance `1.000 [1.000,
 /// 1.000]` after two wins: no small-sample correction is made, so read a narrow interval from a
-/// handful of games with care. The gate does not decide on the interval; it decides with the SPRT
+/// handful of games with care; [`Estimate::from_pairs_adjusted`] makes one. The gate does not decide on the interval; it decides with the SPRT
 /// after [`GatePolicy::min_pairs`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Estimate {
@@ -181,6 +201,33 @@ impl Estimate {
 	/// decided by the opening, a narrower one.
 	pub fn from_pairs(pairs: &PairCounts) -> Estimate {
 		Estimate::from_weighted(&pairs.weighted_scores(), pairs.games())
+	}
+
+	/// From paired games as [`Estimate::from_pairs`], with the interval a small or one-sided
+	/// sample needs: the pentanomial interval after [`PSEUDO_PAIRS`] imaginary pairs are added,
+	/// half of them lost twice and half won twice.
+	///
+	/// This is the Agresti-Coull adjustment (about z² = 4 imaginary games, half won, half lost),
+	/// which makes the normal interval behave like Wilson's: three pairs that each scored 3/4 give
+	/// `0.750 [0.353, 0.947]`, not the observed variance's `[0.750, 0.750]`, and a hundred drawn
+	/// pairs a narrow interval rather than none. With many pairs it tends to the plain
+	/// pentanomial interval. The score is the pairs' own mean; only the interval is adjusted.
+	pub fn from_pairs_adjusted(pairs: &PairCounts) -> Estimate {
+		let mut weighted = pairs.weighted_scores();
+		let Some((score, _, _)) = mean_and_variance(&weighted) else {
+			return Estimate::UNKNOWN;
+		};
+		weighted[0].1 += PSEUDO_PAIRS / 2.0;
+		weighted[4].1 += PSEUDO_PAIRS / 2.0;
+		let (mean, variance, samples) =
+			mean_and_variance(&weighted).expect("the imaginary pairs weigh more than 0");
+		let half_width = Z_95 * (variance / samples).sqrt();
+		Estimate {
+			score,
+			low: (mean - half_width).max(0.0),
+			high: (mean + half_width).min(1.0),
+			games: pairs.games(),
+		}
 	}
 
 	/// The estimate from samples (games or pair scores) with their counts as weights.
@@ -417,6 +464,48 @@ mod tests {
 		let unpaired = Estimate::from_wdl(100, 0, 100);
 		assert!(close(paired.low, unpaired.low, 1e-12));
 		assert!(close(paired.high, unpaired.high, 1e-12));
+	}
+
+	fn pairs_of(counts: [u32; 5]) -> PairCounts {
+		PairCounts { counts }
+	}
+
+	#[test]
+	fn three_one_sided_pairs_give_a_wide_adjusted_interval() {
+		// Three pairs of a win and a draw: the observed variance is 0.
+		let pairs = pairs_of([0, 0, 0, 3, 0]);
+		assert_eq!(pairs.estimate().low, pairs.estimate().high);
+		let adjusted = pairs.adjusted_estimate();
+		assert_eq!((adjusted.score, adjusted.games), (0.75, 6));
+		assert!(close(adjusted.low, 0.353, 0.001), "{adjusted}");
+		assert!(close(adjusted.high, 0.947, 0.001), "{adjusted}");
+		assert!(adjusted.high - adjusted.low > 0.5, "{adjusted}");
+		assert!(pairs.has_few_pairs());
+		let elo = adjusted.elo();
+		assert!(elo.low < 0.0 && elo.high > 400.0, "{elo}");
+	}
+
+	#[test]
+	fn drawn_pairs_give_a_narrow_adjusted_interval_rather_than_none() {
+		let pairs = pairs_of([0, 0, 100, 0, 0]);
+		let adjusted = pairs.adjusted_estimate();
+		assert_eq!(adjusted.score, 0.5);
+		assert!(adjusted.low < 0.5 && adjusted.high > 0.5, "{adjusted}");
+		assert!(adjusted.high - adjusted.low < 0.05, "{adjusted}");
+		assert!(!pairs.has_few_pairs());
+	}
+
+	#[test]
+	fn many_pairs_make_the_adjusted_interval_the_pentanomial_one() {
+		let pairs = pairs_of([300, 600, 1200, 600, 300]);
+		let (plain, adjusted) = (pairs.estimate(), pairs.adjusted_estimate());
+		assert_eq!(plain.score, adjusted.score);
+		assert!(close(plain.low, adjusted.low, 0.001), "{plain} {adjusted}");
+		assert!(
+			close(plain.high, adjusted.high, 0.001),
+			"{plain} {adjusted}"
+		);
+		assert_eq!(pairs_of([0; 5]).adjusted_estimate(), Estimate::UNKNOWN);
 	}
 
 	#[test]

@@ -195,13 +195,19 @@ fn tls_config(settings: &ClientSettings) -> Result<ClientTlsConfig, ClientError>
 }
 
 /// An error followed by its sources, which is where the transport keeps the useful part
-/// ("transport error: ...: Connection refused").
+/// ("transport error: ...: Connection refused"), on one line; a source whose words the line
+/// already holds is left out, so that each cause is said once.
 pub fn error_chain(error: &dyn std::error::Error) -> String {
 	let mut text = error.to_string();
 	let mut source = error.source();
 	while let Some(cause) = source {
-		text.push_str(": ");
-		text.push_str(&cause.to_string());
+		// Transport errors wrap their cause in an error of the same words ("tcp connect
+		// error: tcp connect error: ..."): each is said once.
+		let words = cause.to_string();
+		if !words.is_empty() && !text.contains(&words) {
+			text.push_str(": ");
+			text.push_str(&words);
+		}
 		source = cause.source();
 	}
 	text
@@ -213,8 +219,11 @@ pub fn call_failure(status: &Status) -> String {
 	let mut text = format!("{} ({:?})", status.message(), status.code());
 	let mut cause = std::error::Error::source(status);
 	while let Some(error) = cause {
-		text.push_str(": ");
-		text.push_str(&error.to_string());
+		let words = error.to_string();
+		if !words.is_empty() && !text.contains(&words) {
+			text.push_str(": ");
+			text.push_str(&words);
+		}
 		cause = error.source();
 	}
 	text
@@ -346,5 +355,52 @@ mod tests {
 		assert_eq!(error_chain(&Outer(refused)), "transport error: refused");
 		let status = Status::unauthenticated("no token");
 		assert_eq!(call_failure(&status), "no token (Unauthenticated)");
+	}
+}
+
+#[cfg(test)]
+mod chain_tests {
+	use super::error_chain;
+
+	#[derive(Debug)]
+	struct Layer(&'static str, Option<Box<Layer>>);
+
+	impl std::fmt::Display for Layer {
+		fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+			f.write_str(self.0)
+		}
+	}
+
+	impl std::error::Error for Layer {
+		fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+			self.1.as_deref().map(|layer| layer as _)
+		}
+	}
+
+	fn layers(words: &[&'static str]) -> Layer {
+		let (first, rest) = words.split_first().expect("at least one layer");
+		Layer(first, (!rest.is_empty()).then(|| Box::new(layers(rest))))
+	}
+
+	#[test]
+	fn an_error_chain_says_each_cause_once() {
+		let refused = layers(&[
+			"transport error",
+			"tcp connect error",
+			"tcp connect error",
+			"Connection refused (os error 111)",
+		]);
+		assert_eq!(
+			error_chain(&refused),
+			"transport error: tcp connect error: Connection refused (os error 111)"
+		);
+		let missing = layers(&[
+			"cannot read the record x.txt: No such file or directory (os error 2)",
+			"No such file or directory (os error 2)",
+		]);
+		assert_eq!(
+			error_chain(&missing),
+			"cannot read the record x.txt: No such file or directory (os error 2)"
+		);
 	}
 }

@@ -3,12 +3,14 @@
 
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use tigers_dashboard::FeedSettings;
-use tigers_proto::client::ClientSettings;
+use tigers_proto::client::{ClientSettings, error_chain};
+use tigers_proto::console;
 use tigers_proto::locations;
 use tigers_tui::engine::Engine;
 use tigers_tui::net_source::{DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
@@ -21,33 +23,61 @@ use tigers_tui::{placement_command, tablebase_command};
 struct Cli {
 	#[command(flatten)]
 	play: PlayArgs,
-	/// The run's token, for talking to a coordinator (fetching a net, the dashboard).
-	#[arg(
-		long,
-		value_name = "T",
-		env = "TIGERS_TOKEN",
-		hide_env_values = true,
-		global = true
-	)]
-	token: Option<String>,
-	/// PEM certificate to trust for an https coordinator.
-	#[arg(long, value_name = "FILE", global = true)]
-	tls_ca: Option<PathBuf>,
-	/// The tablebase file [default: movement-phase-f1-r1.tb in the platform's cache directory,
-	/// e.g. ~/.cache/tigers-and-sheep/tablebase/].
-	#[arg(long, value_name = "PATH", global = true)]
-	tablebase: Option<PathBuf>,
-	/// Play and search without the tablebase even if there is one.
-	#[arg(long, global = true, conflicts_with = "tablebase")]
-	no_tablebase: bool,
+	#[command(flatten)]
+	client: ClientArgs,
+	#[command(flatten)]
+	table: TableArgs,
 	#[command(subcommand)]
 	command: Option<Command>,
+}
+
+/// How to talk to a coordinator: for the game (fetching a net) and the dashboard.
+#[derive(Debug, Args)]
+struct ClientArgs {
+	/// The run's token, for talking to a coordinator.
+	#[arg(long, value_name = "T", env = "TIGERS_TOKEN", hide_env_values = true)]
+	token: Option<String>,
+	/// PEM certificate to trust for an https coordinator.
+	#[arg(long, value_name = "FILE")]
+	tls_ca: Option<PathBuf>,
+}
+
+impl ClientArgs {
+	fn settings(self) -> ClientSettings {
+		ClientSettings {
+			token: self.token,
+			tls_ca: self.tls_ca,
+		}
+	}
+}
+
+/// Which tablebase to play and search with: for the game and the engine.
+#[derive(Debug, Args)]
+struct TableArgs {
+	/// The tablebase file [default: movement-phase-f1-r1.tb in the platform's cache directory,
+	/// e.g. ~/.cache/tigers-and-sheep/tablebase/].
+	#[arg(long, value_name = "PATH")]
+	tablebase: Option<PathBuf>,
+	/// Play and search without the tablebase even if there is one.
+	#[arg(long, conflicts_with = "tablebase")]
+	no_tablebase: bool,
+}
+
+impl TableArgs {
+	fn find(&self) -> Result<tablebase_command::Found, tablebase_command::TablebaseCommandError> {
+		tablebase_command::find(self.tablebase.as_deref(), self.no_tablebase)
+	}
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
 	/// Read commands on stdin and answer on stdout (see docs/engine-protocol.md).
-	Engine,
+	Engine {
+		#[command(flatten)]
+		table: TableArgs,
+		#[command(flatten)]
+		client: ClientArgs,
+	},
 	/// Solve the movement phase into a file, check a file, or count one.
 	Tablebase {
 		#[command(subcommand)]
@@ -74,14 +104,16 @@ enum Command {
 		/// Play a recording back instead, one snapshot per interval.
 		#[arg(long, value_name = "FILE", conflicts_with_all = ["connect", "record"])]
 		replay: Option<PathBuf>,
+		#[command(flatten)]
+		client: ClientArgs,
 	},
 }
 
 #[derive(Debug, Subcommand)]
 enum TablebaseAction {
-	/// Solve the movement phase and write the table (about a minute on two cores, 90 MB).
+	/// Solve the movement phase and write the table (about half a minute on two cores, 89 MiB).
 	Build {
-		/// Where to write it [default: --tablebase, else the cache directory].
+		/// Where to write it [default: the platform's cache directory].
 		#[arg(long, value_name = "PATH")]
 		out: Option<PathBuf>,
 		/// Threads to solve on [default: every core].
@@ -100,7 +132,7 @@ enum TablebaseAction {
 	},
 	/// Check every value of a table against its moves.
 	Verify {
-		/// The table [default: --tablebase, else the cache directory].
+		/// The table [default: the platform's cache directory].
 		path: Option<PathBuf>,
 		/// Threads to check on [default: every core].
 		#[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
@@ -110,7 +142,7 @@ enum TablebaseAction {
 	},
 	/// Print a table's counts: positions, wins, draws and losses, the longest win.
 	Stats {
-		/// The table [default: --tablebase, else the cache directory].
+		/// The table [default: the platform's cache directory].
 		path: Option<PathBuf>,
 		#[command(flatten)]
 		placement: PlacementArgs,
@@ -143,7 +175,8 @@ struct PlayArgs {
 	#[arg(long, value_name = "KIND", default_value = "net")]
 	tiger: PlayerKind,
 	/// Seconds a computer player may think about a move.
-	#[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = parse_seconds)]
+	#[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = parse_seconds,
+		allow_negative_numbers = true)]
 	time: f64,
 	/// The net: a safetensors file, or a coordinator's URL to fetch its latest promoted net
 	/// [default: the newest in --run-dir, else the coordinator at http://127.0.0.1:50051].
@@ -176,18 +209,31 @@ fn parse_seconds(text: &str) -> Result<f64, String> {
 	}
 }
 
-fn main() -> anyhow::Result<()> {
-	let cli = Cli::parse();
-	let client = ClientSettings {
-		token: cli.token,
-		tls_ca: cli.tls_ca,
+/// A line for the user on stderr, like `eprintln!` but without its panic when stderr is closed.
+macro_rules! say {
+	($($arg:tt)*) => {
+		console::err(format_args!($($arg)*))
 	};
-	let explicit_table = cli.tablebase.as_deref();
+}
+
+fn main() -> ExitCode {
+	match run(Cli::parse()) {
+		Ok(()) => ExitCode::SUCCESS,
+		Err(error) => {
+			// One line, each cause once, and no backtrace even with RUST_BACKTRACE set: these
+			// are a user's errors, not the program's.
+			say!("tui: {}", error_chain(&*error));
+			ExitCode::FAILURE
+		}
+	}
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
 	match cli.command {
-		Some(Command::Tablebase { action }) => return tablebase(action, explicit_table),
+		Some(Command::Tablebase { action }) => return tablebase(action),
 		Some(Command::Games { path }) => {
 			let (listing, all_read) = tigers_tui::record_io::list_games(&path)?;
-			print!("{listing}");
+			console::out(listing)?;
 			if !all_read {
 				anyhow::bail!(
 					"some games in {} do not read (listed above)",
@@ -196,19 +242,23 @@ fn main() -> anyhow::Result<()> {
 			}
 			return Ok(());
 		}
-		Some(Command::Engine) => {
-			let found = tablebase_command::find(explicit_table, cli.no_tablebase)?;
-			let engine = Engine::new(client)
+		Some(Command::Engine { table, client }) => {
+			let found = table.find()?;
+			let engine = Engine::new(client.settings())
 				.with_tablebase(found.table, found.note)
-				.with_placement(tablebase_command::find_placement(cli.no_tablebase));
-			return tigers_tui::engine::run(io::stdin().lock(), io::stdout().lock(), engine)
-				.context("the engine's input or output failed");
+				.with_placement(tablebase_command::find_placement(table.no_tablebase));
+			return match tigers_tui::engine::run(io::stdin().lock(), io::stdout().lock(), engine) {
+				// The program reading the answers has gone: nothing is left to answer.
+				Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+				other => other.context("the engine's input or output failed"),
+			};
 		}
 		Some(Command::Dashboard {
 			connect,
 			interval_ms,
 			record,
 			replay,
+			client,
 		}) => {
 			let interval = Duration::from_millis(u64::from(interval_ms));
 			if let Some(path) = replay {
@@ -216,7 +266,7 @@ fn main() -> anyhow::Result<()> {
 			}
 			let settings = FeedSettings {
 				url: connect,
-				client,
+				client: client.settings(),
 				interval,
 			};
 			return Ok(tigers_dashboard::remote::watch(
@@ -227,7 +277,7 @@ fn main() -> anyhow::Result<()> {
 		None => {}
 	}
 	let args = cli.play;
-	let found = tablebase_command::find(explicit_table, cli.no_tablebase)?;
+	let found = cli.table.find()?;
 	let config = PlayConfig {
 		sheep: args.sheep,
 		tigers: args.tiger,
@@ -235,12 +285,12 @@ fn main() -> anyhow::Result<()> {
 		net: args.net.as_deref().map(NetSource::parse),
 		run_dir: args.run_dir,
 		coordinator: DEFAULT_COORDINATOR.to_string(),
-		client,
+		client: cli.client.settings(),
 		load: args.load,
 		game: args.game.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
 		save: args.save,
 		tablebase: found.table,
-		placement: tablebase_command::find_placement(cli.no_tablebase),
+		placement: tablebase_command::find_placement(cli.table.no_tablebase),
 	};
 	let mut setup = tigers_tui::setup::build(&config)?;
 	if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
@@ -252,26 +302,37 @@ fn main() -> anyhow::Result<()> {
 	tigers_tui::terminal::play(&mut setup.app).context("the terminal failed")?;
 	let game = setup.app.game();
 	match game.outcome() {
-		Some(outcome) => println!("{outcome}, after {} moves", game.history().len()),
-		None => println!("unfinished after {} moves", game.history().len()),
+		Some(outcome) => console::out(format_args!(
+			"{outcome}, after {} moves\n",
+			game.history().len()
+		))?,
+		None => console::out(format_args!(
+			"unfinished after {} moves\n",
+			game.history().len()
+		))?,
 	}
 	if let Some(why) = setup.no_net_because {
-		eprintln!("played Claude instead of a net: {why}");
+		say!("played Claude instead of a net: {why}");
 	}
 	if let Some(note) = found.note {
-		eprintln!("played without exact values: {note}");
+		say!("played without exact values: {note}");
 	}
-	if let Some(path) = setup.app.last_saved() {
-		println!("the game is saved in {}", path.display());
+	match setup.app.last_saved() {
+		Some(path) if setup.app.has_unsaved_moves() => console::out(format_args!(
+			"the moves after the last save were not saved; {} holds the game as it was then\n",
+			path.display()
+		))?,
+		Some(path) => console::out(format_args!("the game is saved in {}\n", path.display()))?,
+		None => {}
 	}
 	Ok(())
 }
 
 /// `tui tablebase ...`: prints what the command found; errors end the program with status 1.
-fn tablebase(action: TablebaseAction, explicit: Option<&std::path::Path>) -> anyhow::Result<()> {
+fn tablebase(action: TablebaseAction) -> anyhow::Result<()> {
 	let path = |given: Option<PathBuf>| match given {
 		Some(path) => Ok(path),
-		None => locations::tablebase_path(explicit),
+		None => locations::tablebase_path(None),
 	};
 	let threads = |given: Option<u32>| {
 		given.map_or_else(
@@ -281,7 +342,7 @@ fn tablebase(action: TablebaseAction, explicit: Option<&std::path::Path>) -> any
 	};
 	let movement =
 		|args: &PlacementArgs| -> anyhow::Result<std::sync::Arc<tigers_core::Tablebase>> {
-			let found = tablebase_command::find(args.movement.as_deref().or(explicit), false)?;
+			let found = tablebase_command::find(args.movement.as_deref(), false)?;
 			found.table.ok_or_else(|| {
 				anyhow::anyhow!(
 					"the placement solve starts from the movement table, and there is none at {}; \
@@ -330,6 +391,78 @@ fn tablebase(action: TablebaseAction, explicit: Option<&std::path::Path>) -> any
 		}
 		TablebaseAction::Stats { path: p, .. } => tablebase_command::stats(&path(p)?)?,
 	};
-	print!("{out}");
+	console::out(out)?;
 	Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+	use clap::CommandFactory;
+
+	use super::*;
+
+	/// The help of `tui` and of its subcommand `path`, as `--help` prints it.
+	fn help(path: &[&str]) -> String {
+		let mut command = Cli::command();
+		let mut current = &mut command;
+		for name in path {
+			current = current
+				.find_subcommand_mut(name)
+				.unwrap_or_else(|| panic!("no subcommand {name}"));
+		}
+		current.render_long_help().to_string()
+	}
+
+	#[test]
+	fn each_command_lists_the_options_it_takes_and_no_others() {
+		let play = help(&[]);
+		for option in [
+			"--token",
+			"--tls-ca",
+			"--tablebase",
+			"--no-tablebase",
+			"--time",
+		] {
+			assert!(play.contains(option), "{option} in\n{play}");
+		}
+		let dashboard = help(&["dashboard"]);
+		assert!(dashboard.contains("--token") && dashboard.contains("--tls-ca"));
+		assert!(!dashboard.contains("tablebase"), "{dashboard}");
+		let engine = help(&["engine"]);
+		assert!(engine.contains("--tablebase") && engine.contains("--no-tablebase"));
+		assert!(engine.contains("--token"), "{engine}");
+		let games = help(&["games"]);
+		assert!(
+			!games.contains("--token") && !games.contains("tablebase"),
+			"{games}"
+		);
+		for action in ["build", "verify", "stats"] {
+			let text = help(&["tablebase", action]);
+			assert!(!text.contains("--token"), "{text}");
+			assert!(!text.contains("--tablebase"), "{text}");
+			assert!(!text.contains("--no-tablebase"), "{text}");
+		}
+	}
+
+	#[test]
+	fn the_build_help_gives_the_figures_of_the_readme() {
+		let build = help(&["tablebase", "build"]);
+		assert!(
+			build.contains("about half a minute on two cores, 89 MiB"),
+			"{build}"
+		);
+		let readme = include_str!("../../README.md");
+		assert!(
+			readme.contains("about half a minute on two cores, 89 MiB"),
+			"the README's figures changed: change the help too"
+		);
+	}
+
+	#[test]
+	fn a_negative_time_is_refused_as_a_time() {
+		let error = Cli::try_parse_from(["tui", "--time", "-1"]).expect_err("refused");
+		let text = error.to_string();
+		assert!(text.contains("is not a thinking time"), "{text}");
+		assert!(Cli::try_parse_from(["tui", "--time", "0.5"]).is_ok());
+	}
 }

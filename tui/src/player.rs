@@ -142,12 +142,14 @@ impl<P: MinimaxPlayer + Send> Player for P {
 }
 
 /// A search score for people: whole numbers as they are (the hand-written evaluation counts
-/// in whole points), others to three decimals (a net's values lie in `-1..1`).
+/// in whole points), others to three decimals (a net's values lie in `-1..1`). Zero has no
+/// sign, however it was reached.
 pub fn format_score(score: f32) -> String {
+	// Adding 0 turns -0 into 0, which prints without the sign.
 	if score.fract() == 0.0 {
-		format!("{score:.0}")
+		format!("{:.0}", score + 0.0)
 	} else {
-		format!("{score:.3}")
+		format!("{:.3}", (score * 1000.0).round() / 1000.0 + 0.0)
 	}
 }
 
@@ -161,6 +163,9 @@ mod tests {
 		assert_eq!(format_score(24.0), "24");
 		assert_eq!(format_score(-120.0), "-120");
 		assert_eq!(format_score(0.12345), "0.123");
+		assert_eq!(format_score(-0.0), "0");
+		assert_eq!(format_score(-0.0004), "0.000");
+		assert_eq!(format_score(-0.25), "-0.250");
 	}
 
 	#[test]

@@ -134,9 +134,12 @@ pub struct Setup {
 /// the players. Without a named net and with none to be found, `net` players become Claude,
 /// and the status line says so.
 pub fn build(config: &PlayConfig) -> Result<Setup, SetupError> {
-	let game = match &config.load {
-		Some(path) => record_io::load_game(path, config.game)?.1,
-		None => Game::default(),
+	let (record, game) = match &config.load {
+		Some(path) => {
+			let (record, game) = record_io::load_game(path, config.game)?;
+			(Some(record), game)
+		}
+		None => (None, Game::default()),
 	};
 	let wants_net = [config.sheep, config.tigers].contains(&PlayerKind::Net);
 	let (net, no_net_because) = if !wants_net {
@@ -160,10 +163,25 @@ pub fn build(config: &PlayConfig) -> Result<Setup, SetupError> {
 	if let Some(table) = &config.tablebase {
 		app = app.with_tablebase(table.clone());
 	}
-	let app = match (&no_net_because, &net) {
-		(Some(_), _) => app.with_notice("no net found; playing Claude instead"),
-		(None, Some(net)) => app.with_notice(&format!("net: {}", net.origin)),
-		(None, None) => app,
+	// A game from a run's archive was played by its own generation, which the net that plays
+	// on need not be: the notice tells them apart.
+	let generation = record.and_then(|record| record.generation);
+	let notice = match (generation, &no_net_because, &net) {
+		(None, Some(_), _) => Some("no net found; playing Claude instead".to_string()),
+		(None, None, Some(net)) => Some(format!("net: {}", net.origin)),
+		(None, None, None) => None,
+		(Some(g), Some(_), _) => Some(format!(
+			"a game of generation {g}; no net found, Claude plays on"
+		)),
+		(Some(g), None, Some(net)) => Some(format!(
+			"a game of generation {g}; playing on: net {}",
+			net.origin
+		)),
+		(Some(g), None, None) => Some(format!("a game of generation {g}")),
+	};
+	let app = match notice {
+		Some(notice) => app.with_notice(&notice),
+		None => app,
 	};
 	Ok(Setup {
 		app,

@@ -23,9 +23,27 @@ pub enum TablebaseCommandError {
 	/// There is no default location and none was given.
 	#[error(transparent)]
 	Location(#[from] NoHomeDir),
-	/// The file is missing, unreadable or not a good table.
-	#[error(transparent)]
-	File(#[from] TablebaseFileError),
+	/// The file is unreadable or not a good table.
+	#[error(
+		"the tablebase at {} cannot be used: {source}; `tui tablebase build --force --out {}` \
+		 solves it again",
+		path.display(),
+		path.display()
+	)]
+	Unusable {
+		/// The file.
+		path: PathBuf,
+		/// What is wrong with it.
+		source: TablebaseFileError,
+	},
+	/// The solved table could not be written.
+	#[error("cannot write the tablebase to {}: {source}", path.display())]
+	Write {
+		/// The file.
+		path: PathBuf,
+		/// What went wrong.
+		source: TablebaseFileError,
+	},
 	/// The solve failed.
 	#[error(transparent)]
 	Solve(#[from] SolveError),
@@ -63,7 +81,7 @@ pub fn find(explicit: Option<&Path>, disabled: bool) -> Result<Found, TablebaseC
 		});
 	}
 	let path = locations::tablebase_path(explicit)?;
-	match Tablebase::read_if_present(&path)? {
+	match read_if_present(&path)? {
 		Some(table) => Ok(Found {
 			table: Some(Arc::new(table)),
 			path: Some(path),
@@ -72,7 +90,7 @@ pub fn find(explicit: Option<&Path>, disabled: bool) -> Result<Found, TablebaseC
 		None if explicit.is_some() => Err(TablebaseCommandError::Missing(path)),
 		None => Ok(Found {
 			note: Some(format!(
-				"no tablebase at {}; `tui tablebase build` makes one (about a minute)",
+				"no tablebase at {}; `tui tablebase build` makes one (about half a minute)",
 				path.display()
 			)),
 			table: None,
@@ -106,7 +124,12 @@ pub fn build(path: &Path, threads: usize, force: bool) -> Result<String, Tableba
 	})?;
 	bar.finish_and_clear();
 	let solved = started.elapsed();
-	table.write(path)?;
+	table
+		.write(path)
+		.map_err(|source| TablebaseCommandError::Write {
+			path: path.to_path_buf(),
+			source,
+		})?;
 	let census = table.census();
 	let mut out = format!(
 		"solved in {:.1} s on {threads} thread{}; wrote {} ({} bytes)\n",
@@ -146,7 +169,14 @@ pub fn stats(path: &Path) -> Result<String, TablebaseCommandError> {
 }
 
 fn read(path: &Path) -> Result<Tablebase, TablebaseCommandError> {
-	Tablebase::read_if_present(path)?.ok_or_else(|| TablebaseCommandError::Missing(path.into()))
+	read_if_present(path)?.ok_or_else(|| TablebaseCommandError::Missing(path.into()))
+}
+
+fn read_if_present(path: &Path) -> Result<Option<Tablebase>, TablebaseCommandError> {
+	Tablebase::read_if_present(path).map_err(|source| TablebaseCommandError::Unusable {
+		path: path.to_path_buf(),
+		source,
+	})
 }
 
 /// The identity, the counts, wins, draws and losses by layer, and the longest win.

@@ -63,15 +63,6 @@ fn draw_board(app: &App, layout: &ScreenLayout, buf: &mut Buffer) {
 			Style::new().fg(Color::Cyan),
 		));
 	}
-	if let Some(status) = app.status() {
-		let colour = if status.is_error {
-			Color::Red
-		} else {
-			Color::Yellow
-		};
-		let text = format!(" {} ", status.text);
-		block = block.title_top(Line::styled(text, Style::new().fg(colour)).right_aligned());
-	}
 	block.render(layout.board_pane, buf);
 	let highlights = app.highlights();
 	let last_move = game.history().last().map(|(mv, _)| *mv);
@@ -101,7 +92,7 @@ fn draw_current(app: &App, area: Rect, buf: &mut Buffer) {
 	pane()
 		.title_bottom(Line::from(title).alignment(Alignment::Center))
 		.render(area, buf);
-	let area = inner(area);
+	let area = draw_status(app, inner(area), buf);
 	let bold = Style::new().add_modifier(Modifier::BOLD);
 	let message = if let Some(outcome) = game.outcome() {
 		vec![
@@ -133,6 +124,89 @@ fn draw_current(app: &App, area: Rect, buf: &mut Buffer) {
 	Paragraph::new(message)
 		.wrap(Wrap { trim: true })
 		.render(area, buf);
+}
+
+/// The question `q` asks before moves are lost, over the whole of the player's pane; else the
+/// app's last word (a confirmation or an error) on the pane's last lines. Returns what is left
+/// of `area` for the player to move.
+fn draw_status(app: &App, area: Rect, buf: &mut Buffer) -> Rect {
+	if app.is_asking_to_save() {
+		let question = vec![
+			Line::styled(
+				"Quit: save the game first?",
+				Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD),
+			),
+			Line::raw("y saves it and quits · n quits without saving · Esc plays on"),
+		];
+		Paragraph::new(question)
+			.wrap(Wrap { trim: true })
+			.render(area, buf);
+		return Rect { height: 0, ..area };
+	}
+	let Some(status) = app.status() else {
+		return area;
+	};
+	let colour = if status.is_error {
+		Color::Red
+	} else {
+		Color::Yellow
+	};
+	let lines = wrap(&status.text, usize::from(area.width));
+	let height = u16::try_from(lines.len())
+		.unwrap_or(u16::MAX)
+		.min(area.height);
+	let below = area.height - height;
+	for (row, line) in (below..area.height).zip(lines) {
+		let line_area = Rect {
+			y: area.y + row,
+			height: 1,
+			..area
+		};
+		Line::styled(line, Style::new().fg(colour)).render(line_area, buf);
+	}
+	Rect {
+		height: below,
+		..area
+	}
+}
+
+/// `text` in lines of at most `width` characters, broken between words, or after a `/` in a
+/// path too long for a line (anywhere, if a piece is longer still).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+	let width = width.max(1);
+	let mut lines = Vec::new();
+	let mut line = String::new();
+	for word in text.split_whitespace() {
+		for (index, piece) in word.split_inclusive('/').enumerate() {
+			// A word's first piece follows a space; the others continue the word.
+			let space = index == 0 && !line.is_empty();
+			let joined = line.chars().count() + usize::from(space) + piece.chars().count();
+			if joined <= width {
+				if space {
+					line.push(' ');
+				}
+				line.push_str(piece);
+				continue;
+			}
+			if !line.is_empty() {
+				lines.push(std::mem::take(&mut line));
+			}
+			let chars: Vec<char> = piece.chars().collect();
+			let mut parts = chars.chunks(width).peekable();
+			while let Some(part) = parts.next() {
+				let part: String = part.iter().collect();
+				if parts.peek().is_some() {
+					lines.push(part);
+				} else {
+					line = part;
+				}
+			}
+		}
+	}
+	if !line.is_empty() {
+		lines.push(line);
+	}
+	lines
 }
 
 fn draw_last_turn(app: &App, area: Rect, buf: &mut Buffer) {
@@ -175,5 +249,25 @@ fn draw_last_turn(app: &App, area: Rect, buf: &mut Buffer) {
 	};
 	if let Some(player) = app.seat(mover).player() {
 		player.render_last_turn(*last_move, comments, buf);
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::wrap;
+
+	#[test]
+	fn a_status_wraps_between_words_and_breaks_a_long_path() {
+		assert_eq!(wrap("saved to game.txt", 40), ["saved to game.txt"]);
+		assert_eq!(wrap("saved to game.txt", 10), ["saved to", "game.txt"]);
+		assert_eq!(
+			wrap("saved to /a/very/long/path.txt", 16),
+			["saved to /a/", "very/long/", "path.txt"]
+		);
+		assert_eq!(
+			wrap("saved to averylongname", 8),
+			["saved to", "averylon", "gname"]
+		);
+		assert!(wrap("", 10).is_empty());
 	}
 }

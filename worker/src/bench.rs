@@ -108,10 +108,15 @@ pub fn bench_with_progress(
 	settings: &BenchSettings,
 	finished: impl Fn(u64) + Sync,
 ) -> Result<BenchReport, WorkerError> {
-	if settings.games == 0 || settings.threads == 0 || !(1..=64).contains(&settings.depth) {
-		return Err(WorkerError::Config(format!(
-			"bench needs at least 1 game and 1 thread and a depth of 1 to 64: {settings:?}"
-		)));
+	let refuse = |what: String| Err(WorkerError::Config(what));
+	if settings.games == 0 {
+		return refuse("the bench needs at least 1 game".into());
+	}
+	if settings.threads == 0 {
+		return refuse("the bench needs at least 1 thread".into());
+	}
+	if !(1..=64).contains(&settings.depth) {
+		return refuse(format!("the depth must be 1 to 64, not {}", settings.depth));
 	}
 	let net = Network::new(Shape::default(), 1);
 	let playing = Arc::new(Playing {

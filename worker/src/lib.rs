@@ -187,6 +187,7 @@ fn join_request(config: &WorkerConfig, worker_id: &str) -> JoinRequest {
 		input_version: INPUT_VERSION,
 		// Filled in by each session from the state directory.
 		worker_secret: String::new(),
+		loadtest: false,
 	}
 }
 
@@ -264,7 +265,9 @@ impl Worker {
 		// The batcher spools the last games before the sessions are told to finish, so that
 		// those are sent too.
 		stop_self_play(&self.shared.control, &mut self.batcher).await;
-		if self.shared.spool.is_empty() {
+		// With a session open the drain below ends it in good order, even with nothing to send.
+		let connected = self.shared.stats.snapshot(Instant::now()).connected;
+		if self.shared.spool.is_empty() && !connected {
 			return Ok(());
 		}
 		let _ = self.draining.send(true);
@@ -278,6 +281,14 @@ impl Worker {
 				Ok(())
 			}
 		}
+	}
+}
+
+impl Drop for Worker {
+	/// Stops self-play however `run` ends, so that the batcher (a blocking task, which the
+	/// runtime waits for when it shuts down) and the self-play threads never outlive the worker.
+	fn drop(&mut self) {
+		self.shared.control.stop();
 	}
 }
 

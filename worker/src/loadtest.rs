@@ -240,6 +240,7 @@ async fn open_session(
 		build_version: env!("CARGO_PKG_VERSION").to_string(),
 		input_version: tigers_core::network::INPUT_VERSION,
 		worker_secret: String::new(),
+		loadtest: true,
 	};
 	let joined = client
 		.join(join)

@@ -3,11 +3,14 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use tigers_proto::client::error_chain;
+use tigers_proto::console;
 use tigers_worker::bench::DEFAULT_GAMES_PER_THREAD;
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
 use tigers_worker::process::{init_logging, shutdown_signal};
@@ -25,9 +28,9 @@ struct Cli {
 	/// The coordinator: http://host:port or https://host:port.
 	#[arg(long, value_name = "URL", required = true)]
 	connect: Option<String>,
-	/// Self-play threads [default: the machine's cores].
-	#[arg(long, value_name = "N")]
-	threads: Option<usize>,
+	/// Self-play threads, 1 to 4096 [default: the machine's cores].
+	#[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+	threads: Option<u32>,
 	/// The name shown on the dashboard [default: the host name].
 	#[arg(long, value_name = "NAME")]
 	name: Option<String>,
@@ -99,41 +102,60 @@ struct LoadtestArgs {
 #[derive(Debug, Args)]
 struct BenchArgs {
 	/// Games to play [default: 500 per thread].
-	#[arg(long, value_name = "N")]
+	#[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
 	games: Option<u64>,
-	/// Threads [default: the machine's cores].
-	#[arg(long, value_name = "N")]
-	threads: Option<usize>,
-	/// Search depth in plies.
-	#[arg(long, value_name = "D", default_value_t = 3)]
+	/// Threads, 1 to 4096 [default: the machine's cores].
+	#[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+	threads: Option<u32>,
+	/// Search depth in plies (1 to 64).
+	#[arg(long, value_name = "D", default_value_t = 3,
+		value_parser = clap::value_parser!(u32).range(1..=64))]
 	depth: u32,
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() -> ExitCode {
 	let cli = Cli::parse();
 	init_logging(cli.log_json);
-	match &cli.command {
-		Some(Command::Bench(args)) => return run_bench(args),
-		Some(Command::Loadtest(args)) => return run_loadtest(args),
-		None => {}
+	let result = match &cli.command {
+		Some(Command::Bench(args)) => run_bench(args),
+		Some(Command::Loadtest(args)) => run_loadtest(args),
+		None => run_worker(cli),
+	};
+	match result {
+		Ok(()) => ExitCode::SUCCESS,
+		Err(error) => {
+			// One line, each cause once, and no backtrace even with RUST_BACKTRACE set: these
+			// are a user's errors, not the program's.
+			console::err(format_args!("worker: {}", error_chain(&*error)));
+			ExitCode::FAILURE
+		}
 	}
+}
+
+/// How long the runtime may take to stop its tasks once the worker has stopped: time for the
+/// last log lines, not for work.
+const RUNTIME_STOP: Duration = Duration::from_secs(2);
+
+fn run_worker(cli: Cli) -> anyhow::Result<()> {
 	let config = worker_config(cli)?;
 	let runtime = tokio::runtime::Builder::new_multi_thread()
 		// The async side only moves bytes; the cores belong to self-play.
 		.worker_threads(2)
 		.enable_all()
 		.build()
-		.context("starting the async runtime")?;
-	runtime
-		.block_on(tigers_worker::run(config, shutdown_signal()))
-		.context("the worker stopped")
+		.context("cannot start the async runtime")?;
+	let result = runtime.block_on(tigers_worker::run(config, shutdown_signal()));
+	// Not a plain drop, which waits for every blocking task however long it takes: the worker
+	// has stopped, and nothing left may keep the process from ending.
+	runtime.shutdown_timeout(RUNTIME_STOP);
+	Ok(result?)
 }
 
 fn worker_config(cli: Cli) -> anyhow::Result<WorkerConfig> {
 	let url = cli.connect.context("--connect URL is required")?;
 	let mut config = WorkerConfig::new(url);
 	if let Some(threads) = cli.threads {
-		config.threads = threads;
+		config.threads = threads as usize;
 	}
 	if let Some(name) = cli.name {
 		config.name = name;
@@ -151,7 +173,7 @@ fn worker_config(cli: Cli) -> anyhow::Result<WorkerConfig> {
 }
 
 fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
-	let threads = args.threads.unwrap_or_else(default_threads);
+	let threads = args.threads.map_or_else(default_threads, |n| n as usize);
 	let settings = BenchSettings {
 		games: args
 			.games
@@ -166,13 +188,13 @@ fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
 		ProgressStyle::with_template(
 			"{msg} [{bar:30}] {pos}/{len} games, {elapsed} elapsed, ETA {eta}",
 		)
-		.context("the progress bar's template")?
+		.context("the progress bar's template is wrong")?
 		.progress_chars("=> "),
 	);
 	bar.set_message("playing");
 	let report = tigers_worker::bench_with_progress(&settings, |done| bar.set_position(done));
 	bar.finish_and_clear();
-	println!("{}", report.context("bench")?);
+	console::out(format_args!("{}\n", report?))?;
 	Ok(())
 }
 
@@ -187,13 +209,11 @@ fn run_loadtest(args: &LoadtestArgs) -> anyhow::Result<()> {
 	let runtime = tokio::runtime::Builder::new_multi_thread()
 		.enable_all()
 		.build()
-		.context("starting the async runtime")?;
-	let report = runtime
-		.block_on(tigers_worker::loadtest(&config, &settings))
-		.context("loadtest")?;
-	println!("{report}");
+		.context("cannot start the async runtime")?;
+	let report = runtime.block_on(tigers_worker::loadtest(&config, &settings))?;
+	console::out(format_args!("{report}\n"))?;
 	if args.per_second {
-		print!("{}", report.table());
+		console::out(report.table())?;
 	}
 	if let Some(error) = &report.first_error {
 		anyhow::bail!("{} errors; the first: {error}", report.errors);

@@ -7,15 +7,22 @@ use std::io::{self, IsTerminal};
 use std::path::Path;
 use std::sync::Mutex;
 
+use tigers_proto::console::LossyStderr;
 use tracing_subscriber::EnvFilter;
 
 /// Human-readable logs on a terminal, JSON lines otherwise (or with `--log-json`), on stderr;
 /// levels from `RUST_LOG`, `info` by default.
+///
+/// A log line that cannot be written (stderr closed, as when `2>&1 | tee log` loses its `tee`)
+/// is dropped: the program goes on, and still stops when asked.
 pub fn init_logging(json: bool) {
 	let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
 	let builder = tracing_subscriber::fmt()
 		.with_env_filter(filter)
-		.with_writer(io::stderr);
+		// Not the subscriber's own report of a failed write: it goes to stderr with
+		// `eprintln!`, which panics when stderr is what failed.
+		.log_internal_errors(false)
+		.with_writer(|| LossyStderr);
 	if json || !io::stderr().is_terminal() {
 		builder.json().init();
 	} else {
@@ -31,6 +38,7 @@ pub fn init_file_logging(path: &Path, json: bool) -> io::Result<()> {
 	let builder = tracing_subscriber::fmt()
 		.with_env_filter(filter)
 		.with_ansi(false)
+		.log_internal_errors(false)
 		.with_writer(Mutex::new(file));
 	if json {
 		builder.json().init();
@@ -40,8 +48,23 @@ pub fn init_file_logging(path: &Path, json: bool) -> io::Result<()> {
 	Ok(())
 }
 
-/// Completes on Ctrl-C or SIGTERM.
+/// Completes on Ctrl-C or SIGTERM, so that the program can stop in good order. A second one
+/// while it stops ends the process at once (status 130), for when stopping in good order takes
+/// too long or hangs.
 pub async fn shutdown_signal() {
+	let first = stop_signal().await;
+	tracing::info!("{first}: stopping");
+	// A task rather than a thread of its own: the runtime outlives every stop in good order, and
+	// a stop that hangs is what this is for.
+	tokio::spawn(async {
+		let second = stop_signal().await;
+		tracing::warn!("{second} again: exiting without finishing the stop");
+		std::process::exit(130);
+	});
+}
+
+/// Completes on the next Ctrl-C or SIGTERM, with its name.
+async fn stop_signal() -> &'static str {
 	let interrupt = async {
 		if let Err(error) = tokio::signal::ctrl_c().await {
 			tracing::error!(%error, "cannot listen for Ctrl-C");
@@ -64,7 +87,7 @@ pub async fn shutdown_signal() {
 	#[cfg(not(unix))]
 	let terminate = std::future::pending::<()>();
 	tokio::select! {
-		() = interrupt => tracing::info!("Ctrl-C: stopping"),
-		() = terminate => tracing::info!("SIGTERM: stopping"),
+		() = interrupt => "Ctrl-C",
+		() = terminate => "SIGTERM",
 	}
 }

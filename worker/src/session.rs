@@ -52,6 +52,10 @@ const CALL_TIMEOUT: Duration = Duration::from_secs(30);
 /// stream busy, few enough that a batch read from the spool is soon on its way.
 const OUTBOUND_BUFFER: usize = 8;
 
+/// How long a stopping worker waits for the coordinator to end the session after ending its
+/// own side: an answer on loopback or a LAN takes milliseconds.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// How often a connected worker logs its progress at info level: often enough to show it is
 /// alive in a log, rarely enough not to drown it.
 const PROGRESS_LOG_INTERVAL: Duration = Duration::from_secs(60);
@@ -299,10 +303,17 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 		.into_inner();
 	// The highest sequence sent in this session: acknowledgements above it are not believed.
 	let sent = AtomicU64::new(last_acked);
-	tokio::select! {
+	let receiving = receive_loop(shared, &mut client, inbound, backoff, &sent);
+	tokio::pin!(receiving);
+	let result = tokio::select! {
 		result = send_loop(shared, &outbound, &sent) => result,
-		result = receive_loop(shared, &mut client, inbound, backoff, &sent) => result,
-	}
+		result = &mut receiving => return result,
+	};
+	// Stopping with nothing left to send: end the stream, and give the coordinator a moment to
+	// end its side, so that it sees a worker that left rather than a connection that broke.
+	drop(outbound);
+	let _ = tokio::time::timeout(CLOSE_TIMEOUT, &mut receiving).await;
+	result
 }
 
 /// Sends what is spooled above `sent` (the highest sequence sent so far, kept up to date),
@@ -436,10 +447,13 @@ async fn apply_assignment(
 		depth = assignment.depth,
 		games_per_batch = assignment.games_per_batch,
 		max_plies = assignment.selfplay.max_plies,
-		tablebase = assignment
-			.tablebase_sha256
-			.as_deref()
-			.map(|_| tablebase.is_some()),
+		tablebase = match (&assignment.tablebase_sha256, &tablebase) {
+			(None, _) => "none",
+			(Some(_), Some(_)) => "ready",
+			// Not a table that is missing for good: it comes from the cache or the coordinator,
+			// and self-play takes it up (and adjudicates with it) once it is loaded.
+			(Some(_), None) => "loading; playing without it until it is ready",
+		},
 		adjudicate = assignment.adjudicate,
 		"playing"
 	);

@@ -39,6 +39,9 @@ pub fn open_run(
 	config: &CoordinatorConfig,
 ) -> Result<(Arc<Shared>, TrainingStart), CoordinatorError> {
 	let settings = &config.run;
+	// Before the run directory: a table that cannot be used stops the start without leaving a
+	// new, empty run behind.
+	let tablebase = tablebase::open(config)?;
 	let run_dir = RunDir::open(&config.run_dir)?;
 	let mut ledger = Ledger::open(&run_dir.ledger_path())?;
 	let generation = latest_or_first_generation(&run_dir, &mut ledger, settings)?;
@@ -46,7 +49,7 @@ pub fn open_run(
 	let mut restored = restore_trainer(&run_dir, &ledger, settings, &incumbent)?;
 	let gates = ledger.gates()?;
 	let live = live_from_ledger(&ledger, config, generation, &restored, &gates)?;
-	let tablebase = open_tablebase(config, &mut restored.trainer)?;
+	hand_out_tablebase(&tablebase, &mut restored.trainer);
 	let current = first_current(settings, generation, incumbent, &tablebase);
 	info!(
 		run = %run_dir.name(),
@@ -305,19 +308,13 @@ fn seed_recent(
 	Ok(())
 }
 
-/// The tablebase as configured; a table already at hand goes to the trainer, and to this
-/// process's local workers.
-fn open_tablebase(
-	config: &CoordinatorConfig,
-	trainer: &mut Trainer,
-) -> Result<TablebaseHolder, CoordinatorError> {
-	let tablebase = tablebase::open(config)?;
+/// A table already at hand goes to the trainer, and to this process's local workers.
+fn hand_out_tablebase(tablebase: &TablebaseHolder, trainer: &mut Trainer) {
 	if let Some(table) = tablebase.table() {
 		// Local workers in this process take this one copy instead of reading the file again.
 		tigers_worker::share_tablebase(&table);
 		trainer.tablebase = Some(table);
 	}
-	Ok(tablebase)
 }
 
 /// What workers are told first: `incumbent`, of `generation`, at the shallowest self-play depth

@@ -129,6 +129,7 @@ pub fn join_request(worker_id: &str) -> v1::JoinRequest {
 		build_version: env!("CARGO_PKG_VERSION").into(),
 		input_version: tigers_core::network::INPUT_VERSION,
 		worker_secret: String::new(),
+		loadtest: false,
 	}
 }
 

@@ -36,7 +36,9 @@ fn figure(figures: &[(String, f64)], name: &str) -> f64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn simulated_workers_get_their_batches_stored() {
 	let dir = temp_dir("loadtest");
-	let running = start(test_config(dir.clone(), Some("right"))).await;
+	let mut coordinator = test_config(dir.clone(), Some("right"));
+	coordinator.limits.accept_loadtest = true;
+	let running = start(coordinator).await;
 	let mut config = WorkerConfig::new(format!("http://{}", running.address));
 	config.token = Some("right".into());
 	let settings = LoadtestSettings {
@@ -95,6 +97,28 @@ async fn a_wrong_token_is_counted_as_errors() {
 	);
 	let mut client = client(running.address, Some("right")).await;
 	assert_eq!(status(&mut client).await.samples_total, 0);
+	running.stop().await;
+	let _ = std::fs::remove_dir_all(dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_not_started_for_load_tests_refuses_them_and_keeps_nothing() {
+	let dir = temp_dir("loadtest-refused");
+	let running = start(test_config(dir.clone(), None)).await;
+	let config = WorkerConfig::new(format!("http://{}", running.address));
+	let report = loadtest(&config, &LoadtestSettings::new(2, Duration::from_secs(1)))
+		.await
+		.expect("a report");
+	let figures = parse_line(&report.to_string());
+	assert_eq!(figure(&figures, "errors"), 2.0);
+	assert_eq!(report.opened, 0);
+	let why = report.first_error.expect("a reason");
+	assert!(why.contains("--accept-loadtest"), "{why}");
+	let mut client = client(running.address, None).await;
+	let status = status(&mut client).await;
+	assert_eq!(status.samples_total, 0);
+	assert!(status.workers.is_empty(), "{:?}", status.workers);
+	assert_eq!(status.workers_known, 0);
 	running.stop().await;
 	let _ = std::fs::remove_dir_all(dir);
 }

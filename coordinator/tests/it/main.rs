@@ -7,6 +7,7 @@ mod identity;
 mod limits;
 mod loadtest;
 mod metrics;
+mod pipes;
 mod service;
 mod tablebase;
 mod timed;

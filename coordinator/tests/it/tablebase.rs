@@ -150,8 +150,9 @@ async fn a_damaged_table_file_stops_the_coordinator_with_the_reason() {
 		error.contains("not a Tigers and Sheep tablebase"),
 		"{error}"
 	);
-	// Refused, not replaced.
+	// Refused, not replaced, and refused before a run directory was made.
 	assert_eq!(std::fs::read(&junk).unwrap(), vec![b'x'; 1000]);
+	assert!(!dir.join("run").exists());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -175,10 +175,20 @@ fn coordinator_measure_plays_a_net_file_on_the_clock_and_judges_its_moves() {
 	let (code, _, stderr) = measure_command(&[net.as_os_str(), os("--pairs"), os("0")]);
 	assert_eq!(code, Some(2), "{stderr}");
 	assert!(stderr.contains("--pairs must be 1 to 10000"), "{stderr}");
+	// A table that is missing or not good fails as every other unusable file does: status 1.
 	let nowhere = dir.join("nowhere.tb");
 	let (code, _, stderr) =
 		measure_command(&[net.as_os_str(), os("--tablebase"), nowhere.as_os_str()]);
-	assert_eq!(code, Some(2), "{stderr}");
+	assert_eq!(code, Some(1), "{stderr}");
 	assert!(stderr.contains("nowhere.tb"), "{stderr}");
+	let junk = dir.join("junk.tb");
+	std::fs::write(&junk, vec![b'x'; 4096]).unwrap();
+	let (code, _, stderr) =
+		measure_command(&[net.as_os_str(), os("--tablebase"), junk.as_os_str()]);
+	assert_eq!(code, Some(1), "{stderr}");
+	assert!(
+		stderr.contains("junk.tb") && stderr.contains("--no-tablebase"),
+		"{stderr}"
+	);
 	std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -276,11 +276,13 @@ fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer
 		format!("gates vs ClaudePlayer ({count}, newest first; W-D-L by side)"),
 		format!("gates ({count}; W-D-L by side)"),
 	];
-	let block = Block::bordered().title(fit::first_fitting(
-		&titles,
-		usize::from(area.width).saturating_sub(2),
-	));
 	let (shown, wide) = shown_columns(&COLUMNS, area.width.saturating_sub(2));
+	let block = Block::bordered()
+		.title(fit::first_fitting(
+			&titles,
+			usize::from(area.width).saturating_sub(2),
+		))
+		.title_bottom(legend(wide, usize::from(area.width).saturating_sub(2)));
 	let header = Row::new(shown.iter().map(|&i| {
 		let (full, short) = COLUMNS[i].header;
 		if wide { full } else { short }
@@ -307,6 +309,25 @@ fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer
 		.header(header)
 		.block(block)
 		.render(area, buf);
+}
+
+/// What the table's words and short headers mean, on its bottom border: `measured` rows and
+/// the equal-time column are the ones a reader cannot guess.
+fn legend(wide: bool, columns: usize) -> String {
+	let column = if wide { "equal time" } else { "eq.t" };
+	let choices = [
+		format!(
+			"measured: a promoted net's own match on fresh openings · {column}: its score at \
+			 equal time a move, or pairs played/pairs while it plays"
+		),
+		format!(
+			"measured: a promoted net on fresh openings · {column}: score at equal time a move, \
+			 or pairs played/pairs"
+		),
+		format!("measured: promoted net, fresh openings · {column}: score at equal time"),
+		format!("{column}: score at equal time"),
+	];
+	fit::first_fitting(&choices, columns)
 }
 
 #[derive(Clone, Copy)]
@@ -451,6 +472,22 @@ mod tests {
 
 	fn headers(columns: &[Column], shown: &[usize]) -> Vec<&'static str> {
 		shown.iter().map(|&i| columns[i].header.0).collect()
+	}
+
+	#[test]
+	fn the_legend_explains_measured_rows_and_the_short_equal_time_header() {
+		let narrow = legend(false, usize::from(INSIDE_80));
+		assert!(
+			narrow.contains("measured:") && narrow.contains("eq.t:"),
+			"{narrow}"
+		);
+		assert!(narrow.chars().count() <= usize::from(INSIDE_80), "{narrow}");
+		let wide = legend(true, 118);
+		assert!(
+			wide.contains("equal time:") && wide.contains("pairs played/pairs"),
+			"{wide}"
+		);
+		assert!(!wide.contains("eq.t"), "{wide}");
 	}
 
 	#[test]

@@ -36,6 +36,8 @@ pub enum RecordingError {
 pub struct Recorder {
 	path: PathBuf,
 	out: BufWriter<File>,
+	/// Snapshots written so far.
+	written: u64,
 }
 
 impl Recorder {
@@ -48,7 +50,17 @@ impl Recorder {
 		Ok(Recorder {
 			path: path.to_path_buf(),
 			out: BufWriter::new(file),
+			written: 0,
 		})
+	}
+
+	/// Ends the recording; a file that got no snapshot (the coordinator never answered) is
+	/// removed rather than left empty, since it would not play back.
+	pub fn finish(self) {
+		if self.written == 0 {
+			drop(self.out);
+			let _ = std::fs::remove_file(&self.path);
+		}
 	}
 
 	/// Writes one snapshot and flushes it, so an interrupted recording keeps what it had.
@@ -60,7 +72,9 @@ impl Recorder {
 			.map_err(|error| RecordingError::Io {
 				path: self.path.clone(),
 				error,
-			})
+			})?;
+		self.written += 1;
+		Ok(())
 	}
 }
 
@@ -105,6 +119,12 @@ mod tests {
 		std::fs::write(&path, bytes).unwrap();
 		let error = read_recording(&path).unwrap_err().to_string();
 		assert!(error.contains("snapshot 1 does not decode"), "{error}");
+		// A recording that got nothing leaves no file; one that got something keeps it.
+		let empty = dir.join("empty.pb");
+		Recorder::create(&empty).unwrap().finish();
+		assert!(!empty.exists());
+		recorder.finish();
+		assert!(path.exists());
 		std::fs::remove_dir_all(&dir).unwrap();
 	}
 }

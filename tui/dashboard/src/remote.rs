@@ -63,7 +63,11 @@ pub fn watch(settings: FeedSettings, record: Option<&Path>) -> Result<(), Dashbo
 		.name("progress-feed".into())
 		.spawn(move || runtime.block_on(follow(settings, sender)))
 		.map_err(start("feed thread"))?;
-	match show(&mut dashboard, &events, recorder.as_mut()).map_err(DashboardError::Terminal)? {
+	let closed = show(&mut dashboard, &events, recorder.as_mut());
+	if let Some(recorder) = recorder {
+		recorder.finish();
+	}
+	match closed.map_err(DashboardError::Terminal)? {
 		Closed::Quit => Ok(()),
 		Closed::Refused(reason) => Err(DashboardError::Refused(reason)),
 	}

@@ -56,25 +56,42 @@ fn workers_line(p: &v1::Progress, columns: usize) -> String {
 	fit::first_fitting(&choices, columns)
 }
 
-/// The self-play depth with its bounds, and the share of the samples that left the replay
-/// window that were trained on (`-` until some have left); `coordinator status` has the rates.
-fn work_line(p: &v1::Progress, columns: usize) -> String {
+/// The self-play depth with its bounds; `coordinator status` has the rates behind it.
+fn work_line(p: &v1::Progress) -> String {
 	let Some(work) = p.work else {
 		return "unknown (an older coordinator)".to_string();
 	};
-	let depth = format!("depth {}", work.depth);
-	let bounds = if work.depth_min >= work.depth_max {
-		"(fixed)".to_string()
+	if work.depth_min >= work.depth_max {
+		format!("depth {} (fixed)", work.depth)
 	} else {
-		format!("({}-{})", work.depth_min, work.depth_max)
+		format!(
+			"depth {} ({}-{})",
+			work.depth, work.depth_min, work.depth_max
+		)
+	}
+}
+
+/// The share of the samples that left the replay window that were trained on first (the
+/// trainer keeping up, or not), once some have left.
+fn trained_line(p: &v1::Progress, columns: usize) -> String {
+	let Some(work) = p.work else {
+		return "unknown".to_string();
 	};
-	let trained = work.trained_share.map_or("-".to_string(), share_percent);
-	let choices = [
-		format!("{depth} {bounds} · {trained} trained on"),
-		format!("{depth} {bounds} · {trained} trained"),
-		format!("{depth} · {trained} trained"),
-		depth,
-	];
+	let choices = match work.trained_share {
+		Some(share) => {
+			let share = share_percent(share);
+			[
+				format!("{share} of the samples leaving the window"),
+				format!("{share} of those leaving the window"),
+				format!("{share} of those leaving"),
+			]
+		}
+		None => [
+			"none has left the window yet".to_string(),
+			"none has left yet".to_string(),
+			"-".to_string(),
+		],
+	};
 	fit::first_fitting(&choices, columns)
 }
 
@@ -168,9 +185,10 @@ fn figure_lines(dashboard: &Dashboard, p: &v1::Progress, columns: usize) -> Vec<
 				format::count(p.window_capacity)
 			)),
 		]),
+		Line::from(vec![label("self-play"), Span::raw(work_line(p))]),
 		Line::from(vec![
-			label("self-play"),
-			Span::raw(work_line(p, value_columns)),
+			label("trained on"),
+			Span::raw(trained_line(p, value_columns)),
 		]),
 	];
 	lines.extend(tablebase_lines(p, columns));
@@ -414,9 +432,13 @@ mod tests {
 	}
 
 	#[test]
-	fn the_self_play_line_has_the_depth_its_bounds_and_the_share_trained_on() {
+	fn the_run_pane_says_what_share_of_the_samples_leaving_the_window_were_trained_on() {
 		let mut p = v1::Progress::default();
-		assert_eq!(work_line(&p, 40), "unknown (an older coordinator)");
+		assert_eq!(work_line(&p), "unknown (an older coordinator)");
+		assert_eq!(trained_line(&p, 31), "unknown");
+		p.work = Some(v1::SelfPlayWork::default());
+		assert_eq!(trained_line(&p, 31), "none has left the window yet");
+		assert_eq!(trained_line(&p, 20), "none has left yet");
 		p.work = Some(v1::SelfPlayWork {
 			depth: 4,
 			depth_min: 3,
@@ -424,17 +446,20 @@ mod tests {
 			trained_share: Some(0.998),
 			..v1::SelfPlayWork::default()
 		});
-		assert_eq!(work_line(&p, 40), "depth 4 (3-5) · 99% trained on");
-		assert_eq!(work_line(&p, 28), "depth 4 (3-5) · 99% trained");
-		assert_eq!(work_line(&p, 22), "depth 4 · 99% trained");
-		assert_eq!(work_line(&p, 12), "depth 4");
+		assert_eq!(work_line(&p), "depth 4 (3-5)");
+		assert_eq!(
+			trained_line(&p, 41),
+			"99% of the samples leaving the window"
+		);
+		assert_eq!(trained_line(&p, 31), "99% of those leaving the window");
+		assert_eq!(trained_line(&p, 20), "99% of those leaving");
 		p.work = Some(v1::SelfPlayWork {
 			depth: 3,
 			depth_min: 3,
 			depth_max: 3,
 			..v1::SelfPlayWork::default()
 		});
-		assert_eq!(work_line(&p, 40), "depth 3 (fixed) · - trained on");
+		assert_eq!(work_line(&p), "depth 3 (fixed)");
 		assert_eq!(share_percent(1.0), "100%");
 		assert_eq!(share_percent(0.754), "75%");
 	}

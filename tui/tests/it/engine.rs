@@ -302,12 +302,17 @@ fn a_file_that_is_not_a_tablebase_is_refused_with_the_reason() {
 		let output = Command::new(env!("CARGO_BIN_EXE_tui"))
 			.args(["engine", "--tablebase"])
 			.arg(file)
+			// Set in many shells and CI systems: a user's error still takes one line.
+			.env("RUST_BACKTRACE", "1")
 			.stdin(Stdio::null())
 			.output()
 			.expect("running tui engine");
 		assert_eq!(output.status.code(), Some(1));
 		let stderr = String::from_utf8_lossy(&output.stderr);
 		assert!(stderr.contains(reason), "{stderr}");
+		assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+		assert!(stderr.starts_with("tui: "), "{stderr}");
+		assert_eq!(stderr.lines().count(), 1, "{stderr}");
 		assert!(output.stdout.is_empty());
 	}
 }

@@ -153,7 +153,11 @@ fn a_game_of_a_runs_archive_loads_by_its_number() {
 		game: Some(3),
 		..PlayConfig::default()
 	};
-	assert_eq!(setup::build(&config).unwrap().app.game(), &game_after(&[]));
+	let app = setup::build(&config).unwrap().app;
+	assert_eq!(app.game(), &game_after(&[]));
+	// Titled by the generation that played it, not by whatever net plays on.
+	let notice = app.status().expect("a notice").text.clone();
+	assert_eq!(notice, "a game of generation 3");
 	// Without a number, or with one past the end, the error says what there is.
 	let error = record_io::load(&path).unwrap_err();
 	assert!(
@@ -239,4 +243,40 @@ fn the_binary_lists_an_archives_games_and_loads_one() {
 		stdout.contains("does not read") && stdout.contains("line 3"),
 		"{stdout}"
 	);
+}
+
+#[test]
+fn a_listing_into_a_pipe_that_closes_early_ends_quietly() {
+	use std::io::Read;
+	use std::process::Stdio;
+	let dir = temp_dir("a_listing_into_a_pipe_that_closes_early");
+	// Far more listing than a pipe holds (64 KiB on Linux), so that the program is still
+	// writing when its reader goes, as with `tui games FILE | head -2`.
+	let text = GameRecord {
+		generation: Some(1),
+		seed: Some(1),
+		..GameRecord::from_game(&game_after(&["sc3"]))
+	}
+	.to_text();
+	let path = dir.join(tigers_proto::games::file_name(1));
+	let bytes = tigers_proto::games::compress(std::iter::repeat_n(text.as_str(), 5000));
+	std::fs::write(&path, bytes).unwrap();
+	let mut child = Command::new(env!("CARGO_BIN_EXE_tui"))
+		.arg("games")
+		.arg(&path)
+		.stdout(Stdio::piped())
+		.stderr(Stdio::piped())
+		.spawn()
+		.unwrap();
+	let mut head = [0; 200];
+	child
+		.stdout
+		.take()
+		.unwrap()
+		.read_exact(&mut head)
+		.expect("the listing starts");
+	let output = child.wait_with_output().unwrap();
+	let stderr = String::from_utf8_lossy(&output.stderr);
+	assert_eq!(output.status.code(), Some(0), "{stderr}");
+	assert!(stderr.is_empty(), "{stderr}");
 }

@@ -6,7 +6,10 @@ use tigers_tui::App;
 
 use tigers_core::tablebase::Value;
 
-use crate::support::{claude, click_point, draw, game_after, game_from, human, settle, tablebase};
+use crate::support::{
+	claude, click_point, draw, game_after, game_from, human, press, settle, tablebase, type_text,
+};
+use ratatui::crossterm::event::KeyCode;
 
 /// You as the sheep against a computer, before the first move.
 fn start() -> App {
@@ -62,6 +65,36 @@ fn mid_game_with_highlights_80x24() {
 fn mid_game_with_highlights_100x36() {
 	let mut app = mid_game(100, 36);
 	assert_snapshot!(draw(&mut app, 100, 36).backend());
+}
+
+#[test]
+fn quit_prompt_80x24() {
+	// Two people, a move not yet saved: `q` asks first, in the pane where the player to move
+	// reads what to do, in place of the instructions.
+	let mut app = App::new(game_after(&[]), human(), human());
+	draw(&mut app, 80, 24);
+	type_text(&mut app, "c3");
+	press(&mut app, KeyCode::Enter);
+	press(&mut app, KeyCode::Char('q'));
+	assert!(app.is_asking_to_save());
+	let terminal = draw(&mut app, 80, 24);
+	let screen = format!("{}", terminal.backend());
+	assert!(!screen.contains("Click"), "{screen}");
+	assert_snapshot!(terminal.backend());
+}
+
+#[test]
+fn a_long_confirmation_80x24() {
+	// What `w` says with the default save path: whole, wrapped at the bottom of the player's
+	// pane, below what the player to move reads.
+	let mut app = App::new(game_after(&["sc3"]), human(), human()).with_notice(
+		"saved to /home/someone/.local/share/tigers-and-sheep/games/game-2026-12-02-141000.txt",
+	);
+	let terminal = draw(&mut app, 80, 24);
+	let screen = format!("{}", terminal.backend());
+	assert!(screen.contains("game-2026-12-02-141000.txt"), "{screen}");
+	assert!(screen.contains("Tigers to move"), "{screen}");
+	assert_snapshot!(terminal.backend());
 }
 
 #[test]

@@ -2,9 +2,11 @@
 //! on 127.0.0.1, over real gRPC.
 
 mod bench;
+mod command_line;
 mod coordinator;
 mod identity;
 mod metrics;
+mod pipes;
 mod refusal;
 mod restart;
 mod session;

@@ -47,8 +47,9 @@ fn run_pane() {
 	let screen = screen(&dashboard);
 	assert!(screen.contains("http://127.0.0.1:50051"), "{screen}");
 	assert!(screen.contains("2 of 3 connected"), "{screen}");
+	assert!(screen.contains("depth 4 (3-5)"), "{screen}");
 	assert!(
-		screen.contains("depth 4 (3-5) · 97% trained on"),
+		screen.contains("trained on     97% of those leaving the window"),
 		"{screen}"
 	);
 	assert_snapshot!(screen);
