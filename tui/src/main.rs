@@ -153,7 +153,7 @@ enum TablebaseAction {
 #[derive(Debug, Args)]
 struct PlacementArgs {
 	/// The placement phase, solved layer by layer from the movement table (which must be
-	/// there: --tablebase, else the cache directory).
+	/// there: --movement, else the cache directory's).
 	#[arg(long)]
 	placement: bool,
 	/// The placement layers' directory [default: placement-f1-r1 beside the movement table in
