@@ -176,14 +176,13 @@ impl<'a> LayerSolver<'a> {
 				.and_then(|b| b.get(distance))
 				.map_or(&[][..], Vec::as_slice);
 			decided += here.len() as u64;
-			report(here.len() as u64);
 			if (here.len() + there.len()) > 0 && distance + 1 > MAX_DISTANCE as usize {
 				return Err(SolveError::TooLong {
 					dead: self.layer as u32,
 					distance: distance as u32 + 1,
 				});
 			}
-			let next = self.level(distance as u32, here, there);
+			let next = self.level(distance as u32, here, there, report);
 			if !next.is_empty() {
 				if levels.len() <= distance + 1 {
 					levels.resize(distance + 2, Vec::new());
@@ -234,7 +233,16 @@ impl<'a> LayerSolver<'a> {
 
 	/// Walks back from the positions decided at `distance` (this layer's, and the layer
 	/// below's with the sheep to move) and returns the parents decided at `distance + 1`.
-	fn level(&self, distance: u32, here: &[u32], below: &[u32]) -> Vec<u32> {
+	/// Walks back from the positions decided at `distance` (this layer's `here`, the next
+	/// layer's `below`), reporting `here`'s positions as they are done: a level can hold
+	/// millions, and a bar that jumped before walking them would stand still meanwhile.
+	fn level(
+		&self,
+		distance: u32,
+		here: &[u32],
+		below: &[u32],
+		report: &(dyn Fn(u64) + Sync),
+	) -> Vec<u32> {
 		let child_lost = distance.is_multiple_of(2);
 		let value = if child_lost {
 			encode_win(distance + 1)
@@ -265,7 +273,7 @@ impl<'a> LayerSolver<'a> {
 			self.threads,
 			here.len() + below.len(),
 			|chunk, found: &mut Found| {
-				for i in chunk {
+				for i in chunk.clone() {
 					let mut parents = Distinct::new();
 					let add = |tigers, empty, turn| {
 						parents.push(self.layout.canonical_index(tigers, empty, turn));
@@ -279,6 +287,8 @@ impl<'a> LayerSolver<'a> {
 						decide(parent, found);
 					}
 				}
+				let walked_here = chunk.start.min(here.len())..chunk.end.min(here.len());
+				report(walked_here.len() as u64);
 			},
 		);
 		found.into_iter().flat_map(|f| f.next).collect()
