@@ -116,6 +116,12 @@ impl Session {
 							}
 						}
 						Ok(None) => break,
+						Err(status) if is_connection_gone(&status) => {
+							// A worker that stops drops its connection as it goes: that ends
+							// its session, but it is not an error to warn about.
+							info!(worker = %self.worker_id, "the worker's connection closed");
+							break;
+						}
 						Err(status) => {
 							warn!(worker = %self.worker_id, %status, "session ended with an error");
 							self.fail(inbound_error(status)).await;
@@ -312,6 +318,33 @@ impl Session {
 enum StoreError {
 	Invalid(Rejection),
 	Storage(StoreFailure),
+}
+
+/// Whether a stream's error only says that the peer's connection went away (closed, reset or
+/// cut short), which is how a worker that stops or dies ends its session.
+fn is_connection_gone(status: &Status) -> bool {
+	use std::io::ErrorKind;
+	let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(status);
+	let gone = |io: &std::io::Error| {
+		matches!(
+			io.kind(),
+			ErrorKind::BrokenPipe | ErrorKind::ConnectionReset | ErrorKind::UnexpectedEof
+		)
+	};
+	while let Some(error) = cause {
+		// h2 keeps the connection's I/O error to itself rather than as a source.
+		if let Some(io) = error
+			.downcast_ref::<h2::Error>()
+			.and_then(h2::Error::get_io)
+		{
+			return gone(io);
+		}
+		if let Some(io) = error.downcast_ref::<std::io::Error>() {
+			return gone(io);
+		}
+		cause = error.source();
+	}
+	false
 }
 
 #[cfg(test)]

@@ -259,11 +259,18 @@ async fn a_killed_coordinator_resumes_and_nothing_is_lost_or_counted_twice() {
 			.all(|w| w.reconnects == 0 || w.connected)
 	);
 
-	// 5. The workers stop cleanly, flushing their spools; then the coordinator.
+	// 5. The workers stop cleanly, flushing their spools; then the coordinator. A clean stop
+	// closes the session in good order: the coordinator logs no session error for it.
+	let logged_before = std::fs::read_to_string(&log).unwrap().len();
 	for worker in &mut workers {
 		terminate(worker);
 	}
 	let last = wait_for(port, Duration::from_secs(10), "a final status", |_| true).await;
+	let stops = std::fs::read_to_string(&log).unwrap()[logged_before..].to_string();
+	assert!(
+		!stops.contains("session ended with an error"),
+		"a clean worker stop was logged as an error:\n{stops}"
+	);
 	terminate(&mut coordinator);
 
 	// 6. Every batch each worker made is in the ledger once.
