@@ -12,7 +12,7 @@ use tigers_coordinator::status::fetch_status;
 use tigers_proto::client::ClientSettings;
 use tigers_proto::v1;
 
-use crate::common::temp_dir;
+use crate::common::{free_port, temp_dir};
 
 fn coordinator_binary() -> PathBuf {
 	PathBuf::from(env!("CARGO_BIN_EXE_coordinator"))
@@ -30,14 +30,6 @@ fn worker_binary() -> PathBuf {
 		assert!(status.success(), "building the worker binary failed");
 	}
 	path
-}
-
-fn free_port() -> u16 {
-	std::net::TcpListener::bind("127.0.0.1:0")
-		.unwrap()
-		.local_addr()
-		.unwrap()
-		.port()
 }
 
 fn spawn_coordinator(port: u16, run_dir: &Path, log: &Path) -> Child {

@@ -249,3 +249,12 @@ pub async fn status(client: &mut Client) -> v1::Progress {
 		.expect("status")
 		.into_inner()
 }
+
+/// A loopback port that was free a moment ago, for a coordinator process to listen on.
+pub fn free_port() -> u16 {
+	std::net::TcpListener::bind("127.0.0.1:0")
+		.unwrap()
+		.local_addr()
+		.unwrap()
+		.port()
+}

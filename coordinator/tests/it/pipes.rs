@@ -8,18 +8,10 @@ use std::time::{Duration, Instant};
 use tigers_coordinator::status::fetch_status;
 use tigers_proto::client::ClientSettings;
 
-use crate::common::temp_dir;
+use crate::common::{free_port, temp_dir};
 
 /// Long enough for a busy machine; a coordinator that takes longer has hung.
 const PATIENCE: Duration = Duration::from_secs(60);
-
-fn free_port() -> u16 {
-	std::net::TcpListener::bind("127.0.0.1:0")
-		.unwrap()
-		.local_addr()
-		.unwrap()
-		.port()
-}
 
 #[test]
 fn a_closed_stderr_neither_crashes_the_coordinator_nor_keeps_it_from_stopping() {
