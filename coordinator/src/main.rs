@@ -14,10 +14,11 @@ use tigers_coordinator::config::{
 };
 use tigers_coordinator::error::CoordinatorError;
 use tigers_coordinator::local_dashboard::LocalDashboard;
-use tigers_coordinator::measure::{MeasureSettings, measure};
+use tigers_coordinator::measure::{MeasureSettings, Measured, Opponent, measure};
 use tigers_coordinator::status::{fetch_status, progress_json};
-use tigers_core::gate::TableRole;
+use tigers_core::gate::{TableRole, Tables};
 use tigers_core::tablebase::Tablebase;
+use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::trainer::schedule::{LearningRateSchedule, WindowGrowth};
 use tigers_proto::client::ClientSettings;
 use tigers_proto::client::error_chain;
@@ -59,15 +60,29 @@ enum Command {
 		#[arg(long, value_name = "FILE")]
 		tls_ca: Option<PathBuf>,
 	},
-	/// Measures a net file at equal time per move against ClaudePlayer, as a run measures its
-	/// promoted nets, and prints the result.
+	/// Measures a net file (or the perfect player) at equal time per move against ClaudePlayer
+	/// (or the perfect player), as a run measures its promoted nets, and prints the result.
 	Measure(MeasureArgs),
 }
 
 #[derive(Args)]
 struct MeasureArgs {
 	/// The net (a safetensors file, such as a run's nets/gen-000024.safetensors).
-	net: PathBuf,
+	#[arg(required_unless_present = "perfect", conflicts_with = "perfect")]
+	net: Option<PathBuf>,
+	/// Measure the perfect player instead of a net: ClaudePlayer's search choosing only among
+	/// the moves that keep the exact value (needs the placement phase solved).
+	#[arg(long)]
+	perfect: bool,
+	/// The opponent: claude, or perfect (which gives no value away, so every value the net
+	/// gives away can cost it the game).
+	#[arg(long, value_name = "PLAYER", default_value = "claude",
+		value_parser = clap::builder::PossibleValuesParser::new(Opponent::NAMES))]
+	against: String,
+	/// The placement layers, which judge the placement-phase moves and play for the perfect
+	/// player [default: placement-f1-r1 beside the tablebase in the platform's cache].
+	#[arg(long, value_name = "DIR")]
+	placement: Option<PathBuf>,
 	/// Each player's time a move (1 to 60000).
 	#[arg(long, value_name = "MS",
 		default_value_t = run_defaults().timed.move_time.as_millis() as u64)]
@@ -110,8 +125,13 @@ impl MeasureArgs {
 		if !(1..=64).contains(&self.threads) {
 			return Err(format!("--threads must be 1 to 64, not {}", self.threads));
 		}
+		let measured = match &self.net {
+			Some(path) => Measured::Net(path.clone()),
+			None => Measured::Perfect,
+		};
 		Ok(MeasureSettings {
-			net: self.net.clone(),
+			measured,
+			against: self.against.parse()?,
 			timed: TimedSettings {
 				move_time: Duration::from_millis(self.move_ms),
 				pairs: self.pairs,
@@ -153,6 +173,26 @@ impl MeasureArgs {
 		}
 		Ok(table.map(Arc::new))
 	}
+
+	/// The placement layers: those in the directory named, which must open; those in the
+	/// default directory if it is there; none otherwise.
+	fn placement(&self) -> Result<Option<Arc<PlacementTable>>, String> {
+		let dir = locations::placement_dir(self.placement.as_deref()).map_err(|e| e.to_string())?;
+		if !dir.is_dir() {
+			if self.placement.is_none() {
+				return Ok(None);
+			}
+			return Err(format!("no placement layers in {}", dir.display()));
+		}
+		PlacementTable::open(&dir)
+			.map(|table| Some(Arc::new(table)))
+			.map_err(|e| {
+				format!(
+					"the placement layers in {} cannot be used: {e}",
+					dir.display()
+				)
+			})
+	}
 }
 
 async fn run_measure(args: MeasureArgs) -> ExitCode {
@@ -171,6 +211,13 @@ async fn run_measure(args: MeasureArgs) -> ExitCode {
 			return ExitCode::FAILURE;
 		}
 	};
+	let placement = match args.placement() {
+		Ok(placement) => placement,
+		Err(error) => {
+			say!("coordinator measure: {error}");
+			return ExitCode::FAILURE;
+		}
+	};
 	let stop = Arc::new(AtomicBool::new(false));
 	let stopping = stop.clone();
 	tokio::spawn(async move {
@@ -181,7 +228,11 @@ async fn run_measure(args: MeasureArgs) -> ExitCode {
 		let bar = progress_bar(u64::from(settings.timed.pairs), "measuring");
 		let go_on = || !stop.load(Ordering::Relaxed);
 		let on_pair = |done: u32| bar.set_position(u64::from(done));
-		let measured = measure(&settings, table.as_ref(), &go_on, &on_pair);
+		let tables = Tables {
+			movement: table.as_ref(),
+			placement: placement.as_ref(),
+		};
+		let measured = measure(&settings, tables, &go_on, &on_pair);
 		bar.finish_and_clear();
 		measured
 	})
@@ -656,6 +707,15 @@ mod tests {
 		assert_eq!(settings.gate, RunSettings::default().gate);
 		assert_eq!((settings.threads, settings.generation), (1, None));
 		assert_eq!(settings.timed.tablebase, TableRole::Play);
+		assert_eq!(settings.measured, Measured::Net("net.safetensors".into()));
+		assert_eq!(settings.against, Opponent::Claude);
+		let cli = Cli::try_parse_from(["coordinator", "measure", "--perfect"]).unwrap();
+		let Some(Command::Measure(args)) = cli.command else {
+			panic!("the measure command");
+		};
+		let settings = args.settings().unwrap();
+		assert_eq!(settings.measured, Measured::Perfect);
+		assert!(settings.needs_placement());
 		let cli = Cli::try_parse_from([
 			"coordinator",
 			"measure",

@@ -1,6 +1,9 @@
 //! `coordinator measure`: a net file measured at equal time per move against `ClaudePlayer`,
 //! the way a run measures each promoted net, but outside a run: a run's best net given more
-//! pairs after the run, or any net on a machine of its own.
+//! pairs after the run, or any net on a machine of its own. With the placement phase solved, the
+//! perfect player can take either side: measured against `ClaudePlayer` it gives the ceiling a
+//! net's score can reach, and as the opponent it finds every value a net gives away; the layers
+//! also judge both players' placement-phase moves.
 //!
 //! The match is the run's (`timed::settings_for`): the gate's openings and ply cap, both
 //! players on the same clock, every pair played, the openings a run draws for that generation,
@@ -15,25 +18,66 @@ use std::time::Instant;
 
 use thiserror::Error;
 use tigers_core::Network;
-use tigers_core::gate::{GateSettings, GateTally, TableRole, play_gate_match};
+use tigers_core::gate::{
+	Contender, GateSettings, GateTally, Reference, TableRole, Tables, play_match,
+};
 use tigers_core::network::file::NetFileError;
-use tigers_core::tablebase::{Accuracy, Tablebase};
+use tigers_core::tablebase::Accuracy;
+use tigers_core::tablebase::placement::PlacementTable;
 
 use crate::config::TimedSettings;
 use crate::rundir::parse_net_file_name;
 use crate::timed::settings_for;
 
+/// Who is measured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Measured {
+	/// A net file (safetensors, as a run's `nets/` holds them).
+	Net(PathBuf),
+	/// The perfect player (the solved placement phase and the movement table).
+	Perfect,
+}
+
+/// Who the measured player meets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Opponent {
+	/// `ClaudePlayer`, as a run measures its nets.
+	#[default]
+	Claude,
+	/// The perfect player.
+	Perfect,
+}
+
+impl Opponent {
+	/// The names the command line takes.
+	pub const NAMES: [&'static str; 2] = ["claude", "perfect"];
+}
+
+impl std::str::FromStr for Opponent {
+	type Err = String;
+
+	fn from_str(text: &str) -> Result<Opponent, String> {
+		match text {
+			"claude" => Ok(Opponent::Claude),
+			"perfect" => Ok(Opponent::Perfect),
+			_ => Err(format!("{text:?} is not one of claude, perfect")),
+		}
+	}
+}
+
 /// What to measure and how.
 #[derive(Clone, Debug)]
 pub struct MeasureSettings {
-	/// The net file (safetensors, as a run's `nets/` holds them).
-	pub net: PathBuf,
+	/// Who is measured.
+	pub measured: Measured,
+	/// Who it meets.
+	pub against: Opponent,
 	/// Time a move, pairs and the tablebase's role, as a run's measurement takes them.
 	pub timed: TimedSettings,
 	/// Games played at once.
 	pub threads: usize,
 	/// Whose openings to play: a run measuring generation `g` plays those of `g`. By default
-	/// the generation the file's name gives, else 0.
+	/// the generation a net file's name gives, else 0.
 	pub generation: Option<u64>,
 	/// The gate whose openings and ply cap the match takes.
 	pub gate: GateSettings,
@@ -42,13 +86,19 @@ pub struct MeasureSettings {
 impl MeasureSettings {
 	/// The generation whose openings are played.
 	pub fn generation(&self) -> u64 {
-		self.generation.unwrap_or_else(|| {
-			self.net
+		self.generation.unwrap_or_else(|| match &self.measured {
+			Measured::Net(path) => path
 				.file_name()
 				.and_then(|name| name.to_str())
 				.and_then(parse_net_file_name)
-				.unwrap_or(0)
+				.unwrap_or(0),
+			Measured::Perfect => 0,
 		})
+	}
+
+	/// Whether the match needs the whole placement phase solved.
+	pub fn needs_placement(&self) -> bool {
+		self.measured == Measured::Perfect || self.against == Opponent::Perfect
 	}
 }
 
@@ -66,15 +116,23 @@ pub enum MeasureError {
 	/// Stopped before every pair was played.
 	#[error("stopped before the measurement was finished")]
 	Stopped,
+	/// The perfect player was asked for without both solved phases.
+	#[error(
+		"the perfect player needs the movement table and every placement layer: \
+		 `tui tablebase build` and `tui tablebase build --placement` solve them"
+	)]
+	NoPerfectPlay,
 }
 
 /// A finished measurement.
 #[derive(Clone, Debug)]
 pub struct Measurement {
-	/// The net file.
-	pub net: PathBuf,
-	/// Its sha256, as runs and workers name nets.
-	pub sha256: String,
+	/// Who was measured.
+	pub measured: Measured,
+	/// Who it met.
+	pub against: Opponent,
+	/// The net's sha256, as runs and workers name nets; `None` for the perfect player.
+	pub sha256: Option<String>,
 	/// Whose openings were played.
 	pub generation: u64,
 	/// As measured with.
@@ -83,36 +141,91 @@ pub struct Measurement {
 	pub threads: usize,
 	/// What the tablebase did: `None` if there was none.
 	pub tablebase: Option<TableRole>,
+	/// Whether placement layers judged the placement-phase moves (those in a layer present).
+	pub placement_judged: bool,
 	/// The results.
 	pub tally: GateTally,
 	/// Wall-clock time it took.
 	pub seconds: f64,
 }
 
-/// Plays the measurement, with `table` (if any) in the role `settings.timed.tablebase` gives
-/// it; `go_on` is asked before every move, `on_pair` told the pairs finished after each one.
+/// Plays the measurement, with `tables.movement` (if any) in the role
+/// `settings.timed.tablebase` gives it and `tables.placement` judging the placement-phase moves
+/// in the layers it has (a perfect player needs them all); `go_on` is asked before every move, `on_pair` told the pairs finished
+/// after each one.
 pub fn measure(
 	settings: &MeasureSettings,
-	table: Option<&Arc<Tablebase>>,
+	tables: Tables<'_>,
 	go_on: &(dyn Fn() -> bool + Sync),
 	on_pair: &(dyn Fn(u32) + Sync),
 ) -> Result<Measurement, MeasureError> {
-	let net = load(&settings.net)?;
+	// The layers judge where they are present; the perfect player needs all of them.
+	let layers = tables.placement.filter(|_| tables.movement.is_some());
+	let perfect = || -> Result<Arc<PlacementTable>, MeasureError> {
+		layers
+			.filter(|placement| placement.is_complete())
+			.cloned()
+			.ok_or(MeasureError::NoPerfectPlay)
+	};
+	let (contender, sha256) = match &settings.measured {
+		Measured::Net(path) => {
+			let net = load(path)?;
+			let sha256 = net.sha256();
+			(Contender::Net(net), Some(sha256))
+		}
+		Measured::Perfect => (Contender::Perfect(perfect()?), None),
+	};
+	let reference = match settings.against {
+		Opponent::Claude => Reference::Claude,
+		Opponent::Perfect => Reference::Perfect(perfect()?),
+	};
 	let generation = settings.generation();
 	let gate = settings_for(&settings.gate, &settings.timed, generation);
+	let judging = Tables {
+		movement: tables.movement,
+		placement: layers,
+	};
 	let started = Instant::now();
-	let tally = play_gate_match(&net, &gate, table, settings.threads, go_on, on_pair)
-		.ok_or(MeasureError::Stopped)?;
+	let tally = play_match(
+		&contender,
+		&reference,
+		&gate,
+		judging,
+		settings.threads,
+		go_on,
+		on_pair,
+	)
+	.ok_or(MeasureError::Stopped)?;
 	Ok(Measurement {
-		net: settings.net.clone(),
-		sha256: net.sha256(),
+		measured: settings.measured.clone(),
+		against: settings.against,
+		sha256,
 		generation,
 		timed: settings.timed,
 		threads: settings.threads,
-		tablebase: table.map(|_| settings.timed.tablebase),
+		tablebase: tables.movement.map(|_| settings.timed.tablebase),
+		placement_judged: layers.is_some(),
 		tally,
 		seconds: started.elapsed().as_secs_f64(),
 	})
+}
+
+impl Measurement {
+	/// What the lines call the measured player.
+	fn player(&self) -> &'static str {
+		match self.measured {
+			Measured::Net(_) => "the net",
+			Measured::Perfect => "the perfect player",
+		}
+	}
+
+	/// What the lines call its opponent.
+	fn opponent(&self) -> &'static str {
+		match self.against {
+			Opponent::Claude => "ClaudePlayer",
+			Opponent::Perfect => "the perfect player",
+		}
+	}
 }
 
 fn load(path: &Path) -> Result<Arc<Network>, MeasureError> {
@@ -128,11 +241,20 @@ impl fmt::Display for Measurement {
 	fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 		let t = &self.tally;
 		let pairs = t.pairs.pairs();
-		writeln!(f, "net {} (sha256 {})", self.net.display(), self.sha256)?;
+		match (&self.measured, &self.sha256) {
+			(Measured::Net(path), Some(sha256)) => {
+				writeln!(f, "net {} (sha256 {sha256})", path.display())?;
+			}
+			_ => writeln!(
+				f,
+				"the perfect player (ClaudePlayer's search among the value-keeping moves)"
+			)?,
+		}
 		writeln!(
 			f,
-			"{pairs} pairs against ClaudePlayer at {} ms a move, the openings of generation {}, \
+			"{pairs} pairs against {} at {} ms a move, the openings of generation {}, \
 			 {} at a time, {:.0} s",
+			self.opponent(),
 			self.timed.move_time.as_millis(),
 			self.generation,
 			games(self.threads),
@@ -162,14 +284,28 @@ impl fmt::Display for Measurement {
 		}
 		writeln!(f, "{}", table_sentence(self.tablebase))?;
 		if self.tablebase.is_some() {
+			writeln!(
+				f,
+				"exact result kept: {} {}, {} {}",
+				self.player(),
+				kept(t.candidate_accuracy, "movement"),
+				self.opponent(),
+				kept(t.reference_accuracy, "movement")
+			)?;
+		} else {
+			writeln!(f, "exact result kept: not judged (no tablebase)")?;
+		}
+		if self.placement_judged {
 			write!(
 				f,
-				"exact result kept: the net {}, ClaudePlayer {}",
-				kept(t.candidate_accuracy),
-				kept(t.reference_accuracy)
+				"placement value kept: {} {}, {} {}",
+				self.player(),
+				kept(t.candidate_placement, "placement"),
+				self.opponent(),
+				kept(t.reference_placement, "placement")
 			)
 		} else {
-			write!(f, "exact result kept: not judged (no tablebase)")
+			write!(f, "placement value kept: not judged (no placement layers)")
 		}
 	}
 }
@@ -195,12 +331,12 @@ fn games(threads: usize) -> String {
 	}
 }
 
-fn kept(accuracy: Accuracy) -> String {
+fn kept(accuracy: Accuracy, phase: &str) -> String {
 	if accuracy.moves == 0 {
-		return "no movement-phase moves".to_string();
+		return format!("no {phase}-phase moves");
 	}
 	format!(
-		"{:.2}% of {} movement-phase moves",
+		"{:.2}% of {} {phase}-phase moves",
 		100.0 * f64::from(accuracy.kept) / f64::from(accuracy.moves),
 		accuracy.moves
 	)
@@ -218,7 +354,8 @@ mod tests {
 
 	fn settings(net: PathBuf, threads: usize) -> MeasureSettings {
 		MeasureSettings {
-			net,
+			measured: Measured::Net(net),
+			against: Opponent::Claude,
 			timed: TimedSettings {
 				move_time: Duration::from_millis(2),
 				pairs: 3,
@@ -246,9 +383,15 @@ mod tests {
 			5,
 		);
 		net.save(&path).unwrap();
-		let measured = measure(&settings(path.clone(), 2), None, &|| true, &|_| {}).unwrap();
+		let measured = measure(
+			&settings(path.clone(), 2),
+			Tables::default(),
+			&|| true,
+			&|_| {},
+		)
+		.unwrap();
 		assert_eq!(measured.generation, 7);
-		assert_eq!(measured.sha256, net.sha256());
+		assert_eq!(measured.sha256, Some(net.sha256()));
 		assert_eq!(measured.tally.pairs.pairs(), 3);
 		assert_eq!(measured.tally.by_side.as_sheep.games(), 3);
 		let text = measured.to_string();
@@ -262,6 +405,10 @@ mod tests {
 		);
 		assert!(text.contains("not judged (no tablebase)"), "{text}");
 		assert!(text.contains("tablebase: none"), "{text}");
+		assert!(
+			text.contains("placement value kept: not judged (no placement layers)"),
+			"{text}"
+		);
 		assert_eq!(measured.tablebase, None);
 		assert!(text.contains("3 pairs are too few"), "{text}");
 		let other = MeasureSettings {
@@ -286,14 +433,20 @@ mod tests {
 		let dir = TestDir::new("measure");
 		let path = dir.path().join("gen-000001.safetensors");
 		std::fs::write(&path, b"not a net").unwrap();
-		let error = measure(&settings(path.clone(), 1), None, &|| true, &|_| {}).unwrap_err();
+		let error = measure(
+			&settings(path.clone(), 1),
+			Tables::default(),
+			&|| true,
+			&|_| {},
+		)
+		.unwrap_err();
 		assert!(
 			error.to_string().contains(&path.display().to_string()),
 			"{error}"
 		);
 		let error = measure(
 			&settings(dir.path().join("missing"), 1),
-			None,
+			Tables::default(),
 			&|| true,
 			&|_| {},
 		)
@@ -302,11 +455,30 @@ mod tests {
 	}
 
 	#[test]
+	fn the_perfect_player_needs_both_solved_phases() {
+		let dir = TestDir::new("measure");
+		let path = dir.path().join("net.safetensors");
+		Network::new(Shape::default(), 1).save(&path).unwrap();
+		let mut perfect = settings(path.clone(), 1);
+		perfect.measured = Measured::Perfect;
+		let mut against = settings(path, 1);
+		against.against = Opponent::Perfect;
+		for wanted in [perfect, against] {
+			assert!(wanted.needs_placement());
+			let error = measure(&wanted, Tables::default(), &|| true, &|_| {}).unwrap_err();
+			assert!(matches!(error, MeasureError::NoPerfectPlay), "{error}");
+			assert!(error.to_string().contains("--placement"), "{error}");
+		}
+		assert_eq!("perfect".parse(), Ok(Opponent::Perfect));
+		assert!("gnubg".parse::<Opponent>().unwrap_err().contains("claude"));
+	}
+
+	#[test]
 	fn a_stop_leaves_no_measurement() {
 		let dir = TestDir::new("measure");
 		let path = dir.path().join("net.safetensors");
 		Network::new(Shape::default(), 1).save(&path).unwrap();
-		let error = measure(&settings(path, 2), None, &|| false, &|_| {}).unwrap_err();
+		let error = measure(&settings(path, 2), Tables::default(), &|| false, &|_| {}).unwrap_err();
 		assert!(matches!(error, MeasureError::Stopped), "{error}");
 	}
 }

@@ -14,8 +14,10 @@ use crate::moves::{Move, Turn};
 use crate::network::Network;
 use crate::neural::{NeuralPlayer, SELF_PLAY_TABLE_BITS};
 use crate::outcome::Outcome;
+use crate::search::MinimaxPlayer;
 use crate::search::SearchSettings;
 use crate::stats::{GameResult, GatePolicy, GateRecord, GateStop, PairCounts, Sprt};
+use crate::tablebase::placement::{PlacementTable, WholeGameAccuracy};
 use crate::tablebase::{Accuracy, Tablebase};
 use crate::versus::{MatchResult, openings, play_game_while};
 
@@ -136,6 +138,64 @@ pub struct PairOutcome {
 	pub candidate_accuracy: Accuracy,
 	/// The reference's, for comparison.
 	pub reference_accuracy: Accuracy,
+	/// The candidate's placement-phase moves in both games, judged by the solved placement
+	/// phase (zero without it).
+	pub candidate_placement: Accuracy,
+	/// The reference's.
+	pub reference_placement: Accuracy,
+}
+
+/// Who plays for the candidate in a match.
+#[derive(Clone, Debug)]
+pub enum Contender {
+	/// A net, searching with its own evaluation.
+	Net(Arc<Network>),
+	/// The `perfect` player: `ClaudePlayer`'s search choosing only among the moves that keep
+	/// the exact value, by the solved placement phase and the movement table. It needs both, so
+	/// it searches with the movement table whatever the match's [`TableRole`].
+	Perfect(Arc<PlacementTable>),
+}
+
+impl Contender {
+	/// What the result lines call it.
+	pub fn name(&self) -> &'static str {
+		match self {
+			Contender::Net(_) => "the net",
+			Contender::Perfect(_) => "the perfect player",
+		}
+	}
+}
+
+/// Who the candidate meets: `ClaudePlayer`, or the perfect player.
+#[derive(Clone, Debug, Default)]
+pub enum Reference {
+	/// `ClaudePlayer`, the gate's fixed opponent.
+	#[default]
+	Claude,
+	/// The perfect player, which never gives a value away: a match against it measures how
+	/// often the candidate does.
+	Perfect(Arc<PlacementTable>),
+}
+
+impl Reference {
+	/// What the result lines call it.
+	pub fn name(&self) -> &'static str {
+		match self {
+			Reference::Claude => "ClaudePlayer",
+			Reference::Perfect(_) => "the perfect player",
+		}
+	}
+}
+
+/// The solved phases a match may use: the movement table (judging, or in play by
+/// [`TableRole`]) and the placement layers (judging placement-phase moves; in play only for a
+/// perfect player).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Tables<'a> {
+	/// The movement-phase table.
+	pub movement: Option<&'a Arc<Tablebase>>,
+	/// The placement layers, judging only where they are all present.
+	pub placement: Option<&'a Arc<PlacementTable>>,
 }
 
 /// The openings of a gate match, as many as the policy's cap allows.
@@ -169,25 +229,101 @@ pub fn play_gate_pair_while(
 	table: Option<&Arc<Tablebase>>,
 	go_on: &dyn Fn() -> bool,
 ) -> Option<PairOutcome> {
-	let mut candidate = NeuralPlayer::with_net(net.clone(), settings.search, SELF_PLAY_TABLE_BITS);
-	let mut reference = ClaudePlayer::with_settings(settings.search);
-	if settings.table == TableRole::Play {
-		candidate.set_tablebase(table.cloned());
-		reference.set_tablebase(table.cloned());
+	let tables = Tables {
+		movement: table,
+		placement: None,
+	};
+	play_pair_while(
+		&Contender::Net(net.clone()),
+		&Reference::Claude,
+		settings,
+		opening,
+		tables,
+		go_on,
+	)
+}
+
+/// Plays one opening twice between `contender` and `reference`, the contender as the sheep and
+/// then as the tigers, with fresh players; `tables` judge both players' moves (the placement
+/// layers only with the movement table, which their children's values come from). `None` if
+/// `go_on` said no before a move.
+///
+/// # Panics
+///
+/// If a perfect player is asked for without a movement table.
+pub fn play_pair_while(
+	contender: &Contender,
+	reference: &Reference,
+	settings: &GateSettings,
+	opening: &[Move],
+	tables: Tables<'_>,
+	go_on: &dyn Fn() -> bool,
+) -> Option<PairOutcome> {
+	let in_play = if settings.table == TableRole::Play {
+		tables.movement.cloned()
+	} else {
+		None
+	};
+	let perfect = |placement: &Arc<PlacementTable>| {
+		let movement = tables
+			.movement
+			.expect("the perfect player is asked for only with a movement table");
+		let mut player = ClaudePlayer::with_settings(settings.search);
+		player.set_tablebase(Some(movement.clone()));
+		player.set_placement(Some(placement.clone()));
+		player
+	};
+	let mut opponent = match reference {
+		Reference::Claude => {
+			let mut player = ClaudePlayer::with_settings(settings.search);
+			player.set_tablebase(in_play.clone());
+			player
+		}
+		Reference::Perfect(placement) => perfect(placement),
+	};
+	match contender {
+		Contender::Net(net) => {
+			let mut player =
+				NeuralPlayer::with_net(net.clone(), settings.search, SELF_PLAY_TABLE_BITS);
+			player.set_tablebase(in_play);
+			pair_between(&mut player, &mut opponent, settings, opening, tables, go_on)
+		}
+		Contender::Perfect(placement) => {
+			let mut player = perfect(placement);
+			pair_between(&mut player, &mut opponent, settings, opening, tables, go_on)
+		}
 	}
+}
+
+fn pair_between<C: MinimaxPlayer, R: MinimaxPlayer>(
+	candidate: &mut C,
+	reference: &mut R,
+	settings: &GateSettings,
+	opening: &[Move],
+	tables: Tables<'_>,
+	go_on: &dyn Fn() -> bool,
+) -> Option<PairOutcome> {
 	let max = settings.max_plies;
-	let as_sheep = play_game_while(&mut candidate, &mut reference, opening, max, go_on)?;
-	let as_tigers = play_game_while(&mut reference, &mut candidate, opening, max, go_on)?;
+	let as_sheep = play_game_while(candidate, reference, opening, max, go_on)?;
+	let as_tigers = play_game_while(reference, candidate, opening, max, go_on)?;
 	let mut pair = PairOutcome {
 		as_sheep: as_sheep.outcome(),
 		as_tigers: as_tigers.outcome(),
 		..PairOutcome::default()
 	};
-	if let Some(table) = table {
-		pair.candidate_accuracy = Accuracy::of_game(table, &as_sheep, Turn::Sheep)
-			.plus(Accuracy::of_game(table, &as_tigers, Turn::Tiger));
-		pair.reference_accuracy = Accuracy::of_game(table, &as_sheep, Turn::Tiger)
-			.plus(Accuracy::of_game(table, &as_tigers, Turn::Sheep));
+	let Some(table) = tables.movement else {
+		return Some(pair);
+	};
+	pair.candidate_accuracy = Accuracy::of_game(table, &as_sheep, Turn::Sheep)
+		.plus(Accuracy::of_game(table, &as_tigers, Turn::Tiger));
+	pair.reference_accuracy = Accuracy::of_game(table, &as_sheep, Turn::Tiger)
+		.plus(Accuracy::of_game(table, &as_tigers, Turn::Sheep));
+	if let Some(placement) = tables.placement {
+		let judge = |game, side| WholeGameAccuracy::of_game(placement, table, game, side).placement;
+		pair.candidate_placement =
+			judge(&as_sheep, Turn::Sheep).plus(judge(&as_tigers, Turn::Tiger));
+		pair.reference_placement =
+			judge(&as_sheep, Turn::Tiger).plus(judge(&as_tigers, Turn::Sheep));
 	}
 	Some(pair)
 }
@@ -205,6 +341,11 @@ pub struct GateTally {
 	pub candidate_accuracy: Accuracy,
 	/// The reference's.
 	pub reference_accuracy: Accuracy,
+	/// The candidate's placement-phase moves that kept the exact value (zero without the
+	/// solved placement phase).
+	pub candidate_placement: Accuracy,
+	/// The reference's.
+	pub reference_placement: Accuracy,
 }
 
 impl GateTally {
@@ -218,6 +359,8 @@ impl GateTally {
 		self.by_side.as_tigers.add(pair.as_tigers, Turn::Tiger);
 		self.candidate_accuracy = self.candidate_accuracy.plus(pair.candidate_accuracy);
 		self.reference_accuracy = self.reference_accuracy.plus(pair.reference_accuracy);
+		self.candidate_placement = self.candidate_placement.plus(pair.candidate_placement);
+		self.reference_placement = self.reference_placement.plus(pair.reference_placement);
 		self.pairs.add_pair(
 			GameResult::for_side(pair.as_sheep, Turn::Sheep),
 			GameResult::for_side(pair.as_tigers, Turn::Tiger),
@@ -270,6 +413,32 @@ pub fn play_gate_match(
 	go_on: &(dyn Fn() -> bool + Sync),
 	on_pair: &(dyn Fn(u32) + Sync),
 ) -> Option<GateTally> {
+	let tables = Tables {
+		movement: table,
+		placement: None,
+	};
+	let contender = Contender::Net(net.clone());
+	play_match(
+		&contender,
+		&Reference::Claude,
+		settings,
+		tables,
+		threads,
+		go_on,
+		on_pair,
+	)
+}
+
+/// As [`play_gate_match`], between any `contender` and `reference`, judged by `tables`.
+pub fn play_match(
+	contender: &Contender,
+	reference: &Reference,
+	settings: &GateSettings,
+	tables: Tables<'_>,
+	threads: usize,
+	go_on: &(dyn Fn() -> bool + Sync),
+	on_pair: &(dyn Fn(u32) + Sync),
+) -> Option<GateTally> {
 	struct Counted {
 		tally: GateTally,
 		next: usize,
@@ -299,8 +468,14 @@ pub fn play_gate_match(
 			if index >= openings.len() || abandoned.load(Ordering::Relaxed) || decided() {
 				return;
 			}
-			let Some(pair) = play_gate_pair_while(net, settings, &openings[index], table, go_on)
-			else {
+			let Some(pair) = play_pair_while(
+				contender,
+				reference,
+				settings,
+				&openings[index],
+				tables,
+				go_on,
+			) else {
 				abandoned.store(true, Ordering::Relaxed);
 				return;
 			};

@@ -101,11 +101,19 @@ async fn a_stop_abandons_a_long_measurement_between_moves() {
 	);
 }
 
+fn nowhere_dir(dir: &std::path::Path) -> std::path::PathBuf {
+	dir.join("no-placement-here")
+}
+
 /// Runs `coordinator measure` with `args`: its exit code, stdout and stderr.
 fn measure_command(args: &[&std::ffi::OsStr]) -> (Option<i32>, String, String) {
+	// A cache of its own, so that no table or layers of the machine's are found by default.
+	let home = temp_dir("measure-home");
 	let output = std::process::Command::new(env!("CARGO_BIN_EXE_coordinator"))
 		.arg("measure")
 		.args(args)
+		.env("HOME", &home)
+		.env("XDG_CACHE_HOME", home.join("cache"))
 		.output()
 		.expect("the coordinator runs");
 	(
@@ -162,6 +170,70 @@ fn coordinator_measure_plays_a_net_file_on_the_clock_and_judges_its_moves() {
 		stdout.contains("the net 100.00%") || stdout.contains("no movement-phase moves"),
 		"{stdout}"
 	);
+
+	// No placement layers named, and none in this test's own cache: not judged.
+	assert!(
+		stdout.contains("placement value kept: not judged (no placement layers)"),
+		"{stdout}"
+	);
+
+	// The last placement layers judge the moves made in them, both players'.
+	let layers = dir.join("placement");
+	tigers_core::tablebase::placement::build(&layers, crate::tablebase::table(), 19, 2, &|_| {})
+		.expect("the last placement layers solve");
+	let mut args = vec![net.as_os_str()];
+	args.extend(timing);
+	args.extend([
+		os("--tablebase"),
+		table.as_os_str(),
+		os("--placement"),
+		layers.as_os_str(),
+	]);
+	let (code, stdout, stderr) = measure_command(&args);
+	assert_eq!(code, Some(0), "{stderr}");
+	let line = stdout
+		.lines()
+		.find(|line| line.starts_with("placement value kept: the net "))
+		.unwrap_or_else(|| panic!("{stdout}"));
+	assert_eq!(
+		line.matches("placement-phase moves").count(),
+		2,
+		"both players' moves in the layers are judged: {line}"
+	);
+	// The perfect player needs every layer: a sentence, status 1, nothing played.
+	for who in [
+		vec![os("--perfect")],
+		vec![net.as_os_str(), os("--against"), os("perfect")],
+	] {
+		let mut args = who;
+		args.extend([
+			os("--tablebase"),
+			table.as_os_str(),
+			os("--placement"),
+			layers.as_os_str(),
+		]);
+		let (code, stdout, stderr) = measure_command(&args);
+		assert_eq!(code, Some(1), "{stderr}");
+		assert!(stdout.is_empty(), "{stdout}");
+		assert!(
+			stderr
+				.contains("the perfect player needs the movement table and every placement layer"),
+			"{stderr}"
+		);
+	}
+	// A net and --perfect at once, or neither: a usage error.
+	let (code, _, stderr) = measure_command(&[net.as_os_str(), os("--perfect")]);
+	assert_eq!(code, Some(2), "{stderr}");
+	let (code, _, stderr) = measure_command(&[os("--pairs"), os("1")]);
+	assert_eq!(code, Some(2), "{stderr}");
+	// A placement directory named but not there is refused with its path.
+	let (code, _, stderr) = measure_command(&[
+		net.as_os_str(),
+		os("--placement"),
+		nowhere_dir(&dir).as_os_str(),
+	]);
+	assert_eq!(code, Some(1), "{stderr}");
+	assert!(stderr.contains("no-placement-here"), "{stderr}");
 
 	// A file that is not there, a setting out of range, a named table that is not there: a
 	// sentence each, and nothing played.
