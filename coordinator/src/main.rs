@@ -377,6 +377,12 @@ struct ServeArgs {
 	#[arg(long, value_name = "MODE", default_value = run_defaults().gate_mode.name(),
 		value_parser = clap::builder::PossibleValuesParser::new(GateMode::NAMES))]
 	gate: String,
+	/// What the tablebase does in gate matches: judge (it only judges the moves, so a candidate
+	/// plays the movement phase with its own evaluation) or play (both players search with it,
+	/// so only the placement phase, which self-play trains on, decides a game).
+	#[arg(long, value_name = "ROLE", default_value = run_defaults().gate.table.name(),
+		value_parser = clap::builder::PossibleValuesParser::new(TableRole::NAMES))]
+	gate_tablebase: String,
 	/// Minutes without a stronger net (a promotion by the gate, or a measurement better than
 	/// every earlier one) before the dashboards raise an alarm; 0 for never.
 	#[arg(long, value_name = "MINUTES",
@@ -514,6 +520,7 @@ impl ServeArgs {
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
 		run.gate_mode = self.gate.parse()?;
+		run.gate.table = self.gate_tablebase.parse()?;
 		run.stall_alarm = Duration::from_secs(self.stall_alarm_minutes.saturating_mul(60));
 		if !(1..=60_000).contains(&self.timed_ms) {
 			return Err(format!(
@@ -778,6 +785,8 @@ mod tests {
 			"45",
 			"--measure-tablebase",
 			"judge",
+			"--gate-tablebase",
+			"play",
 		])
 		.expect("parses");
 		let run = cli.serve.into_config().expect("valid").run;
@@ -799,6 +808,7 @@ mod tests {
 		assert_eq!(run.gate_mode, GateMode::None);
 		assert_eq!(run.stall_alarm, Duration::from_secs(45 * 60));
 		assert_eq!(run.timed.tablebase, TableRole::Judge);
+		assert_eq!(run.gate.table, TableRole::Play);
 	}
 
 	#[test]

@@ -222,7 +222,8 @@ impl Gating {
 		let settings = self.next_match(kind);
 		let sender = self.results.0.clone();
 		let pool = self.pool.clone();
-		// The table only judges the players' moves; neither searches with it in the gate.
+		// The table judges the players' moves, and both search with it if the gate's settings
+		// put it in play (`--gate-tablebase play`).
 		let judge = self.shared.tablebase.table();
 		std::thread::Builder::new()
 			.name("gate".into())
