@@ -9,7 +9,7 @@ use thiserror::Error;
 use tigers_core::tablebase::Wdl;
 use tigers_core::tablebase::placement::{
 	self, BuildProgress, LayerId, PlacementError, PlacementTable, PlacementVerifyError,
-	VerifyChildren, count_layer,
+	VerifyChildren, count_layer_on,
 };
 use tigers_core::{GameBoard, Tablebase, Turn};
 use tigers_widgets::progress_bar;
@@ -142,9 +142,10 @@ pub fn stats(dir: &Path) -> Result<String, PlacementCommandError> {
 	out.push_str("values for the side to move, positions counted up to symmetry:\n");
 	out.push_str("placed  to move            wins           draws          losses\n");
 	let mut total = Wdl::default();
+	let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
 	for &id in &present {
 		let bytes = placement::read_layer(dir, id, None)?;
-		let count = count_layer(id, &bytes).total();
+		let count = count_layer_on(id, &bytes, threads).total();
 		let _ = writeln!(
 			out,
 			"{:>6}  {:<7} {:>15} {:>15} {:>15}",

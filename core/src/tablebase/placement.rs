@@ -24,7 +24,7 @@ pub mod verify;
 
 use std::fmt;
 
-pub use census::{LayerCount, count_layer, count_up_to_symmetry};
+pub use census::{LayerCount, count_layer, count_layer_on, count_up_to_symmetry};
 pub use index::{LAST_PLACED, LayerId, LayerShape, MAX_DEAD};
 pub use judge::{WholeGameAccuracy, keeps_placement_value};
 pub use solve::{Children, LayerProgress, NoSlices, SLICE_CLASSES, Slice, SliceStore, solve_layer};

@@ -137,6 +137,9 @@ fn every_value_of_the_last_layers_verifies() {
 	let expected: u64 = (0..=4).map(|dead| count_up_to_symmetry(19 - dead)).sum();
 	assert_eq!(count.up_to_symmetry(), expected);
 	assert_eq!(report.up_to_symmetry, expected);
+	// On threads, block by block, the same counts.
+	let threaded = placement::count_layer_on(LayerId::new(19, Turn::Tiger).unwrap(), &t19, 3);
+	assert_eq!(threaded.by_dead, count.by_dead);
 }
 
 #[test]

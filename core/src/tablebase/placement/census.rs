@@ -5,6 +5,8 @@
 //! symmetry every entry is its own; in the others an entry counts only if no image under the
 //! class's symmetries has a smaller rank.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::symmetry::Symmetry;
 use crate::tablebase::Wdl;
 use crate::tablebase::index::{Layout, TIGER_CLASSES};
@@ -73,20 +75,25 @@ pub fn count_up_to_symmetry(sheep: u32) -> u64 {
 
 /// Counts a layer's values (its bytes, as solved or read).
 pub fn count_layer(id: LayerId, bytes: &[u8]) -> LayerCount {
+	count_layer_on(id, bytes, 1)
+}
+
+/// As [`count_layer`], on `threads` scoped threads, each taking the next block (one dead count
+/// and tiger class) as it finishes one; the counts do not depend on the threads.
+pub fn count_layer_on(id: LayerId, bytes: &[u8], threads: usize) -> LayerCount {
 	let layout = Layout::get();
 	let shape = LayerShape::of(id);
-	let mut by_dead = [Wdl::default(); MAX_DEAD as usize + 1];
-	for (dead, wdl) in by_dead
-		.iter_mut()
-		.enumerate()
-		.take(id.max_dead() as usize + 1)
-	{
-		let dead = dead as u32;
-		let size = id.sheep_on_board(dead);
-		for class in 0..TIGER_CLASSES {
+	let blocks: Vec<(u32, usize)> = (0..=id.max_dead())
+		.flat_map(|dead| (0..TIGER_CLASSES).map(move |class| (dead, class)))
+		.collect();
+	let next = AtomicUsize::new(0);
+	let count = || {
+		let mut by_dead = [Wdl::default(); MAX_DEAD as usize + 1];
+		while let Some(&(dead, class)) = blocks.get(next.fetch_add(1, Ordering::Relaxed)) {
+			let wdl = &mut by_dead[dead as usize];
 			let start = shape.block_start(dead, class);
 			let symmetric = layout.stabiliser(class) != 1;
-			for (rank, set) in sets_in_rank_order(size).enumerate() {
+			for (rank, set) in sets_in_rank_order(id.sheep_on_board(dead)).enumerate() {
 				let rank = rank as u32;
 				if symmetric && !is_canonical(layout, class, set, rank) {
 					continue;
@@ -98,6 +105,25 @@ pub fn count_layer(id: LayerId, bytes: &[u8]) -> LayerCount {
 					_ => {}
 				}
 			}
+		}
+		by_dead
+	};
+	let parts: Vec<_> = std::thread::scope(|scope| {
+		let others: Vec<_> = (1..threads.max(1)).map(|_| scope.spawn(count)).collect();
+		let mut parts = vec![count()];
+		parts.extend(
+			others
+				.into_iter()
+				.map(|h| h.join().expect("a count thread")),
+		);
+		parts
+	});
+	let mut by_dead = [Wdl::default(); MAX_DEAD as usize + 1];
+	for part in parts {
+		for (sum, wdl) in by_dead.iter_mut().zip(part) {
+			sum.wins += wdl.wins;
+			sum.draws += wdl.draws;
+			sum.losses += wdl.losses;
 		}
 	}
 	LayerCount { id, by_dead }
