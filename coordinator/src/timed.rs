@@ -5,8 +5,9 @@
 //! net meets it on the clock, where a slower evaluation sees less. So the newest promoted net
 //! is also measured with both players on the same time a move (`RunSettings::timed`), every
 //! pair played on openings of its own. When there is a tablebase, both players search with it
-//! by default, as `tui` plays (`TimedSettings::tablebase`), and it judges their movement-phase
-//! moves. A measurement takes minutes (some 200 games of 100 ms moves), one game at a
+//! by default, as `tui` plays (`TimedSettings::tablebase`), and each game stops at its first
+//! movement-phase position with the table's result; judging only, it judges their
+//! movement-phase moves. A measurement takes minutes (some 200 games of 100 ms moves), one game at a
 //! time so that each search has the time it is given; a net promoted meanwhile is measured
 //! next, and those promoted and superseded while one measurement ran are skipped. A stop
 //! abandons the measurement under way between moves; the next start measures the incumbent

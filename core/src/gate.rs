@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::claude::ClaudePlayer;
+use crate::game::Game;
 use crate::moves::{Move, Turn};
 use crate::network::Network;
 use crate::neural::{NeuralPlayer, SELF_PLAY_TABLE_BITS};
@@ -19,7 +20,7 @@ use crate::search::SearchSettings;
 use crate::stats::{GameResult, GatePolicy, GateRecord, GateStop, PairCounts, Sprt};
 use crate::tablebase::placement::{PlacementTable, WholeGameAccuracy};
 use crate::tablebase::{Accuracy, Tablebase};
-use crate::versus::{MatchResult, openings, play_game_while};
+use crate::versus::{MatchResult, openings, play_game_until};
 
 /// How a gate match is played.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -129,10 +130,10 @@ impl GateSettings {
 /// The two games of one opening, from the candidate's side.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PairOutcome {
-	/// The game with the candidate as the sheep.
-	pub as_sheep: Option<Outcome>,
-	/// The game with the candidate as the tigers.
-	pub as_tigers: Option<Outcome>,
+	/// The winner of the game with the candidate as the sheep (`None`: drawn or unfinished).
+	pub as_sheep: Option<Turn>,
+	/// The winner of the game with the candidate as the tigers.
+	pub as_tigers: Option<Turn>,
 	/// The candidate's movement-phase moves in both games, judged by the tablebase (zero
 	/// without one).
 	pub candidate_accuracy: Accuracy,
@@ -304,11 +305,25 @@ fn pair_between<C: MinimaxPlayer, R: MinimaxPlayer>(
 	go_on: &dyn Fn() -> bool,
 ) -> Option<PairOutcome> {
 	let max = settings.max_plies;
-	let as_sheep = play_game_while(candidate, reference, opening, max, go_on)?;
-	let as_tigers = play_game_while(reference, candidate, opening, max, go_on)?;
+	// With the table in both players' search, neither gives a movement-phase value away, so
+	// the first movement-phase position decides the game: it is stopped there with the table's
+	// result rather than played out on the clock (for a drawn one, to the ply cap).
+	let exact = tables
+		.movement
+		.filter(|_| settings.table == TableRole::Play);
+	let decided = |game: &Game| exact.and_then(|table| table.probe(game.board(), game.turn()));
+	let stop_at = |game: &Game| decided(game).is_some();
+	let winner = |game: &Game| match decided(game) {
+		Some(value) if value.sign() > 0 => Some(game.turn()),
+		Some(value) if value.sign() < 0 => Some(game.turn().opponent()),
+		Some(_) => None,
+		None => game.outcome().and_then(Outcome::winner),
+	};
+	let as_sheep = play_game_until(candidate, reference, opening, max, go_on, &stop_at)?;
+	let as_tigers = play_game_until(reference, candidate, opening, max, go_on, &stop_at)?;
 	let mut pair = PairOutcome {
-		as_sheep: as_sheep.outcome(),
-		as_tigers: as_tigers.outcome(),
+		as_sheep: winner(&as_sheep),
+		as_tigers: winner(&as_tigers),
 		..PairOutcome::default()
 	};
 	let Some(table) = tables.movement else {
@@ -355,15 +370,17 @@ impl GateTally {
 		if self.stop.is_some() {
 			return true;
 		}
-		self.by_side.as_sheep.add(pair.as_sheep, Turn::Sheep);
-		self.by_side.as_tigers.add(pair.as_tigers, Turn::Tiger);
+		self.by_side.as_sheep.add_winner(pair.as_sheep, Turn::Sheep);
+		self.by_side
+			.as_tigers
+			.add_winner(pair.as_tigers, Turn::Tiger);
 		self.candidate_accuracy = self.candidate_accuracy.plus(pair.candidate_accuracy);
 		self.reference_accuracy = self.reference_accuracy.plus(pair.reference_accuracy);
 		self.candidate_placement = self.candidate_placement.plus(pair.candidate_placement);
 		self.reference_placement = self.reference_placement.plus(pair.reference_placement);
 		self.pairs.add_pair(
-			GameResult::for_side(pair.as_sheep, Turn::Sheep),
-			GameResult::for_side(pair.as_tigers, Turn::Tiger),
+			GameResult::of_winner(pair.as_sheep, Turn::Sheep),
+			GameResult::of_winner(pair.as_tigers, Turn::Tiger),
 		);
 		self.stop = policy.should_stop(&self.pairs);
 		self.stop.is_some()
@@ -639,13 +656,13 @@ mod tests {
 		let mut tally = GateTally::default();
 		// Pairs swept by one side or the other: too noisy for the SPRT to decide in four.
 		let won = PairOutcome {
-			as_sheep: Some(Outcome::SheepByTrapping),
-			as_tigers: Some(Outcome::TigersByCaptures),
+			as_sheep: Some(Turn::Sheep),
+			as_tigers: Some(Turn::Tiger),
 			..PairOutcome::default()
 		};
 		let lost = PairOutcome {
-			as_sheep: Some(Outcome::TigersByCaptures),
-			as_tigers: Some(Outcome::SheepByTrapping),
+			as_sheep: Some(Turn::Tiger),
+			as_tigers: Some(Turn::Sheep),
 			..PairOutcome::default()
 		};
 		let mut stopped_at = None;
@@ -699,8 +716,8 @@ mod tests {
 	fn sides_are_scored_from_the_candidate() {
 		let mut tally = GateTally::default();
 		let pair = PairOutcome {
-			as_sheep: Some(Outcome::SheepByTrapping),
-			as_tigers: Some(Outcome::SheepByTrapping),
+			as_sheep: Some(Turn::Sheep),
+			as_tigers: Some(Turn::Sheep),
 			..PairOutcome::default()
 		};
 		tally.add(pair, &small().policy);

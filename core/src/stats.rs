@@ -45,7 +45,12 @@ impl GameResult {
 	/// The result for the player on `side` of a game that ended with `outcome`. A game stopped
 	/// unfinished (`None`) is a draw, as in [`SideResult::add`](crate::versus::SideResult::add).
 	pub fn for_side(outcome: Option<Outcome>, side: Turn) -> GameResult {
-		match outcome.and_then(Outcome::winner) {
+		GameResult::of_winner(outcome.and_then(Outcome::winner), side)
+	}
+
+	/// The result for `side` of a game `winner` won (`None`: drawn or unfinished).
+	pub fn of_winner(winner: Option<Turn>, side: Turn) -> GameResult {
+		match winner {
 			None => GameResult::Draw,
 			Some(winner) if winner == side => GameResult::Win,
 			Some(_) => GameResult::Loss,

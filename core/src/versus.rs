@@ -62,12 +62,25 @@ pub fn play_game_while<S: MinimaxPlayer, T: MinimaxPlayer>(
 	max_plies: usize,
 	go_on: &dyn Fn() -> bool,
 ) -> Option<Game> {
+	play_game_until(sheep, tigers, opening, max_plies, go_on, &|_| false)
+}
+
+/// As [`play_game_while`], stopping early (the game unfinished) at the first position after
+/// the opening where `stop_at` says so.
+pub fn play_game_until<S: MinimaxPlayer, T: MinimaxPlayer>(
+	sheep: &mut S,
+	tigers: &mut T,
+	opening: &[Move],
+	max_plies: usize,
+	go_on: &dyn Fn() -> bool,
+	stop_at: &dyn Fn(&Game) -> bool,
+) -> Option<Game> {
 	let (game, refused) = Game::replay(Default::default(), opening);
 	assert!(refused.is_none(), "openings must be legal: {refused:?}");
 	let mut game = game;
 	sheep.new_game();
 	tigers.new_game();
-	while !game.is_over() && game.history().len() < max_plies {
+	while !game.is_over() && game.history().len() < max_plies && !stop_at(&game) {
 		if !go_on() {
 			return None;
 		}
@@ -106,7 +119,12 @@ impl SideResult {
 
 	/// Counts a game with this outcome (or none) for a player on `side`.
 	pub fn add(&mut self, outcome: Option<Outcome>, side: Turn) {
-		match outcome.and_then(Outcome::winner) {
+		self.add_winner(outcome.and_then(Outcome::winner), side);
+	}
+
+	/// Counts a game played on `side` that `winner` won (`None`: drawn or unfinished).
+	pub fn add_winner(&mut self, winner: Option<Turn>, side: Turn) {
+		match winner {
 			None => self.draws += 1,
 			Some(winner) if winner == side => self.wins += 1,
 			Some(_) => self.losses += 1,

@@ -6,8 +6,9 @@ use std::sync::{Arc, OnceLock};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use sha2::{Digest, Sha256};
-use tigers_core::gate::{GateSettings, TableRole, run_gate};
+use tigers_core::gate::{GateSettings, TableRole, gate_openings, play_gate_pair, run_gate};
 use tigers_core::network::Shape;
+use tigers_core::neural::SELF_PLAY_TABLE_BITS;
 use tigers_core::replay::{ReplayWindow, TargetSettings};
 use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::{Sample, SelfPlaySettings, play_self_play_game_with};
@@ -19,7 +20,8 @@ use tigers_core::tablebase::{
 };
 use tigers_core::versus::{openings, play_game};
 use tigers_core::{
-	ClaudePlayer, MinimaxPlayer, Network, NeuralPlayer, Position, Symmetry, Tablebase, Turn,
+	ClaudePlayer, MinimaxPlayer, Network, NeuralPlayer, Outcome, Position, Symmetry, Tablebase,
+	Turn,
 };
 
 /// Where the test binaries of the workspace share one solved table.
@@ -375,7 +377,7 @@ fn gate_accuracy_counts_movement_phase_moves_of_each_player() {
 }
 
 #[test]
-fn with_the_table_in_play_both_players_keep_every_result() {
+fn with_the_table_in_play_a_game_is_decided_where_the_movement_phase_begins() {
 	let table = table();
 	let judged = GateSettings {
 		search: SearchSettings::fixed_depth(2),
@@ -384,7 +386,7 @@ fn with_the_table_in_play_both_players_keep_every_result() {
 			max_pairs: 3,
 			..GateSettings::default().policy
 		},
-		max_plies: 200,
+		max_plies: 300,
 		..GateSettings::default()
 	};
 	let played = GateSettings {
@@ -392,12 +394,40 @@ fn with_the_table_in_play_both_players_keep_every_result() {
 		..judged
 	};
 	let net = Arc::new(Network::new(Shape::default(), 3));
-	let tally = run_gate(&net, &played, Some(table));
-	let (candidate, reference) = (tally.candidate_accuracy, tally.reference_accuracy);
-	assert!(candidate.moves > 0 && reference.moves > 0, "{tally:?}");
-	assert_eq!(candidate.kept, candidate.moves, "{tally:?}");
-	assert_eq!(reference.kept, reference.moves, "{tally:?}");
-	// Judging alone, an untrained net gives some results away.
+	let openings = gate_openings(&played);
+	for opening in &openings {
+		let pair = play_gate_pair(&net, &played, opening, Some(table));
+		// Stopped at the first movement-phase position: no movement-phase move is judged.
+		assert_eq!(pair.candidate_accuracy, Accuracy::default(), "{pair:?}");
+		assert_eq!(pair.reference_accuracy, Accuracy::default(), "{pair:?}");
+		// Played out with the table in both searches, each game ends as the table said there.
+		let player = || {
+			let mut player =
+				NeuralPlayer::with_net(net.clone(), played.search, SELF_PLAY_TABLE_BITS);
+			player.set_tablebase(Some(table.clone()));
+			player
+		};
+		let claude = || {
+			let mut claude = ClaudePlayer::with_settings(played.search);
+			claude.set_tablebase(Some(table.clone()));
+			claude
+		};
+		let as_sheep = play_game(&mut player(), &mut claude(), opening, 300);
+		let as_tigers = play_game(&mut claude(), &mut player(), opening, 300);
+		assert_eq!(
+			pair.as_sheep,
+			as_sheep.outcome().and_then(Outcome::winner),
+			"{:?}",
+			as_sheep.moves()
+		);
+		assert_eq!(
+			pair.as_tigers,
+			as_tigers.outcome().and_then(Outcome::winner),
+			"{:?}",
+			as_tigers.moves()
+		);
+	}
+	// Judging alone, the games are played out and an untrained net gives some results away.
 	let judged = run_gate(&net, &judged, Some(table)).candidate_accuracy;
 	assert!(judged.kept < judged.moves, "{judged:?}");
 }
