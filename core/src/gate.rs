@@ -334,7 +334,10 @@ fn pair_between<C: MinimaxPlayer, R: MinimaxPlayer>(
 	pair.reference_accuracy = Accuracy::of_game(table, &as_sheep, Turn::Tiger)
 		.plus(Accuracy::of_game(table, &as_tigers, Turn::Sheep));
 	if let Some(placement) = tables.placement {
-		let judge = |game, side| WholeGameAccuracy::of_game(placement, table, game, side).placement;
+		// The opening's random plies are nobody's choice: only the players' own moves count.
+		let judge = |game, side| {
+			WholeGameAccuracy::of_game_from(placement, table, game, side, opening.len()).placement
+		};
 		pair.candidate_placement =
 			judge(&as_sheep, Turn::Sheep).plus(judge(&as_tigers, Turn::Tiger));
 		pair.reference_placement =

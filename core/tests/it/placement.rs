@@ -325,6 +325,15 @@ fn whole_game_accuracy_counts_each_phase_and_the_values_given_away() {
 			&game,
 			Turn::Tiger,
 		));
+		// Leaving out the first two plies leaves out the sheep's first move and the tigers'.
+		let whole = WholeGameAccuracy::of_game(&probe, table(), &game, Turn::Sheep);
+		let after = WholeGameAccuracy::of_game_from(&probe, table(), &game, Turn::Sheep, 2);
+		if game.history().len() >= 2 {
+			assert_eq!(after.whole().moves + 1, whole.whole().moves);
+		}
+		let none = game.history().len();
+		let left = WholeGameAccuracy::of_game_from(&probe, table(), &game, Turn::Tiger, none);
+		assert_eq!(left, WholeGameAccuracy::default());
 	}
 	// Both sides placed and moved on; the perfect side gave nothing away.
 	assert!(

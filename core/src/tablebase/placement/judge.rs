@@ -45,10 +45,22 @@ impl WholeGameAccuracy {
 		game: &Game,
 		side: Turn,
 	) -> WholeGameAccuracy {
+		WholeGameAccuracy::of_game_from(placement, movement, game, side, 0)
+	}
+
+	/// As [`WholeGameAccuracy::of_game`], leaving out the first `first_ply` plies: an opening
+	/// the players were given rather than chose.
+	pub fn of_game_from(
+		placement: &PlacementTable,
+		movement: &Tablebase,
+		game: &Game,
+		side: Turn,
+		first_ply: usize,
+	) -> WholeGameAccuracy {
 		let mut accuracy = WholeGameAccuracy::default();
 		let mut before = game.start().board;
-		for (mv, after) in game.history() {
-			if mv.side() == side {
+		for (ply, (mv, after)) in game.history().iter().enumerate() {
+			if mv.side() == side && ply >= first_ply {
 				if before.sheep_in_hand() > 0 {
 					if let Some(kept) = keeps_placement_value(placement, movement, before, *mv) {
 						accuracy.placement.moves += 1;
