@@ -16,7 +16,7 @@ use tigers_coordinator::error::CoordinatorError;
 use tigers_coordinator::local_dashboard::LocalDashboard;
 use tigers_coordinator::measure::{MeasureSettings, Measured, Opponent, measure};
 use tigers_coordinator::status::{fetch_status, progress_json};
-use tigers_core::gate::{TableRole, Tables};
+use tigers_core::gate::{GateSettings, TableRole, Tables};
 use tigers_core::tablebase::Tablebase;
 use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::trainer::schedule::{LearningRateSchedule, WindowGrowth};
@@ -79,6 +79,10 @@ struct MeasureArgs {
 	#[arg(long, value_name = "PLAYER", default_value = "claude",
 		value_parser = clap::builder::PossibleValuesParser::new(Opponent::NAMES))]
 	against: String,
+	/// Random plies opening each pair (0 to 30): more give unbalanced positions, where keeping a
+	/// won value is harder than holding a draw.
+	#[arg(long, value_name = "PLIES", default_value_t = run_defaults().gate.opening_plies)]
+	opening_plies: usize,
 	/// The placement layers, which judge the placement-phase moves and play for the perfect
 	/// player [default: placement-f1-r1 beside the tablebase in the platform's cache].
 	#[arg(long, value_name = "DIR")]
@@ -125,6 +129,12 @@ impl MeasureArgs {
 		if !(1..=64).contains(&self.threads) {
 			return Err(format!("--threads must be 1 to 64, not {}", self.threads));
 		}
+		if self.opening_plies > 30 {
+			return Err(format!(
+				"--opening-plies must be 0 to 30, not {}",
+				self.opening_plies
+			));
+		}
 		let measured = match &self.net {
 			Some(path) => Measured::Net(path.clone()),
 			None => Measured::Perfect,
@@ -139,7 +149,10 @@ impl MeasureArgs {
 			},
 			threads: self.threads,
 			generation: self.generation,
-			gate: run_defaults().gate,
+			gate: GateSettings {
+				opening_plies: self.opening_plies,
+				..run_defaults().gate
+			},
 		})
 	}
 
@@ -735,7 +748,12 @@ mod tests {
 			panic!("the measure command");
 		};
 		assert_eq!(args.settings().unwrap().timed.tablebase, TableRole::Judge);
-		for (flag, value) in [("--move-ms", "0"), ("--pairs", "0"), ("--threads", "65")] {
+		for (flag, value) in [
+			("--move-ms", "0"),
+			("--pairs", "0"),
+			("--threads", "65"),
+			("--opening-plies", "31"),
+		] {
 			let cli = Cli::try_parse_from(["coordinator", "measure", "n", flag, value]).unwrap();
 			let Some(Command::Measure(args)) = cli.command else {
 				panic!("the measure command");
