@@ -22,9 +22,13 @@ fn run_engine_with(args: &[&str], script: &str) -> (Vec<String>, ExitStatus) {
 
 /// Runs `tui engine` with extra arguments on raw input bytes.
 fn run_engine_bytes(args: &[&str], script: &[u8]) -> (Vec<String>, ExitStatus) {
+	// A cache of its own, empty: no movement table or placement layers of the machine's are
+	// found by default, so the answers depend only on the arguments.
+	let cache = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("engine-empty-cache");
 	let mut child = Command::new(env!("CARGO_BIN_EXE_tui"))
 		.arg("engine")
 		.args(args)
+		.env("XDG_CACHE_HOME", &cache)
 		.stdin(Stdio::piped())
 		.stdout(Stdio::piped())
 		.stderr(Stdio::piped())
