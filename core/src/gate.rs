@@ -157,16 +157,6 @@ pub enum Contender {
 	Perfect(Arc<PlacementTable>),
 }
 
-impl Contender {
-	/// What the result lines call it.
-	pub fn name(&self) -> &'static str {
-		match self {
-			Contender::Net(_) => "the net",
-			Contender::Perfect(_) => "the perfect player",
-		}
-	}
-}
-
 /// Who the candidate meets: `ClaudePlayer`, or the perfect player.
 #[derive(Clone, Debug, Default)]
 pub enum Reference {
@@ -176,16 +166,6 @@ pub enum Reference {
 	/// The perfect player, which never gives a value away: a match against it measures how
 	/// often the candidate does.
 	Perfect(Arc<PlacementTable>),
-}
-
-impl Reference {
-	/// What the result lines call it.
-	pub fn name(&self) -> &'static str {
-		match self {
-			Reference::Claude => "ClaudePlayer",
-			Reference::Perfect(_) => "the perfect player",
-		}
-	}
 }
 
 /// The solved phases a match may use: the movement table (judging, or in play by
