@@ -9,8 +9,11 @@
 #   /metrics endpoints are scraped until every name has appeared (some appear only after a gate,
 #   a measurement at equal time or the first samples leaving the replay window), or it fails
 #   after TIMEOUT seconds (120) naming the ones that never did.
-# With TABLEBASE (a solved file, as .ci/run has) the gates are judged by it and the exact-accuracy
-# metrics appear; without one, names with exact_accuracy are only looked for in the source.
+# With TABLEBASE (a solved file, as .ci/run has) the gates and the measurement at equal time are
+# judged by it (--measure-tablebase judge: with the default, play, the table decides the movement
+# phase, nothing is left to judge there and the timed exact accuracy is never served) and the
+# exact-accuracy metrics appear; without one, names with exact_accuracy are only looked for in the
+# source.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 COORDINATOR_BIN=${COORDINATOR_BIN:-$repo/target/debug/coordinator}
@@ -50,7 +53,7 @@ if [[ -n $TABLEBASE ]]; then
 	[[ -s $TABLEBASE ]] || fail "TABLEBASE=$TABLEBASE is not a file"
 	# The gate judges exact accuracy with it; self-play does not use it, so the worker does not
 	# fetch it.
-	table=(--tablebase "$TABLEBASE" --tablebase-use none)
+	table=(--tablebase "$TABLEBASE" --tablebase-use none --measure-tablebase judge)
 else
 	table=(--no-tablebase)
 fi
