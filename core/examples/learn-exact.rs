@@ -13,7 +13,8 @@
 //! drawn and lost there.
 //!
 //! `cargo run --release -p tigers-core --example learn-exact -- --placement DIR --movement FILE
-//! --out NET [--positions N] [--steps N] [--hidden1 H] [--hidden2 H] [--threads N]`
+//! --out NET [--positions N] [--steps N] [--hidden1 H] [--hidden2 H] [--threads N]
+//! [--compare NET]...`
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -65,6 +66,9 @@ struct Options {
 	/// The seed of the games, the net and the trainer's draws.
 	#[arg(long, default_value_t = 1)]
 	seed: u64,
+	/// Other nets (a run's, say) measured on the same held-out positions before training.
+	#[arg(long)]
+	compare: Vec<PathBuf>,
 }
 
 /// The exact value of `sample`'s position for the tigers, if its layer knows it.
@@ -199,6 +203,18 @@ fn main() {
 		index += 1;
 		(index - 1) % 10 != 0
 	});
+	for path in &options.compare {
+		let net = Network::load(path).unwrap_or_else(|e| {
+			eprintln!("learn-exact: {}: {e}", path.display());
+			std::process::exit(1);
+		});
+		let (right, mse) = held_out(&net, &test);
+		println!(
+			"{}: held-out: right class {:.2}%, mse {mse:.4}",
+			path.display(),
+			100.0 * right
+		);
+	}
 	let shape = Shape {
 		hidden1: options.hidden1,
 		hidden2: options.hidden2,
