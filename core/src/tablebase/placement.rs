@@ -27,9 +27,13 @@ use std::fmt;
 pub use census::{LayerCount, count_layer, count_layer_on, count_up_to_symmetry};
 pub use index::{LAST_PLACED, LayerId, LayerShape, MAX_DEAD};
 pub use judge::{WholeGameAccuracy, keeps_placement_value};
-pub use solve::{Children, LayerProgress, NoSlices, SLICE_CLASSES, Slice, SliceStore, solve_layer};
+pub use solve::{
+	Children, LayerProgress, NoSlices, SLICE_CLASSES, Slice, SliceStore, solve_layer,
+	solve_one_slice,
+};
 pub use store::{
-	BuildProgress, BuildReport, PlacementError, PlacementTable, build, check_manifest, read_layer,
+	BuildProgress, BuildReport, PartialSlices, PlacementError, PlacementTable, build,
+	check_manifest, has_layer, read_layer, write_layer, write_manifest_if_complete,
 };
 pub use verify::{PlacementVerifyError, VerifyChildren, VerifyLayerReport, verify_layer};
 

@@ -90,6 +90,31 @@ impl Slice {
 	pub fn name(&self) -> String {
 		format!("slice-{}-{:04}", self.dead, self.first_class)
 	}
+
+	/// Positions in the slice, in layer `id`.
+	pub fn entries(&self, id: LayerId) -> u64 {
+		slice_entries(id, *self)
+	}
+
+	/// Whether the slice lies in layer `id`: a dead count the layer has and a non-empty run of
+	/// its classes. Any such run is solved by [`solve_one_slice`], not only those of
+	/// [`Slice::all`], so that a part of a slice can be computed again to check it.
+	pub fn is_in(&self, id: LayerId) -> bool {
+		self.dead <= id.max_dead()
+			&& self.first_class < self.end_class
+			&& self.end_class <= TIGER_CLASSES
+	}
+}
+
+/// Solves one slice of layer `id` alone, on this thread, from its children's values (as for
+/// [`solve_layer`]): the slice's bytes, exactly those [`solve_layer`] writes at
+/// [`Slice::bytes`]. This is the unit of work a cluster hands out.
+pub fn solve_one_slice(id: LayerId, children: Children<'_>, slice: Slice) -> Vec<u8> {
+	debug_assert!(slice.is_in(id));
+	let range = slice.bytes(&LayerShape::of(id));
+	let mut bytes = vec![0u8; (range.end - range.start) as usize];
+	solve_slice(id, children, slice, &mut Scratch::default(), &mut bytes);
+	bytes
 }
 
 /// Where a layer's finished slices are kept while it is solved, so that a stopped solve
@@ -420,6 +445,49 @@ mod tests {
 				.filter(|i| set & (1 << i) != 0)
 				.fold(0, |acc, i| acc | image[i]);
 			assert_eq!(map.apply(set), expected);
+		}
+	}
+
+	/// A child layer of made-up values (no padding code), the same on every call.
+	fn made_up_layer(id: LayerId) -> Vec<u8> {
+		let mut state = 0x9e37_79b9_u32;
+		(0..LayerShape::of(id).bytes())
+			.map(|_| {
+				(0..4).fold(0u8, |byte, i| {
+					state = state.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+					byte | (((state >> 24) % 3) as u8) << (2 * i)
+				})
+			})
+			.collect()
+	}
+
+	#[test]
+	fn one_slice_alone_is_the_layers_bytes_at_its_place() {
+		for turn in [Turn::Sheep, Turn::Tiger] {
+			let id = LayerId::new(3, turn).expect("a layer");
+			let child = made_up_layer(id.child().expect("a child layer"));
+			let whole = solve_layer(id, Children::Layer(&child), 2, &NoSlices, &|_| {});
+			let shape = LayerShape::of(id);
+			for slice in Slice::all(id) {
+				let range = slice.bytes(&shape);
+				let alone = solve_one_slice(id, Children::Layer(&child), slice);
+				assert_eq!(
+					alone,
+					whole[range.start as usize..range.end as usize],
+					"{slice:?}"
+				);
+			}
+			let part = Slice {
+				dead: 1,
+				first_class: 70,
+				end_class: 71,
+			};
+			let range = part.bytes(&shape);
+			assert!(part.is_in(id));
+			assert_eq!(
+				solve_one_slice(id, Children::Layer(&child), part),
+				whole[range.start as usize..range.end as usize]
+			);
 		}
 	}
 }

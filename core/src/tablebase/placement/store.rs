@@ -231,8 +231,9 @@ fn read_up_to(file: &mut File, buffer: &mut [u8]) -> std::io::Result<usize> {
 	Ok(read)
 }
 
-/// Writes a layer file whole: to a `.tmp` file, synced, then renamed into place.
-fn write_layer(
+/// Writes a layer file whole: to a `.tmp` file, synced, then renamed into place. `bytes` are
+/// the layer's entries, solved from `movement`.
+pub fn write_layer(
 	dir: &Path,
 	id: LayerId,
 	bytes: &[u8],
@@ -331,25 +332,45 @@ pub fn build(
 		report.solved.push(id);
 		previous = Some((id, bytes));
 	}
-	if LayerId::solve_order(0)
+	write_manifest_if_complete(dir, movement)?;
+	Ok(report)
+}
+
+/// Writes the manifest if every layer's file is in `dir`; whether it did.
+pub fn write_manifest_if_complete(
+	dir: &Path,
+	movement: &Tablebase,
+) -> Result<bool, PlacementError> {
+	let complete = LayerId::solve_order(0)
 		.iter()
-		.all(|id| dir.join(id.file_name()).exists())
-	{
+		.all(|id| dir.join(id.file_name()).exists());
+	if complete {
 		write_manifest(dir, movement)?;
 	}
-	Ok(report)
+	Ok(complete)
+}
+
+/// Whether `dir` holds layer `id` whole, solved from `movement`: its header right and its
+/// length the layer's (the entries are not read).
+pub fn has_layer(dir: &Path, id: LayerId, movement: &Tablebase) -> bool {
+	read_header_only(dir, id, movement).is_ok()
 }
 
 /// A layer's finished slices while it is solved, in `DIR/placed-PP-SIDE.partial/`: each slice's
 /// bytes followed by the sha256 of the movement table's identity and those bytes, so that a
 /// damaged slice, or one solved from another movement table, is solved again.
-struct PartialSlices {
+pub struct PartialSlices {
 	dir: PathBuf,
 	movement: [u8; 32],
 }
 
 impl PartialSlices {
-	fn new(dir: &Path, id: LayerId, movement: &Tablebase) -> Result<PartialSlices, PlacementError> {
+	/// The kept slices of layer `id` in `dir`, the directory made if missing.
+	pub fn new(
+		dir: &Path,
+		id: LayerId,
+		movement: &Tablebase,
+	) -> Result<PartialSlices, PlacementError> {
 		let dir = dir.join(format!(
 			"{}.partial",
 			id.file_name().trim_end_matches(".tbp")
@@ -368,8 +389,13 @@ impl PartialSlices {
 		hasher.finalize().into()
 	}
 
+	/// Drops one kept slice, so that it is solved again (one found wrong, say).
+	pub fn forget(&self, slice: Slice) {
+		let _ = std::fs::remove_file(self.dir.join(slice.name()));
+	}
+
 	/// Drops the slices once the layer's file is written; a failure leaves only litter.
-	fn remove(self) {
+	pub fn remove(self) {
 		let _ = std::fs::remove_dir_all(&self.dir);
 	}
 }
