@@ -112,6 +112,63 @@ pub enum ServiceError {
 	/// A session of a worker that has not joined (or whose join did not bind a secret).
 	#[error("worker {} has not joined; call Join first", excerpt(.0))]
 	NotJoined(String),
+	/// A placement-solve call to a coordinator that trains.
+	#[error("this coordinator trains; the placement phase is solved by `coordinator solve`")]
+	NotSolving,
+	/// A training call to a coordinator that solves the placement phase.
+	#[error(
+		"this coordinator solves the placement phase (`coordinator solve`); it runs no training"
+	)]
+	NotTraining,
+	/// A placement layer that does not exist (sheep placed and side to move).
+	#[error("there is no placement layer with {placed} placed and the {side} to move")]
+	NoSuchLayer {
+		/// Sheep placed, as asked.
+		placed: u32,
+		/// The side to move, as asked.
+		side: &'static str,
+	},
+	/// A placement layer not finished here, or not the file asked for.
+	#[error("{layer} is not here as {}: {reason}", excerpt(.sha256))]
+	LayerNotHere {
+		/// The layer's file name.
+		layer: String,
+		/// The sha256 asked for.
+		sha256: String,
+		/// What this coordinator has instead.
+		reason: String,
+	},
+	/// A slice submitted under a lease never handed out.
+	#[error("no slice was handed out under lease {0}")]
+	NoSuchLease(u64),
+	/// A slice submitted under a lease handed to another worker.
+	#[error("lease {lease} was handed to {}, not to {}", excerpt(.holder), excerpt(.worker))]
+	NotYourLease {
+		/// The lease.
+		lease: u64,
+		/// Who it was handed to.
+		holder: String,
+		/// Who submitted.
+		worker: String,
+	},
+	/// A slice's values of the wrong length.
+	#[error("the slice of lease {lease} is {expected} bytes, not {got}")]
+	SliceLength {
+		/// The lease.
+		lease: u64,
+		/// Its slice's length.
+		expected: u64,
+		/// What was sent.
+		got: u64,
+	},
+	/// A worker caught returning wrong values.
+	#[error("worker {} is flagged and gets no more slices: {reason}", excerpt(.worker))]
+	Flagged {
+		/// The worker.
+		worker: String,
+		/// What it was caught at.
+		reason: String,
+	},
 	/// A tablebase asked for when there is none.
 	#[error("this coordinator has no tablebase ({0})")]
 	NoTablebase(String),
@@ -211,7 +268,15 @@ impl From<ServiceError> for Status {
 			| ServiceError::NoOpen
 			| ServiceError::Undecodable(_)
 			| ServiceError::AlreadyOpen
-			| ServiceError::EmptyMessage => Status::invalid_argument(message),
+			| ServiceError::EmptyMessage
+			| ServiceError::NoSuchLayer { .. }
+			| ServiceError::SliceLength { .. } => Status::invalid_argument(message),
+			ServiceError::NotYourLease { .. } | ServiceError::Flagged { .. } => {
+				Status::permission_denied(message)
+			}
+			ServiceError::LayerNotHere { .. } | ServiceError::NoSuchLease(_) => {
+				Status::not_found(message)
+			}
 			ServiceError::BatchRefused { sequence, .. } => {
 				let mut status = Status::invalid_argument(message);
 				if let Ok(value) = sequence.to_string().parse() {
@@ -230,6 +295,8 @@ impl From<ServiceError> for Status {
 			| ServiceError::InputVersion(_)
 			| ServiceError::NotJoined(_)
 			| ServiceError::LoadtestRefused
+			| ServiceError::NotSolving
+			| ServiceError::NotTraining
 			| ServiceError::NoTablebase(_)
 			| ServiceError::OtherTablebase { .. } => Status::failed_precondition(message),
 			ServiceError::NoSuchGeneration { .. } | ServiceError::NetFile { .. } => {

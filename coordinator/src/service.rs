@@ -357,6 +357,29 @@ impl Coordinator for CoordinatorService {
 		});
 		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
 	}
+
+	async fn solve_work(
+		&self,
+		_: Request<v1::SolveWorkRequest>,
+	) -> Result<Response<v1::SolveWorkResponse>, Status> {
+		Err(ServiceError::NotSolving.into())
+	}
+
+	type FetchLayerStream = Outgoing<v1::TablebaseChunk>;
+
+	async fn fetch_layer(
+		&self,
+		_: Request<v1::FetchLayerRequest>,
+	) -> Result<Response<Self::FetchLayerStream>, Status> {
+		Err(ServiceError::NotSolving.into())
+	}
+
+	async fn submit_slice(
+		&self,
+		_: Request<v1::SubmitSliceRequest>,
+	) -> Result<Response<v1::SubmitSliceResponse>, Status> {
+		Err(ServiceError::NotSolving.into())
+	}
 }
 
 impl CoordinatorService {

@@ -567,6 +567,7 @@ impl Shared {
 			no_stronger_alarm_seconds: self.settings.stall_alarm.as_secs_f64(),
 			work: Some(live.work),
 			games: self.committer.games(),
+			placement_solve: None,
 		}
 	}
 }

@@ -157,7 +157,40 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 	// Set apart: one more key in the object above passes `json!`'s recursion limit.
 	json["stronger_since"] = json!(progress.stronger_since);
 	json["no_stronger_alarm_seconds"] = json!(progress.no_stronger_alarm_seconds);
+	if let Some(solve) = &progress.placement_solve {
+		json["placement_solve"] = placement_solve_json(solve);
+	}
 	json
+}
+
+/// A placement solve's progress (`coordinator solve`), each field in docs/status.md.
+fn placement_solve_json(solve: &v1::PlacementSolve) -> Value {
+	json!({
+		"layer": solve.layer,
+		"layers": solve.layers,
+		"layers_done": solve.layers_done,
+		"slices": solve.slices,
+		"slices_done": solve.slices_done,
+		"slices_in_flight": solve.slices_in_flight,
+		"positions": solve.positions,
+		"positions_done": solve.positions_done,
+		"positions_per_second": solve.positions_per_second,
+		"seconds_left": solve.seconds_left,
+		"slices_reassigned": solve.slices_reassigned,
+		"slices_doubled": solve.slices_doubled,
+		"positions_checked": solve.positions_checked,
+		"finished": solve.finished,
+		"workers": solve.workers.iter().map(|w| json!({
+			"name": w.name,
+			"slices": w.slices,
+			"positions": w.positions,
+			"share": w.share,
+			"in_flight": w.in_flight,
+			"flagged": w.flagged,
+			"flag_reason": w.flag_reason,
+			"seconds_since_seen": w.seconds_since_seen,
+		})).collect::<Vec<_>>(),
+	})
 }
 
 /// What the tablebase did in a measurement at equal time: `play`, `judge` or `none`. A
@@ -262,6 +295,10 @@ mod tests {
 				..v1::SelfPlayWork::default()
 			}),
 			games: Some(v1::GameArchive::default()),
+			placement_solve: Some(v1::PlacementSolve {
+				workers: vec![v1::SolveWorker::default()],
+				..v1::PlacementSolve::default()
+			}),
 			..v1::Progress::default()
 		}
 	}

@@ -163,6 +163,29 @@ impl Coordinator for FakeCoordinator {
 	) -> Result<Response<Self::FetchTablebaseStream>, Status> {
 		Err(Status::unimplemented("fetch_tablebase"))
 	}
+
+	async fn solve_work(
+		&self,
+		_: Request<tigers_proto::v1::SolveWorkRequest>,
+	) -> Result<Response<tigers_proto::v1::SolveWorkResponse>, Status> {
+		Err(Status::unimplemented("solve_work"))
+	}
+
+	type FetchLayerStream = Stream<tigers_proto::v1::TablebaseChunk>;
+
+	async fn fetch_layer(
+		&self,
+		_: Request<tigers_proto::v1::FetchLayerRequest>,
+	) -> Result<Response<Self::FetchLayerStream>, Status> {
+		Err(Status::unimplemented("fetch_layer"))
+	}
+
+	async fn submit_slice(
+		&self,
+		_: Request<tigers_proto::v1::SubmitSliceRequest>,
+	) -> Result<Response<tigers_proto::v1::SubmitSliceResponse>, Status> {
+		Err(Status::unimplemented("submit_slice"))
+	}
 }
 
 /// Serves a fake coordinator on a port of its own, on a thread of its own, for the rest of the

@@ -398,6 +398,29 @@ impl Coordinator for Service {
 			.collect();
 		Ok(Response::new(Box::pin(tokio_stream::iter(pieces))))
 	}
+
+	async fn solve_work(
+		&self,
+		_: Request<v1::SolveWorkRequest>,
+	) -> Result<Response<v1::SolveWorkResponse>, Status> {
+		Err(Status::unimplemented("solve_work"))
+	}
+
+	type FetchLayerStream = Stream_<v1::TablebaseChunk>;
+
+	async fn fetch_layer(
+		&self,
+		_: Request<v1::FetchLayerRequest>,
+	) -> Result<Response<Self::FetchLayerStream>, Status> {
+		Err(Status::unimplemented("fetch_layer"))
+	}
+
+	async fn submit_slice(
+		&self,
+		_: Request<v1::SubmitSliceRequest>,
+	) -> Result<Response<v1::SubmitSliceResponse>, Status> {
+		Err(Status::unimplemented("submit_slice"))
+	}
 }
 
 /// Serves one session and counts its end.
