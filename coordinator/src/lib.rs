@@ -30,6 +30,7 @@
 //!   long;
 //! - [`timed`]: promoted nets measured at equal time per move, beside the gate;
 //! - [`measure`]: a net file measured the same way outside a run (`coordinator measure`);
+//! - [`solve`]: the placement phase solved over workers, slice by slice (`coordinator solve`);
 //! - [`local_dashboard`]: the coordinator's own dashboard on its terminal;
 //! - [`metrics`]: the Prometheus endpoint and the figures it serves;
 //! - [`error`]: the coordinator's errors and the service's refusals, and the one mapping of
@@ -57,6 +58,7 @@ pub mod series;
 pub mod server;
 pub mod service;
 mod session;
+pub mod solve;
 pub mod state;
 pub mod status;
 pub mod storage_error;

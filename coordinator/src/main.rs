@@ -60,6 +60,9 @@ enum Command {
 		#[arg(long, value_name = "FILE")]
 		tls_ca: Option<PathBuf>,
 	},
+	/// Solves the placement phase's layers over the workers that connect (`worker solve`), into
+	/// the same files as `tui tablebase build --placement`; stops once they are written.
+	Solve(SolveArgs),
 	/// Measures a net file (or the perfect player) at equal time per move against ClaudePlayer
 	/// (or the perfect player), as a run measures its promoted nets, and prints the result.
 	Measure(MeasureArgs),
@@ -268,6 +271,79 @@ fn run_defaults() -> &'static RunSettings {
 	static DEFAULTS: std::sync::LazyLock<RunSettings> =
 		std::sync::LazyLock::new(RunSettings::default);
 	&DEFAULTS
+}
+
+#[derive(Args)]
+struct SolveArgs {
+	/// Where workers connect.
+	#[arg(long, default_value = "127.0.0.1:50051")]
+	listen: SocketAddr,
+	/// Where the layers go [default: placement-f1-r1/ beside the movement table in the
+	/// platform's cache directory, as for `tui tablebase build --placement`].
+	#[arg(long, value_name = "DIR")]
+	dir: Option<PathBuf>,
+	/// The movement table to solve from [default: the platform's cache directory].
+	#[arg(long, value_name = "PATH")]
+	movement: Option<PathBuf>,
+	/// Solve only the layers with at least this many sheep placed (19 for the last two).
+	#[arg(long, value_name = "N", default_value_t = 0,
+		value_parser = clap::value_parser!(u32).range(0..=19))]
+	from_placed: u32,
+	/// The token workers must present.
+	#[arg(long, env = "TIGERS_TOKEN", hide_env_values = true)]
+	token: Option<String>,
+	/// Listen beyond this machine without a token.
+	#[arg(long)]
+	insecure: bool,
+	/// Seconds a worker has to return a slice before it goes to another.
+	#[arg(long, value_name = "SECONDS", default_value_t = 600)]
+	slice_timeout: u64,
+	/// Serve Prometheus metrics over plain HTTP at this address (path /metrics); no token.
+	#[arg(long, value_name = "ADDR")]
+	metrics_listen: Option<SocketAddr>,
+	/// Log as JSON lines.
+	#[arg(long)]
+	log_json: bool,
+}
+
+async fn run_solve(args: SolveArgs) -> ExitCode {
+	init_logging(args.log_json);
+	let token = args.token.filter(|t| !t.is_empty());
+	if token.is_none() && !args.insecure && !args.listen.ip().is_loopback() {
+		say!(
+			"coordinator solve: refusing to listen on {} without a token; pass --token (or set \
+			 TIGERS_TOKEN), listen on 127.0.0.1, or pass --insecure",
+			args.listen
+		);
+		return ExitCode::from(2);
+	}
+	let places = locations::tablebase_path(args.movement.as_deref()).and_then(|movement| {
+		let dir = locations::placement_dir(args.dir.as_deref())?;
+		Ok((movement, dir))
+	});
+	let (movement, dir) = match places {
+		Ok(places) => places,
+		Err(error) => {
+			say!("coordinator solve: {error}");
+			return ExitCode::from(2);
+		}
+	};
+	let mut config = tigers_coordinator::solve::SolveConfig::new(dir, movement);
+	config.from_placed = args.from_placed;
+	config.token = token;
+	config.slice_timeout = Duration::from_secs(args.slice_timeout.max(1));
+	config.metrics_listen = args.metrics_listen;
+	let listener = match tokio::net::TcpListener::bind(args.listen).await {
+		Ok(listener) => listener,
+		Err(error) => {
+			say!(
+				"coordinator solve: cannot listen on {}: {error}",
+				args.listen
+			);
+			return ExitCode::FAILURE;
+		}
+	};
+	exit(tigers_coordinator::solve::run(config, listener, shutdown_signal()).await)
 }
 
 #[derive(Args)]
@@ -564,6 +640,9 @@ async fn main() -> ExitCode {
 	let cli = Cli::parse();
 	if let Some(Command::Measure(args)) = cli.command {
 		return run_measure(args).await;
+	}
+	if let Some(Command::Solve(args)) = cli.command {
+		return run_solve(args).await;
 	}
 	if let Some(Command::Status {
 		connect,

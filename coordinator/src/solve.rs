@@ -1,0 +1,570 @@
+//! `coordinator solve`: the placement phase solved over workers, layer by layer, into the same
+//! files as `tui tablebase build --placement` (docs/tablebase.md, "On the cluster").
+//!
+//! Ownership: [`Solver`] holds the state behind one mutex, held only for bookkeeping. The
+//! driver thread alone moves from layer to layer: it installs a layer's plan, computes the
+//! slices that need the coordinator's own values, writes the layer when every slice is done,
+//! and then offers that layer to the workers as the next one's child. The gRPC handlers hand
+//! out slices and take them back, after a spot check on tokio's blocking threads.
+
+pub mod plan;
+pub mod service;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+use tigers_core::Tablebase;
+use tigers_core::network::file::hex;
+use tigers_core::tablebase::placement::store::HEADER_BYTES;
+use tigers_core::tablebase::placement::{
+	Children, LayerId, LayerShape, PartialSlices, PlacementError, Slice, SliceStore as _,
+	has_layer, read_layer, solve_one_slice, write_layer, write_manifest_if_complete,
+};
+use tigers_proto::MAX_MESSAGE_BYTES;
+use tigers_proto::v1;
+use tigers_proto::v1::coordinator_server::CoordinatorServer;
+use tokio::net::TcpListener;
+use tokio_stream::wrappers::TcpListenerStream;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::Server;
+use tracing::{info, warn};
+
+use crate::auth::TokenCheck;
+use crate::error::CoordinatorError;
+use crate::solve::plan::LayerPlan;
+use crate::solve::service::SolveService;
+
+/// How long a worker has to return a slice by default: the largest slices take about a
+/// minute of one core (the busiest layers' 2.5 billion entries in 135 slices, at the build's
+/// measured pace), so ten minutes leaves room for a slow or loaded machine.
+pub const DEFAULT_SLICE_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// What `coordinator solve` is told.
+#[derive(Clone, Debug)]
+pub struct SolveConfig {
+	/// Where the layer files go (and where those already there are kept).
+	pub dir: PathBuf,
+	/// The movement table the layers are solved from.
+	pub movement: PathBuf,
+	/// The fewest sheep placed of the layers to solve (0 for the whole phase).
+	pub from_placed: u32,
+	/// The bearer token workers must present, if any.
+	pub token: Option<String>,
+	/// How long a slice may be out before it goes to another worker.
+	pub slice_timeout: Duration,
+	/// How long to go on answering once finished, so that workers hear it.
+	pub linger: Duration,
+	/// Serve Prometheus metrics here.
+	pub metrics_listen: Option<SocketAddr>,
+}
+
+impl SolveConfig {
+	/// The defaults for `dir` and `movement`: every layer, no token.
+	pub fn new(dir: PathBuf, movement: PathBuf) -> SolveConfig {
+		SolveConfig {
+			dir,
+			movement,
+			from_placed: 0,
+			token: None,
+			slice_timeout: DEFAULT_SLICE_TIMEOUT,
+			linger: Duration::from_secs(5),
+			metrics_listen: None,
+		}
+	}
+}
+
+/// The file a layer's slices are computed from, as the workers fetch it.
+pub(crate) enum Child {
+	/// The movement table, for the sheep with 19 placed.
+	Movement(Arc<Tablebase>),
+	/// A finished layer's whole file (header and entries) and its sha256.
+	Layer {
+		id: LayerId,
+		file: Arc<Vec<u8>>,
+		sha256: String,
+	},
+}
+
+impl Child {
+	fn sha256(&self) -> &str {
+		match self {
+			Child::Movement(table) => table.identity(),
+			Child::Layer { sha256, .. } => sha256,
+		}
+	}
+
+	fn children(&self) -> Children<'_> {
+		match self {
+			Child::Movement(table) => Children::Movement(table),
+			Child::Layer { file, .. } => Children::Layer(&file[HEADER_BYTES..]),
+		}
+	}
+}
+
+/// What the solve has done for one worker, by the name it asks under.
+#[derive(Debug)]
+pub(crate) struct WorkerRecord {
+	slices: u64,
+	positions: u64,
+	flagged: Option<String>,
+	last_seen: Instant,
+	told_finished: bool,
+}
+
+/// The solve's state; every field is written under [`Solver::lock`].
+pub(crate) struct Inner {
+	plan: Option<LayerPlan>,
+	child: Option<Arc<Child>>,
+	partial: Option<Arc<PartialSlices>>,
+	layers: u32,
+	layers_done: u32,
+	/// Entries of the layers to solve at start, and of those written since.
+	positions: u64,
+	positions_before: u64,
+	/// (time, entries decided) once a second at most, for the rate over the last minute.
+	rate: VecDeque<(Instant, u64)>,
+	reassigned_before: u64,
+	doubled: u64,
+	checked: u64,
+	workers: BTreeMap<String, WorkerRecord>,
+	finished: bool,
+	/// The spot checks' class picks: a generator the workers cannot predict.
+	picks: u64,
+}
+
+/// A placement solve in progress.
+pub struct Solver {
+	inner: Mutex<Inner>,
+	changed: Condvar,
+	movement: Arc<Tablebase>,
+	config: SolveConfig,
+	started: Instant,
+	stop: AtomicBool,
+}
+
+impl Solver {
+	pub(crate) fn lock(&self) -> MutexGuard<'_, Inner> {
+		self.inner
+			.lock()
+			.unwrap_or_else(std::sync::PoisonError::into_inner)
+	}
+
+	/// Wakes the driver: something it waits for may have happened.
+	fn poke(&self) {
+		self.changed.notify_all();
+	}
+
+	/// Flags `worker` for `reason`: no more slices, and what it did in this layer is done
+	/// again.
+	pub(crate) fn flag(&self, inner: &mut Inner, worker: &str, reason: String) {
+		warn!(worker, %reason, "a worker returned wrong values; it gets no more slices");
+		let record = inner
+			.workers
+			.entry(worker.to_string())
+			.or_insert_with(|| WorkerRecord::new(Instant::now()));
+		record.flagged.get_or_insert(reason);
+		let forgotten = match &mut inner.plan {
+			Some(plan) => plan.forget_worker(worker),
+			None => Vec::new(),
+		};
+		if let Some(partial) = &inner.partial {
+			for slice in forgotten {
+				partial.forget(slice);
+			}
+		}
+	}
+
+	/// The solve's progress, as `coordinator status` and the metrics show it.
+	pub fn progress(&self) -> v1::PlacementSolve {
+		let mut inner = self.lock();
+		let now = Instant::now();
+		let (slices, slices_done, in_flight, layer, in_layer, reassigned) = match &inner.plan {
+			Some(plan) => {
+				let (all, done, out) = plan.counts();
+				let name = plan.id().file_name().trim_end_matches(".tbp").to_string();
+				(
+					all,
+					done,
+					out,
+					name,
+					plan.positions_done(),
+					plan.reassigned(),
+				)
+			}
+			None => (0, 0, 0, String::new(), 0, 0),
+		};
+		let positions_done = inner.positions_before + in_layer;
+		inner.note_rate(now, positions_done);
+		let rate = match (inner.rate.front(), inner.rate.back()) {
+			(Some((t0, p0)), Some((t1, p1))) if t1 > t0 => {
+				p1.saturating_sub(*p0) as f64 / (*t1 - *t0).as_secs_f64()
+			}
+			_ => 0.0,
+		};
+		let left = inner.positions.saturating_sub(positions_done);
+		let total: u64 = inner.workers.values().map(|w| w.positions).sum();
+		let workers = inner
+			.workers
+			.iter()
+			.map(|(name, w)| v1::SolveWorker {
+				name: name.clone(),
+				slices: w.slices,
+				positions: w.positions,
+				share: w.positions as f64 / total.max(1) as f64,
+				in_flight: inner.plan.as_ref().map_or(0, |p| p.held_by(name)) as u32,
+				flagged: w.flagged.is_some(),
+				flag_reason: w.flagged.clone().unwrap_or_default(),
+				seconds_since_seen: (now - w.last_seen).as_secs_f64(),
+			})
+			.collect();
+		v1::PlacementSolve {
+			layer,
+			layers: inner.layers,
+			layers_done: inner.layers_done,
+			slices: slices as u32,
+			slices_done: slices_done as u32,
+			slices_in_flight: in_flight as u32,
+			positions: inner.positions,
+			positions_done,
+			positions_per_second: rate,
+			seconds_left: if rate > 0.0 { left as f64 / rate } else { 0.0 },
+			slices_reassigned: inner.reassigned_before + reassigned,
+			slices_doubled: inner.doubled,
+			positions_checked: inner.checked,
+			workers,
+			finished: inner.finished,
+		}
+	}
+
+	/// Whether every layer is written and every worker still around has been told so.
+	fn is_done_telling(&self) -> bool {
+		let inner = self.lock();
+		let recent = |w: &WorkerRecord| w.last_seen.elapsed() < Duration::from_secs(30);
+		inner.finished
+			&& inner
+				.workers
+				.values()
+				.all(|w| w.told_finished || w.flagged.is_some() || !recent(w))
+	}
+
+	/// A class of `slice` to compute again, drawn so that a worker cannot tell which.
+	pub(crate) fn pick_class(inner: &mut Inner, slice: Slice) -> usize {
+		// SplitMix64: the state starts from the clock, so picks differ between runs.
+		inner.picks = inner.picks.wrapping_add(0x9e37_79b9_7f4a_7c15);
+		let mut z = inner.picks;
+		z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+		z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+		z ^= z >> 31;
+		slice.first_class + (z % (slice.end_class - slice.first_class) as u64) as usize
+	}
+}
+
+impl WorkerRecord {
+	fn new(now: Instant) -> WorkerRecord {
+		WorkerRecord {
+			slices: 0,
+			positions: 0,
+			flagged: None,
+			last_seen: now,
+			told_finished: false,
+		}
+	}
+}
+
+/// Checks `values` of `slice` in layer `id` by computing one class of it again: `None` if it
+/// matches, else why not.
+pub(crate) fn spot_check(
+	id: LayerId,
+	child: &Child,
+	slice: Slice,
+	class: usize,
+	values: &[u8],
+) -> Option<String> {
+	let shape = LayerShape::of(id);
+	let part = Slice {
+		dead: slice.dead,
+		first_class: class,
+		end_class: class + 1,
+	};
+	let start = (shape.block_start(slice.dead, class) - slice.bytes(&shape).start) as usize;
+	let expected = solve_one_slice(id, child.children(), part);
+	let got = &values[start..start + expected.len()];
+	(got != expected.as_slice()).then(|| {
+		format!(
+			"{} with {} dead, class {class}: its values differ from the coordinator's",
+			id.file_name().trim_end_matches(".tbp"),
+			slice.dead
+		)
+	})
+}
+
+/// Solves the layers `config` asks for with the workers that connect to `listener`, until they
+/// are all written or `shutdown` resolves.
+pub async fn run(
+	config: SolveConfig,
+	listener: TcpListener,
+	shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), CoordinatorError> {
+	let path = config.movement.clone();
+	let movement = tokio::task::spawn_blocking(move || Tablebase::read(&path))
+		.await
+		.map_err(|e| CoordinatorError::Config(format!("reading the movement table: {e}")))?
+		.map_err(|e| CoordinatorError::Config(format!("{}: {e}", config.movement.display())))?;
+	std::fs::create_dir_all(&config.dir).map_err(|source| CoordinatorError::Io {
+		path: config.dir.display().to_string(),
+		source,
+	})?;
+	let solver = Arc::new(Solver {
+		inner: Mutex::new(Inner::new(clock_seed())),
+		changed: Condvar::new(),
+		movement: Arc::new(movement),
+		config: config.clone(),
+		started: Instant::now(),
+		stop: AtomicBool::new(false),
+	});
+	let _metrics = match config.metrics_listen {
+		Some(address) => Some(service::serve_metrics(address, &solver)?),
+		None => None,
+	};
+	let driver = {
+		let solver = solver.clone();
+		std::thread::Builder::new()
+			.name("placement-solve".into())
+			.spawn(move || drive(&solver))
+			.map_err(|e| CoordinatorError::Config(format!("cannot start the solve: {e}")))?
+	};
+	info!(address = %listener.local_addr().map_or_else(|_| "?".into(), |a| a.to_string()),
+		dir = %config.dir.display(), from_placed = config.from_placed, "solving the placement phase");
+	let server = CoordinatorServer::new(SolveService::new(solver.clone()))
+		.max_decoding_message_size(MAX_MESSAGE_BYTES)
+		.max_encoding_message_size(MAX_MESSAGE_BYTES);
+	let service = InterceptedService::new(server, TokenCheck::new(config.token.clone()));
+	let finished = {
+		let solver = solver.clone();
+		async move {
+			loop {
+				tokio::time::sleep(Duration::from_millis(100)).await;
+				if solver.lock().finished {
+					break;
+				}
+			}
+			let deadline = Instant::now() + solver.config.linger;
+			while Instant::now() < deadline && !solver.is_done_telling() {
+				tokio::time::sleep(Duration::from_millis(100)).await;
+			}
+		}
+	};
+	let stopping = async move {
+		tokio::select! {
+			() = shutdown => info!("stopping"),
+			() = finished => info!("every layer is written"),
+		}
+	};
+	let served = Server::builder()
+		.add_service(service)
+		.serve_with_incoming_shutdown(TcpListenerStream::new(listener), stopping)
+		.await;
+	solver.stop.store(true, Ordering::Relaxed);
+	solver.poke();
+	let driven = tokio::task::spawn_blocking(move || driver.join())
+		.await
+		.map_err(|e| CoordinatorError::Config(format!("the solve thread: {e}")))?
+		.map_err(|_| CoordinatorError::Config("the solve thread panicked".into()))?;
+	served?;
+	driven.map_err(|e| CoordinatorError::Config(e.to_string()))
+}
+
+fn clock_seed() -> u64 {
+	let nanos = std::time::SystemTime::now()
+		.duration_since(std::time::UNIX_EPOCH)
+		.map_or(0, |d| d.as_nanos() as u64);
+	nanos ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+impl Inner {
+	/// Entries decided by `now`, kept once a second for the rate over the last minute.
+	fn note_rate(&mut self, now: Instant, positions_done: u64) {
+		if self
+			.rate
+			.back()
+			.is_none_or(|(at, _)| now - *at >= Duration::from_secs(1))
+		{
+			self.rate.push_back((now, positions_done));
+		}
+		while self
+			.rate
+			.front()
+			.is_some_and(|(at, _)| now - *at > Duration::from_secs(60))
+		{
+			self.rate.pop_front();
+		}
+	}
+
+	fn new(seed: u64) -> Inner {
+		Inner {
+			plan: None,
+			child: None,
+			partial: None,
+			layers: 0,
+			layers_done: 0,
+			positions: 0,
+			positions_before: 0,
+			rate: VecDeque::new(),
+			reassigned_before: 0,
+			doubled: 0,
+			checked: 0,
+			workers: BTreeMap::new(),
+			finished: false,
+			picks: seed,
+		}
+	}
+}
+
+/// The driver thread: every layer missing, in order, then the manifest.
+fn drive(solver: &Solver) -> Result<(), PlacementError> {
+	let config = &solver.config;
+	let movement = &solver.movement;
+	let order = LayerId::solve_order(config.from_placed);
+	let missing: Vec<LayerId> = order
+		.iter()
+		.copied()
+		.filter(|&id| !has_layer(&config.dir, id, movement))
+		.collect();
+	{
+		let mut inner = solver.lock();
+		inner.layers = order.len() as u32;
+		inner.layers_done = (order.len() - missing.len()) as u32;
+		inner.positions = missing.iter().map(|id| LayerShape::of(*id).entries()).sum();
+	}
+	// Lease numbers start from the clock, so that a lease of an earlier process is never
+	// taken for one of this process's.
+	let mut next_lease = clock_seed() >> 20 << 20;
+	for id in missing {
+		let child = Arc::new(load_child(solver, id)?);
+		let partial = Arc::new(PartialSlices::new(&config.dir, id, movement)?);
+		let plan = LayerPlan::new(
+			id,
+			|slice, length| partial.load(slice, length),
+			next_lease,
+			config.slice_timeout,
+		);
+		info!(layer = %id.file_name(), kept = plan.counts().1, slices = plan.counts().0, "layer started");
+		{
+			let mut inner = solver.lock();
+			inner.plan = Some(plan);
+			inner.child = Some(child.clone());
+			inner.partial = Some(partial.clone());
+		}
+		let Some(bytes) = run_layer(solver, id, &child) else {
+			return Ok(());
+		};
+		write_layer(&config.dir, id, &bytes, movement)?;
+		let mut inner = solver.lock();
+		let plan = inner.plan.take().expect("the driver installed it");
+		next_lease = plan.next_lease();
+		inner.reassigned_before += plan.reassigned();
+		inner.positions_before += LayerShape::of(id).entries();
+		inner.layers_done += 1;
+		inner.partial = None;
+		drop(inner);
+		if let Ok(partial) = Arc::try_unwrap(partial) {
+			partial.remove();
+		}
+		info!(layer = %id.file_name(), "layer written");
+	}
+	let manifest = write_manifest_if_complete(&config.dir, movement)?;
+	let mut inner = solver.lock();
+	inner.finished = true;
+	inner.child = None;
+	let flagged = inner
+		.workers
+		.values()
+		.filter(|w| w.flagged.is_some())
+		.count();
+	info!(
+		manifest,
+		doubled = inner.doubled,
+		checked = inner.checked,
+		reassigned = inner.reassigned_before,
+		flagged,
+		"the placement solve is done"
+	);
+	Ok(())
+}
+
+/// Waits until every slice of the layer is done, settling those the coordinator must compute
+/// itself; the layer's bytes, or `None` when told to stop.
+fn run_layer(solver: &Solver, id: LayerId, child: &Child) -> Option<Vec<u8>> {
+	loop {
+		let settle = {
+			let mut inner = solver.lock();
+			let plan = inner.plan.as_mut().expect("the driver installed it");
+			if plan.is_complete() {
+				return plan.bytes();
+			}
+			let in_layer = plan.positions_done();
+			let done = inner.positions_before + in_layer;
+			inner.note_rate(Instant::now(), done);
+			let plan = inner.plan.as_mut().expect("the driver installed it");
+			let settle = plan.to_settle();
+			if settle.is_empty() {
+				let (guard, _) = solver
+					.changed
+					.wait_timeout(inner, Duration::from_millis(200))
+					.unwrap_or_else(std::sync::PoisonError::into_inner);
+				drop(guard);
+			}
+			settle
+		};
+		if solver.stop.load(Ordering::Relaxed) {
+			return None;
+		}
+		for (index, slice) in settle {
+			let truth = solve_one_slice(id, child.children(), slice);
+			let mut inner = solver.lock();
+			let wrong = inner
+				.plan
+				.as_mut()
+				.expect("the driver installed it")
+				.settle(index, truth.clone());
+			if let Some(partial) = &inner.partial {
+				partial.save(slice, &truth);
+			}
+			inner.doubled += 1;
+			inner.checked += slice.entries(id);
+			for worker in wrong {
+				let reason = format!(
+					"its copy of a doubled slice of {} differs from the coordinator's",
+					id.file_name().trim_end_matches(".tbp")
+				);
+				solver.flag(&mut inner, &worker, reason);
+			}
+		}
+	}
+}
+
+/// The file layer `id` is computed from: the movement table, or the child layer's file read
+/// whole and checked.
+fn load_child(solver: &Solver, id: LayerId) -> Result<Child, PlacementError> {
+	let Some(child) = id.child() else {
+		return Ok(Child::Movement(solver.movement.clone()));
+	};
+	let dir = &solver.config.dir;
+	read_layer(dir, child, Some(&solver.movement))?;
+	let path = dir.join(child.file_name());
+	let file = std::fs::read(&path).map_err(|source| PlacementError::Io {
+		path: path.display().to_string(),
+		source,
+	})?;
+	let sha256 = hex(&Sha256::digest(&file));
+	Ok(Child::Layer {
+		id: child,
+		file: Arc::new(file),
+		sha256,
+	})
+}

@@ -1,0 +1,392 @@
+//! The gRPC handlers of a coordinator that solves: slices handed out and taken back (after a
+//! spot check on a blocking thread), the layer and the movement table sent in pieces, the
+//! progress for `coordinator status`, and the metrics. The training calls are refused.
+
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use metrics::{counter, gauge};
+use tigers_core::moves::Turn;
+use tigers_core::tablebase::placement::{LayerId, SliceStore as _};
+use tigers_proto::v1;
+use tigers_proto::v1::coordinator_server::Coordinator;
+use tokio::sync::mpsc;
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::error::{CoordinatorError, ServiceError};
+use crate::solve::plan::Submission;
+use crate::solve::{Child, Solver, WorkerRecord, spot_check};
+use crate::tablebase::CHUNK_BYTES;
+
+type Outgoing<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+
+/// How long a worker waits before asking again when no slice is free.
+const RETRY: Duration = Duration::from_millis(500);
+
+/// The `tigers.v1.Coordinator` service of a coordinator that solves.
+pub struct SolveService {
+	solver: Arc<Solver>,
+}
+
+impl SolveService {
+	/// The handlers over `solver`.
+	pub fn new(solver: Arc<Solver>) -> SolveService {
+		SolveService { solver }
+	}
+}
+
+/// Refuses a worker name that is empty, too long or holds control characters.
+fn check_worker(name: &str) -> Result<(), Status> {
+	let count = name.chars().count();
+	if (1..=128).contains(&count) && !name.chars().any(char::is_control) {
+		return Ok(());
+	}
+	Err(ServiceError::Text {
+		field: "worker",
+		min: 1,
+		max: 128,
+		value: name.to_string(),
+	}
+	.into())
+}
+
+/// Pieces of `file`, at most [`CHUNK_BYTES`] each, sent as the connection takes them.
+fn send_pieces(file: Arc<Vec<u8>>, sha256: String) -> Outgoing<v1::TablebaseChunk> {
+	let (sender, receiver) = mpsc::channel(2);
+	tokio::spawn(async move {
+		let total = file.len() as u64;
+		for (i, piece) in file.chunks(CHUNK_BYTES).enumerate() {
+			let chunk = v1::TablebaseChunk {
+				offset: (i * CHUNK_BYTES) as u64,
+				data: piece.to_vec(),
+				total_bytes: total,
+				sha256: sha256.clone(),
+			};
+			if sender.send(Ok(chunk)).await.is_err() {
+				return;
+			}
+		}
+	});
+	Box::pin(ReceiverStream::new(receiver))
+}
+
+#[tonic::async_trait]
+impl Coordinator for SolveService {
+	async fn join(
+		&self,
+		_: Request<v1::JoinRequest>,
+	) -> Result<Response<v1::JoinResponse>, Status> {
+		Err(ServiceError::NotTraining.into())
+	}
+
+	async fn fetch_net(
+		&self,
+		_: Request<v1::FetchNetRequest>,
+	) -> Result<Response<v1::NetFile>, Status> {
+		Err(ServiceError::NotTraining.into())
+	}
+
+	type SessionStream = Outgoing<v1::CoordinatorMessage>;
+
+	async fn session(
+		&self,
+		_: Request<Streaming<v1::WorkerMessage>>,
+	) -> Result<Response<Self::SessionStream>, Status> {
+		Err(ServiceError::NotTraining.into())
+	}
+
+	type WatchProgressStream = Outgoing<v1::Progress>;
+
+	async fn watch_progress(
+		&self,
+		_: Request<v1::WatchRequest>,
+	) -> Result<Response<Self::WatchProgressStream>, Status> {
+		Err(ServiceError::NotTraining.into())
+	}
+
+	async fn status(
+		&self,
+		_: Request<v1::StatusRequest>,
+	) -> Result<Response<v1::Progress>, Status> {
+		Ok(Response::new(v1::Progress {
+			run_name: "placement solve".into(),
+			uptime_seconds: self.solver.started.elapsed().as_secs_f64(),
+			placement_solve: Some(self.solver.progress()),
+			..v1::Progress::default()
+		}))
+	}
+
+	type FetchTablebaseStream = Outgoing<v1::TablebaseChunk>;
+
+	async fn fetch_tablebase(
+		&self,
+		request: Request<v1::FetchTablebaseRequest>,
+	) -> Result<Response<Self::FetchTablebaseStream>, Status> {
+		let wanted = request.into_inner().sha256;
+		let table = self.solver.movement.clone();
+		if table.identity() != wanted {
+			return Err(ServiceError::OtherTablebase {
+				ours: table.identity().to_string(),
+				wanted,
+			}
+			.into());
+		}
+		let (sender, receiver) = mpsc::channel(2);
+		tokio::spawn(async move {
+			for chunk in crate::tablebase::chunks(&table) {
+				if sender.send(Ok(chunk)).await.is_err() {
+					return;
+				}
+			}
+		});
+		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
+	}
+
+	async fn solve_work(
+		&self,
+		request: Request<v1::SolveWorkRequest>,
+	) -> Result<Response<v1::SolveWorkResponse>, Status> {
+		let worker = request.into_inner().worker;
+		check_worker(&worker)?;
+		let now = Instant::now();
+		let mut inner = self.solver.lock();
+		let finished = inner.finished;
+		let record = inner
+			.workers
+			.entry(worker.clone())
+			.or_insert_with(|| WorkerRecord::new(now));
+		record.last_seen = now;
+		if let Some(reason) = &record.flagged {
+			return Err(ServiceError::Flagged {
+				worker,
+				reason: reason.clone(),
+			}
+			.into());
+		}
+		if finished {
+			record.told_finished = true;
+			return Ok(Response::new(v1::SolveWorkResponse {
+				finished: true,
+				..v1::SolveWorkResponse::default()
+			}));
+		}
+		let child = inner.child.clone();
+		let task = inner
+			.plan
+			.as_mut()
+			.and_then(|plan| Some((plan.id(), plan.hand_out(&worker, now)?)));
+		let (Some((id, task)), Some(child)) = (task, child) else {
+			return Ok(Response::new(v1::SolveWorkResponse {
+				retry_ms: RETRY.as_millis() as u32,
+				..v1::SolveWorkResponse::default()
+			}));
+		};
+		Ok(Response::new(v1::SolveWorkResponse {
+			task: Some(v1::SliceTask {
+				lease: task.lease,
+				placed: id.placed,
+				tigers_to_move: id.turn == Turn::Tiger,
+				dead: task.slice.dead,
+				first_class: task.slice.first_class as u32,
+				end_class: task.slice.end_class as u32,
+				bytes: task.bytes,
+				child_sha256: child.sha256().to_string(),
+				deadline_seconds: self.solver.config.slice_timeout.as_secs() as u32,
+			}),
+			..v1::SolveWorkResponse::default()
+		}))
+	}
+
+	type FetchLayerStream = Outgoing<v1::TablebaseChunk>;
+
+	async fn fetch_layer(
+		&self,
+		request: Request<v1::FetchLayerRequest>,
+	) -> Result<Response<Self::FetchLayerStream>, Status> {
+		let request = request.into_inner();
+		let turn = if request.tigers_to_move {
+			Turn::Tiger
+		} else {
+			Turn::Sheep
+		};
+		let Some(id) = LayerId::new(request.placed, turn) else {
+			return Err(ServiceError::NoSuchLayer {
+				placed: request.placed,
+				side: if request.tigers_to_move {
+					"tigers"
+				} else {
+					"sheep"
+				},
+			}
+			.into());
+		};
+		let child = self.solver.lock().child.clone();
+		let not_here = |reason: String| ServiceError::LayerNotHere {
+			layer: id.file_name(),
+			sha256: request.sha256.clone(),
+			reason,
+		};
+		match child.as_deref() {
+			Some(Child::Layer {
+				id: have,
+				file,
+				sha256,
+			}) if *have == id => {
+				if *sha256 != request.sha256 {
+					return Err(not_here(format!("its file here is {sha256}")).into());
+				}
+				Ok(Response::new(send_pieces(file.clone(), sha256.clone())))
+			}
+			_ => Err(not_here("the layer the slices handed out now need is another".into()).into()),
+		}
+	}
+
+	async fn submit_slice(
+		&self,
+		request: Request<v1::SubmitSliceRequest>,
+	) -> Result<Response<v1::SubmitSliceResponse>, Status> {
+		let request = request.into_inner();
+		check_worker(&request.worker)?;
+		let worker = request.worker;
+		let (id, index, slice, child, class) = {
+			let mut inner = self.solver.lock();
+			if let Some(record) = inner.workers.get_mut(&worker) {
+				record.last_seen = Instant::now();
+				if let Some(reason) = &record.flagged {
+					return Err(ServiceError::Flagged {
+						worker,
+						reason: reason.clone(),
+					}
+					.into());
+				}
+			}
+			let child = inner.child.clone();
+			let Some(plan) = inner.plan.as_mut() else {
+				return Err(ServiceError::NoSuchLease(request.lease).into());
+			};
+			let id = plan.id();
+			let submission = plan.submit(&worker, request.lease, request.values.len() as u64)?;
+			let Submission::Check { index, slice } = submission else {
+				return Ok(Response::new(v1::SubmitSliceResponse { accepted: false }));
+			};
+			let class = Solver::pick_class(&mut inner, slice);
+			(
+				id,
+				index,
+				slice,
+				child.expect("a plan has its child"),
+				class,
+			)
+		};
+		// A class of the slice computed again: CPU work, off the async threads.
+		let values = request.values;
+		let checked = tokio::task::spawn_blocking(move || {
+			let wrong = spot_check(id, &child, slice, class, &values);
+			(wrong, values)
+		})
+		.await;
+		let (wrong, values) = checked.map_err(|error| ServiceError::Task {
+			what: "the spot check",
+			error,
+		})?;
+		let solver = &self.solver;
+		let mut inner = solver.lock();
+		let same_layer = inner.plan.as_ref().is_some_and(|plan| plan.id() == id);
+		if !same_layer {
+			return Ok(Response::new(v1::SubmitSliceResponse { accepted: false }));
+		}
+		if let Some(reason) = wrong {
+			inner
+				.plan
+				.as_mut()
+				.expect("checked above")
+				.accept(index, &worker, values, false);
+			solver.flag(&mut inner, &worker, reason.clone());
+			return Err(ServiceError::Flagged { worker, reason }.into());
+		}
+		let flagged = inner
+			.workers
+			.get(&worker)
+			.is_some_and(|w| w.flagged.is_some());
+		let plan = inner.plan.as_mut().expect("checked above");
+		let taken = plan.accept(index, &worker, values, !flagged);
+		let done = plan.done_values(index).map(<[u8]>::to_vec);
+		let doubled = plan.is_doubled(index);
+		inner.checked += (slice.entries(id) / (slice.end_class - slice.first_class) as u64).max(1);
+		if taken {
+			let record = inner
+				.workers
+				.entry(worker.clone())
+				.or_insert_with(|| WorkerRecord::new(Instant::now()));
+			record.slices += 1;
+			record.positions += slice.entries(id);
+		}
+		if let (true, Some(done)) = (taken, done) {
+			if doubled {
+				inner.doubled += 1;
+			}
+			// Kept under the lock, so that a worker flagged meanwhile has its slices dropped
+			// after they were written, not before.
+			if let Some(partial) = &inner.partial {
+				partial.save(slice, &done);
+			}
+		}
+		drop(inner);
+		solver.poke();
+		Ok(Response::new(v1::SubmitSliceResponse { accepted: taken }))
+	}
+}
+
+/// Stops the metrics tasks when dropped.
+pub struct MetricsTasks(Vec<tokio::task::JoinHandle<()>>);
+
+impl Drop for MetricsTasks {
+	fn drop(&mut self) {
+		for task in &self.0 {
+			task.abort();
+		}
+	}
+}
+
+/// Serves the solve's metrics at `address`, refreshed each second (docs/metrics.md).
+pub fn serve_metrics(
+	address: SocketAddr,
+	solver: &Arc<Solver>,
+) -> Result<MetricsTasks, CoordinatorError> {
+	let serving = crate::metrics::serve(address)?;
+	let solver = solver.clone();
+	let publish = tokio::spawn(async move {
+		loop {
+			publish(&solver.progress());
+			tokio::time::sleep(Duration::from_secs(1)).await;
+		}
+	});
+	Ok(MetricsTasks(vec![tokio::spawn(serving), publish]))
+}
+
+/// The solve's figures into the process's recorder.
+fn publish(progress: &v1::PlacementSolve) {
+	gauge!("tigers_solve_layers").set(f64::from(progress.layers));
+	gauge!("tigers_solve_layers_done").set(f64::from(progress.layers_done));
+	gauge!("tigers_solve_slices").set(f64::from(progress.slices));
+	gauge!("tigers_solve_slices_done").set(f64::from(progress.slices_done));
+	gauge!("tigers_solve_slices_in_flight").set(f64::from(progress.slices_in_flight));
+	gauge!("tigers_solve_positions").set(progress.positions as f64);
+	gauge!("tigers_solve_positions_done").set(progress.positions_done as f64);
+	gauge!("tigers_solve_positions_per_second").set(progress.positions_per_second);
+	gauge!("tigers_solve_seconds_left").set(progress.seconds_left);
+	counter!("tigers_solve_slices_reassigned_total").absolute(progress.slices_reassigned);
+	counter!("tigers_solve_slices_doubled_total").absolute(progress.slices_doubled);
+	counter!("tigers_solve_positions_checked_total").absolute(progress.positions_checked);
+	for worker in &progress.workers {
+		let name = worker.name.clone();
+		counter!("tigers_solve_worker_positions_total", "worker" => name.clone())
+			.absolute(worker.positions);
+		gauge!("tigers_solve_worker_flagged", "worker" => name)
+			.set(f64::from(u8::from(worker.flagged)));
+	}
+}
