@@ -44,6 +44,7 @@ pub mod process;
 mod seed;
 mod selfplay;
 mod session;
+pub mod solve;
 pub mod spool;
 mod state;
 mod stats;

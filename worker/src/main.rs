@@ -69,6 +69,9 @@ struct Cli {
 enum Command {
 	/// Measure this machine's self-play speed with the default settings, to size a fleet.
 	Bench(BenchArgs),
+	/// Compute slices of the placement phase for a coordinator that solves it
+	/// (`coordinator solve`), until it says the solve is over.
+	Solve(SolveArgs),
 	/// Measure how fast a coordinator takes batches in: many simulated workers, each with its
 	/// own identity and connection, send copies of one batch of real games.
 	Loadtest(LoadtestArgs),
@@ -100,6 +103,30 @@ struct LoadtestArgs {
 }
 
 #[derive(Debug, Args)]
+struct SolveArgs {
+	/// The coordinator: http://host:port or https://host:port.
+	#[arg(long, value_name = "URL")]
+	connect: String,
+	/// Slices computed at once, 1 to 4096 [default: the machine's cores].
+	#[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+	threads: Option<u32>,
+	/// The name the coordinator counts this worker's work under [default: the host name and
+	/// the process id].
+	#[arg(long, value_name = "NAME")]
+	name: Option<String>,
+	/// The solve's token.
+	#[arg(long, value_name = "T", env = "TIGERS_TOKEN", hide_env_values = true)]
+	token: Option<String>,
+	/// PEM certificate to trust for an https coordinator.
+	#[arg(long, value_name = "FILE")]
+	tls_ca: Option<PathBuf>,
+	/// Where the movement table is kept, fetched from the coordinator if missing [default:
+	/// the platform's cache directory, as for the worker itself].
+	#[arg(long, value_name = "PATH")]
+	tablebase: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
 struct BenchArgs {
 	/// Games to play [default: 500 per thread].
 	#[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -119,6 +146,7 @@ fn main() -> ExitCode {
 	let result = match &cli.command {
 		Some(Command::Bench(args)) => run_bench(args),
 		Some(Command::Loadtest(args)) => run_loadtest(args),
+		Some(Command::Solve(args)) => run_solve(args),
 		None => run_worker(cli),
 	};
 	match result {
@@ -195,6 +223,50 @@ fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
 	let report = tigers_worker::bench_with_progress(&settings, |done| bar.set_position(done));
 	bar.finish_and_clear();
 	console::out(format_args!("{}\n", report?))?;
+	Ok(())
+}
+
+fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
+	let mut config = WorkerConfig::new(args.connect.clone());
+	config.token = args.token.clone().filter(|token| !token.is_empty());
+	config.tls_ca = args.tls_ca.clone();
+	config.threads = args.threads.map_or_else(default_threads, |n| n as usize);
+	config.name = args.name.clone().unwrap_or_else(|| {
+		format!(
+			"{}-{}",
+			tigers_worker::config::host_name(),
+			std::process::id()
+		)
+	});
+	let tablebase = tigers_proto::locations::tablebase_path(args.tablebase.as_deref())?;
+	// Hidden switches for the tests of the coordinator's checks (docs/tablebase.md): a worker
+	// that returns wrong values, and one that takes a slice and never returns it.
+	let test_switch = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1");
+	let settings = tigers_worker::solve::SolveSettings {
+		config,
+		tablebase,
+		lie: test_switch("TIGERS_TEST_SOLVE_LIE"),
+		hold: test_switch("TIGERS_TEST_SOLVE_HOLD"),
+	};
+	let runtime = tokio::runtime::Builder::new_multi_thread()
+		.worker_threads(2)
+		.enable_all()
+		.build()
+		.context("cannot start the async runtime")?;
+	let result = runtime.block_on(tigers_worker::solve::solve(settings, shutdown_signal()));
+	runtime.shutdown_timeout(RUNTIME_STOP);
+	let report = result?;
+	let fetched: Vec<String> = report
+		.fetched
+		.iter()
+		.map(|(file, bytes)| format!("{file} {bytes}"))
+		.collect();
+	console::out(format_args!(
+		"slices {} positions {} fetched [{}]\n",
+		report.slices,
+		report.positions,
+		fetched.join(", ")
+	))?;
 	Ok(())
 }
 
