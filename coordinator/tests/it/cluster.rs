@@ -14,12 +14,12 @@ use tigers_proto::v1;
 
 use crate::common::{free_port, temp_dir};
 
-fn coordinator_binary() -> PathBuf {
+pub(crate) fn coordinator_binary() -> PathBuf {
 	PathBuf::from(env!("CARGO_BIN_EXE_coordinator"))
 }
 
 /// The worker binary beside the coordinator's, built first if this test run has not built it.
-fn worker_binary() -> PathBuf {
+pub(crate) fn worker_binary() -> PathBuf {
 	let path = coordinator_binary().with_file_name("worker");
 	if !path.exists() {
 		let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -124,7 +124,7 @@ fn spooled_batches(spool: &Path) -> Vec<String> {
 
 /// Looks every 100 ms until `done` holds, or fails after `limit`. The processes under test run
 /// on the real clock, which tokio's paused one cannot drive: what they do can only be watched.
-fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
+pub(crate) fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> bool) {
 	let deadline = Instant::now() + limit;
 	while !done() {
 		assert!(Instant::now() < deadline, "timed out waiting for {what}");

@@ -9,6 +9,7 @@ mod loadtest;
 mod metrics;
 mod pipes;
 mod service;
+mod solve;
 mod tablebase;
 mod timed;
 mod tls;

@@ -1,0 +1,371 @@
+//! The placement phase solved over worker processes (`coordinator solve`, `worker solve`) on
+//! loopback, from 19 placed (the last two layers: the sheep's, computed from the movement
+//! table, and the tigers', from the sheep's): the files are byte for byte those of the
+//! one-machine build with one worker and with three; a worker that lies is flagged and its
+//! slices done again, a slice held and never returned goes to another worker, and a
+//! coordinator killed with SIGKILL resumes at the slices it kept. Bad calls are refused with
+//! the right status and change nothing.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use tigers_coordinator::solve::SolveConfig;
+use tigers_coordinator::status::fetch_status;
+use tigers_core::tablebase::placement::{LayerId, build};
+use tigers_proto::client::ClientSettings;
+use tigers_proto::v1;
+use tonic::Code;
+
+use crate::cluster::{coordinator_binary, wait_until, worker_binary};
+use crate::common::{client, free_port, start, temp_dir, test_config};
+use crate::tablebase::{table, table_path};
+
+const FROM_PLACED: u32 = 19;
+const TOKEN: &str = "solve-test-token";
+/// Long enough for two debug builds' solves of the last layers on a loaded two-core machine.
+const SOLVE_LIMIT: Duration = Duration::from_secs(400);
+
+/// The one-machine build of the layers from 19 placed, made once.
+fn reference() -> &'static PathBuf {
+	static DIR: OnceLock<PathBuf> = OnceLock::new();
+	DIR.get_or_init(|| {
+		let dir = temp_dir("solve-reference");
+		build(&dir, table(), FROM_PLACED, 2, &|_| {}).expect("the one-machine build");
+		dir
+	})
+}
+
+fn log_file(path: &Path) -> std::fs::File {
+	std::fs::OpenOptions::new()
+		.create(true)
+		.append(true)
+		.open(path)
+		.expect("a log file")
+}
+
+fn spawn_coordinator(port: u16, dir: &Path, log: &Path) -> Child {
+	Command::new(coordinator_binary())
+		.args(["solve", "--listen", &format!("127.0.0.1:{port}"), "--dir"])
+		.arg(dir)
+		.arg("--movement")
+		.arg(table_path())
+		.args(["--from-placed", &FROM_PLACED.to_string()])
+		.args(["--slice-timeout", "5", "--log-json"])
+		.env("TIGERS_TOKEN", TOKEN)
+		.stdout(Stdio::null())
+		.stderr(log_file(log))
+		.spawn()
+		.expect("the coordinator starts")
+}
+
+/// A `worker solve` process; its summary line goes to `out`.
+fn spawn_worker(port: u16, name: &str, log: &Path, out: &Path, test: Option<&str>) -> Child {
+	let mut command = Command::new(worker_binary());
+	command
+		.args(["solve", "--connect", &format!("http://127.0.0.1:{port}")])
+		.args(["--threads", "1", "--name", name, "--tablebase"])
+		.arg(table_path())
+		.arg("--log-json")
+		.env("TIGERS_TOKEN", TOKEN)
+		.env_remove("TIGERS_TEST_SOLVE_LIE")
+		.env_remove("TIGERS_TEST_SOLVE_HOLD")
+		.stdout(log_file(out))
+		.stderr(log_file(log));
+	if let Some(switch) = test {
+		command.env(switch, "1");
+	}
+	command.spawn().expect("the worker starts")
+}
+
+/// The solve's progress, if the coordinator answers.
+fn progress(port: u16) -> Option<v1::PlacementSolve> {
+	let runtime = tokio::runtime::Builder::new_current_thread()
+		.enable_all()
+		.build()
+		.expect("a runtime");
+	let settings = ClientSettings {
+		token: Some(TOKEN.into()),
+		tls_ca: None,
+	};
+	let url = format!("http://127.0.0.1:{port}");
+	runtime
+		.block_on(fetch_status(&url, &settings))
+		.ok()
+		.and_then(|status| status.placement_solve)
+}
+
+/// Polls the progress until `done` holds.
+fn wait_for(
+	port: u16,
+	what: &str,
+	done: impl Fn(&v1::PlacementSolve) -> bool,
+) -> v1::PlacementSolve {
+	let deadline = Instant::now() + SOLVE_LIMIT;
+	let mut last = None;
+	while Instant::now() < deadline {
+		if let Some(progress) = progress(port) {
+			if done(&progress) {
+				return progress;
+			}
+			last = Some(progress);
+		}
+		std::thread::sleep(Duration::from_millis(200));
+	}
+	panic!("timed out waiting for {what}; last progress: {last:?}");
+}
+
+fn wait_exit(child: &mut Child, what: &str) -> std::process::ExitStatus {
+	wait_until(SOLVE_LIMIT, what, || child.try_wait().unwrap().is_some());
+	child.wait().expect("an exit status")
+}
+
+/// The fields of the coordinator's last log line saying every layer is written.
+fn final_counts(log: &Path) -> serde_json::Value {
+	let text = std::fs::read_to_string(log).expect("the log");
+	let line = text
+		.lines()
+		.rev()
+		.find(|line| line.contains("the placement solve is done"))
+		.unwrap_or_else(|| panic!("no final line in the log:\n{text}"));
+	let value: serde_json::Value = serde_json::from_str(line).expect("a JSON log line");
+	value["fields"].clone()
+}
+
+fn assert_same_files(dir: &Path, reference: &Path) {
+	for id in LayerId::solve_order(FROM_PLACED) {
+		let ours = std::fs::read(dir.join(id.file_name())).expect("the cluster's layer");
+		let theirs = std::fs::read(reference.join(id.file_name())).expect("the reference layer");
+		assert!(
+			ours == theirs,
+			"{} differs from the one-machine build",
+			id.file_name()
+		);
+	}
+	let names = |dir: &Path| {
+		let mut names: Vec<String> = std::fs::read_dir(dir)
+			.expect("a directory")
+			.map(|entry| {
+				entry
+					.expect("an entry")
+					.file_name()
+					.to_string_lossy()
+					.into_owned()
+			})
+			.filter(|name| name != ".lock")
+			.collect();
+		names.sort();
+		names
+	};
+	assert_eq!(
+		names(dir),
+		names(reference),
+		"no .partial directory or manifest left over"
+	);
+}
+
+#[test]
+fn one_worker_and_three_write_the_one_machine_builds_bytes() {
+	let reference = reference();
+	for workers in [1, 3] {
+		let dir = temp_dir("solve-workers");
+		let log = dir.with_extension("log");
+		let port = free_port();
+		let mut coordinator = spawn_coordinator(port, &dir, &log);
+		let mut spawned: Vec<(Child, PathBuf)> = (0..workers)
+			.map(|i| {
+				let out = dir.with_extension(format!("w{i}.out"));
+				(spawn_worker(port, &format!("w{i}"), &log, &out, None), out)
+			})
+			.collect();
+		let status = wait_exit(&mut coordinator, "the solve to finish");
+		assert!(
+			status.success(),
+			"the coordinator failed; see {}",
+			log.display()
+		);
+		assert_same_files(&dir, reference);
+		let counts = final_counts(&log);
+		// At least one doubled slice a layer, and a class of every slice checked again.
+		assert!(counts["doubled"].as_u64() >= Some(2), "{counts}");
+		assert!(counts["checked"].as_u64() > Some(0), "{counts}");
+		assert_eq!(counts["flagged"].as_u64(), Some(0), "{counts}");
+		for (worker, out) in &mut spawned {
+			assert!(wait_exit(worker, "a worker to stop").success());
+			let summary = std::fs::read_to_string(&*out).expect("the summary");
+			let slices: u64 = summary
+				.split_whitespace()
+				.nth(1)
+				.and_then(|n| n.parse().ok())
+				.unwrap_or_else(|| panic!("no summary: {summary}"));
+			assert!(slices > 0, "every worker did some work: {summary}");
+			assert!(summary.contains("placed-19-sheep.tbp"), "{summary}");
+		}
+	}
+}
+
+#[test]
+fn a_liar_is_flagged_a_held_slice_moves_and_a_killed_coordinator_resumes() {
+	let reference = reference();
+	let dir = temp_dir("solve-faults");
+	let log = dir.with_extension("log");
+	let out = dir.with_extension("out");
+	let port = free_port();
+	let mut coordinator = spawn_coordinator(port, &dir, &log);
+	let mut honest = spawn_worker(port, "honest", &log, &out, None);
+	let mut liar = spawn_worker(port, "liar", &log, &out, Some("TIGERS_TEST_SOLVE_LIE"));
+	let mut holder = spawn_worker(port, "holder", &log, &out, Some("TIGERS_TEST_SOLVE_HOLD"));
+
+	// 1. The liar is caught on its first slice and refused from then on.
+	let caught = wait_for(port, "the liar to be flagged", |p| {
+		p.workers.iter().any(|w| w.name == "liar" && w.flagged)
+	});
+	let flagged: Vec<&str> = caught
+		.workers
+		.iter()
+		.filter(|w| w.flagged)
+		.map(|w| w.name.as_str())
+		.collect();
+	assert_eq!(flagged, ["liar"]);
+	assert!(!wait_exit(&mut liar, "the liar to stop").success());
+
+	// 2. The slice the holder never returns goes to another worker after its deadline.
+	wait_for(port, "a slice to be handed out again", |p| {
+		p.slices_reassigned >= 1
+	});
+
+	// 3. Killed in the middle of a layer, the coordinator keeps the slices it finished.
+	let before = wait_for(port, "a few slices kept", |p| {
+		p.slices_done >= 10 && p.slices_done < p.slices
+	});
+	coordinator.kill().expect("SIGKILL");
+	coordinator.wait().expect("the coordinator ended");
+	let kept = std::fs::read_dir(dir.join(format!("{}.partial", before.layer)))
+		.map_or(0, |entries| entries.count()) as u32;
+	assert!(kept >= 10, "{kept} slices kept of {before:?}");
+	let mut coordinator = spawn_coordinator(port, &dir, &log);
+	let resumed = wait_for(port, "the restarted coordinator", |p| !p.layer.is_empty());
+	if resumed.layer == before.layer {
+		assert!(resumed.slices_done >= kept, "{resumed:?} after {kept} kept");
+	}
+
+	// 4. The honest worker reconnects by itself and finishes; the files are the same.
+	assert!(wait_exit(&mut coordinator, "the solve to finish").success());
+	assert!(wait_exit(&mut honest, "the honest worker to stop").success());
+	holder.kill().expect("SIGKILL");
+	holder.wait().expect("the holder ended");
+	assert_same_files(&dir, reference);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_calls_are_refused_and_change_nothing() {
+	table();
+	let dir = temp_dir("solve-refusals");
+	let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+		.await
+		.expect("a free port");
+	let address = listener.local_addr().expect("an address");
+	let mut config = SolveConfig::new(dir.clone(), table_path());
+	config.from_placed = FROM_PLACED;
+	config.token = Some(TOKEN.into());
+	let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+	let running = tokio::spawn(tigers_coordinator::solve::run(
+		config,
+		listener,
+		async move {
+			let _ = stopped.await;
+		},
+	));
+	let mut anonymous = client(address, None).await;
+	let refused = anonymous
+		.solve_work(v1::SolveWorkRequest { worker: "w".into() })
+		.await
+		.expect_err("no token");
+	assert_eq!(refused.code(), Code::Unauthenticated);
+	let mut client = client(address, Some(TOKEN)).await;
+	let fetch = |placed, sha256: &str| v1::FetchLayerRequest {
+		placed,
+		tigers_to_move: true,
+		sha256: sha256.into(),
+	};
+	let no_layer = client
+		.fetch_layer(fetch(25, ""))
+		.await
+		.expect_err("no layer");
+	assert_eq!(no_layer.code(), Code::InvalidArgument, "{no_layer:?}");
+	let not_here = client
+		.fetch_layer(fetch(18, "ab"))
+		.await
+		.expect_err("not solved");
+	assert_eq!(not_here.code(), Code::NotFound, "{not_here:?}");
+	let unnamed = client
+		.solve_work(v1::SolveWorkRequest {
+			worker: String::new(),
+		})
+		.await
+		.expect_err("no name");
+	assert_eq!(unnamed.code(), Code::InvalidArgument);
+	// A real task, then its values with one byte too many: refused, and the lease still good.
+	let task = loop {
+		let answer = client
+			.solve_work(v1::SolveWorkRequest { worker: "w".into() })
+			.await
+			.expect("work")
+			.into_inner();
+		if let Some(task) = answer.task {
+			break task;
+		}
+		tokio::time::sleep(Duration::from_millis(100)).await;
+	};
+	let submit = |lease, length: u64| v1::SubmitSliceRequest {
+		worker: "w".into(),
+		lease,
+		values: vec![0; length as usize],
+	};
+	let long = client
+		.submit_slice(submit(task.lease, task.bytes + 1))
+		.await
+		.expect_err("too long");
+	assert_eq!(long.code(), Code::InvalidArgument, "{long:?}");
+	let unknown = client
+		.submit_slice(submit(task.lease + 1_000_000, task.bytes))
+		.await
+		.expect_err("no such lease");
+	assert_eq!(unknown.code(), Code::NotFound, "{unknown:?}");
+	let training = client
+		.join(crate::common::join_request("w"))
+		.await
+		.expect_err("not a training run");
+	assert_eq!(training.code(), Code::FailedPrecondition);
+	let shown = client
+		.status(v1::StatusRequest {})
+		.await
+		.expect("status")
+		.into_inner()
+		.placement_solve
+		.expect("the solve's progress");
+	assert_eq!(
+		(shown.slices_done, shown.slices_in_flight),
+		(0, 1),
+		"{shown:?}"
+	);
+	assert_eq!(shown.layers, 2);
+	let _ = stop.send(());
+	running.await.expect("the task").expect("a clean stop");
+	assert!(
+		!dir.join(LayerId::solve_order(FROM_PLACED)[0].file_name())
+			.exists(),
+		"nothing was written"
+	);
+
+	// A coordinator that trains refuses the solve's calls.
+	let training = start(test_config(temp_dir("solve-training"), None)).await;
+	let mut trainer = crate::common::client(training.address, None).await;
+	let refused = trainer
+		.solve_work(v1::SolveWorkRequest { worker: "w".into() })
+		.await
+		.expect_err("not a solve");
+	assert_eq!(refused.code(), Code::FailedPrecondition);
+	training.stop().await;
+}
