@@ -103,9 +103,35 @@ impl Coordinator for SolveService {
 
 	async fn watch_progress(
 		&self,
-		_: Request<v1::WatchRequest>,
+		request: Request<v1::WatchRequest>,
 	) -> Result<Response<Self::WatchProgressStream>, Status> {
-		Err(ServiceError::NotTraining.into())
+		let interval_ms = request.into_inner().interval_ms;
+		if !(100..=60_000).contains(&interval_ms) {
+			return Err(ServiceError::OutOfRange {
+				field: "interval_ms",
+				value: u64::from(interval_ms),
+				min: 100,
+				max: 60_000,
+			}
+			.into());
+		}
+		let (sender, receiver) = mpsc::channel(1);
+		let solver = self.solver.clone();
+		tokio::spawn(async move {
+			loop {
+				let snapshot = v1::Progress {
+					run_name: "placement solve".into(),
+					uptime_seconds: solver.started.elapsed().as_secs_f64(),
+					placement_solve: Some(solver.progress()),
+					..v1::Progress::default()
+				};
+				if sender.send(Ok(snapshot)).await.is_err() {
+					return;
+				}
+				tokio::time::sleep(Duration::from_millis(u64::from(interval_ms))).await;
+			}
+		});
+		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
 	}
 
 	async fn status(

@@ -107,6 +107,10 @@ impl fmt::Display for Alarm {
 /// Every alarm `progress` raises, in a fixed order.
 pub fn alarms(progress: &v1::Progress) -> Vec<Alarm> {
 	let mut found = Vec::new();
+	// A placement solve has no samples, games or gates to be alarmed about.
+	if progress.placement_solve.is_some() {
+		return found;
+	}
 	let connected = progress.workers.iter().any(|w| w.connected);
 	if progress.seconds_since_samples >= NO_SAMPLES_SECONDS
 		&& (connected || progress.uptime_seconds >= NO_SAMPLES_SECONDS)

@@ -9,7 +9,7 @@
 //! - [`format`](mod@format): durations, counts and rates as printed;
 //! - [`fit`]: text packed and wrapped to the width at hand;
 //! - [`view`]: the frame (title, tabs, alarms, keys) and the panes [`run_pane`],
-//!   [`gates_pane`], [`fleet_pane`] and [`game_pane`];
+//!   [`gates_pane`], [`fleet_pane`] and [`game_pane`], or for a placement solve [`solve_pane`];
 //! - [`feed`]: following the stream over gRPC, reconnecting;
 //! - [`recording`]: snapshots saved to a file and read back;
 //! - [`screen`]: the loop on a real terminal;
@@ -28,6 +28,7 @@ pub mod remote;
 pub mod replay;
 pub mod run_pane;
 pub mod screen;
+pub mod solve_pane;
 pub mod view;
 
 pub use feed::{FeedEvent, FeedSettings, follow};

@@ -11,7 +11,7 @@ use ratatui::widgets::{Paragraph, Tabs, Widget, Wrap};
 use crate::alarms::alarms;
 use crate::model::{Dashboard, Link, Pane};
 use crate::{fit, format};
-use crate::{fleet_pane, game_pane, gates_pane, run_pane};
+use crate::{fleet_pane, game_pane, gates_pane, run_pane, solve_pane};
 
 /// The smallest screen drawn.
 pub const MIN_WIDTH: u16 = 60;
@@ -61,6 +61,11 @@ impl Widget for &Dashboard {
 		Paragraph::new(alarm_lines).render(alarms_area, buf);
 		match self.progress() {
 			None => waiting(self).render(body, buf),
+			// A coordinator that solves has no run to show: its progress takes every pane.
+			Some(progress) if progress.placement_solve.is_some() => {
+				let solve = progress.placement_solve.as_ref().expect("just checked");
+				solve_pane::render(solve, body, buf);
+			}
 			Some(progress) => match self.pane() {
 				Pane::Run => run_pane::render(self, progress, body, buf),
 				Pane::Gates => gates_pane::render(self, progress, body, buf),

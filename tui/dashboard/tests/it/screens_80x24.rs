@@ -238,3 +238,62 @@ fn alarms_wrap_and_count_what_does_not_fit() {
 	assert!(screen.contains("(os error 28)"), "{screen}");
 	assert_snapshot!(screen);
 }
+
+#[test]
+fn a_placement_solve_takes_every_pane() {
+	let worker = |name: &str, slices, share, flag: Option<&str>| v1::SolveWorker {
+		name: name.into(),
+		slices,
+		positions: slices * 2_000_000,
+		share,
+		in_flight: 1,
+		flagged: flag.is_some(),
+		flag_reason: flag.unwrap_or_default().into(),
+		seconds_since_seen: 0.4,
+	};
+	let progress = v1::Progress {
+		run_name: "placement solve".into(),
+		uptime_seconds: 95.0,
+		placement_solve: Some(v1::PlacementSolve {
+			layer: "placed-18-sheep".into(),
+			layers: 4,
+			layers_done: 2,
+			slices: 135,
+			slices_done: 60,
+			slices_in_flight: 2,
+			positions: 934_112_872,
+			positions_done: 420_000_000,
+			positions_per_second: 12_500_000.0,
+			seconds_left: 41.0,
+			slices_reassigned: 1,
+			slices_doubled: 7,
+			positions_checked: 6_600_000,
+			workers: vec![
+				worker("a", 140, 0.55, None),
+				worker("b", 115, 0.45, None),
+				worker(
+					"liar",
+					0,
+					0.0,
+					Some("placed-19-sheep with 0 dead, class 12: wrong"),
+				),
+			],
+			finished: false,
+		}),
+		..v1::Progress::default()
+	};
+	let mut dashboard = fed(&[progress]);
+	let first = screen(&dashboard);
+	assert!(
+		joined(&first).contains("placement solve: placed-18-sheep"),
+		"{first}"
+	);
+	assert!(!first.contains("No samples"), "no training alarm: {first}");
+	press(&mut dashboard, KeyCode::Char('3'));
+	let fleet = screen(&dashboard);
+	assert!(
+		joined(&fleet).contains("placement solve: placed-18-sheep"),
+		"every pane shows the solve: {fleet}"
+	);
+	assert_snapshot!(first);
+}
