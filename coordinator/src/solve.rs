@@ -7,6 +7,7 @@
 //! and then offers that layer to the workers as the next one's child. The gRPC handlers hand
 //! out slices and take them back, after a spot check on tokio's blocking threads.
 
+mod driver;
 pub mod plan;
 pub mod service;
 
@@ -17,13 +18,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
 use tigers_core::Tablebase;
-use tigers_core::network::file::hex;
 use tigers_core::tablebase::placement::store::HEADER_BYTES;
 use tigers_core::tablebase::placement::{
-	Children, LayerId, LayerShape, PartialSlices, PlacementError, Slice, SliceStore as _,
-	has_layer, read_layer, solve_one_slice, write_layer, write_manifest_if_complete,
+	Children, LayerId, LayerShape, PartialSlices, Slice, solve_one_slice,
 };
 use tigers_proto::MAX_MESSAGE_BYTES;
 use tigers_proto::v1;
@@ -335,7 +333,7 @@ pub async fn run(
 		let solver = solver.clone();
 		std::thread::Builder::new()
 			.name("placement-solve".into())
-			.spawn(move || drive(&solver))
+			.spawn(move || driver::drive(&solver))
 			.map_err(|e| CoordinatorError::Config(format!("cannot start the solve: {e}")))?
 	};
 	info!(address = %listener.local_addr().map_or_else(|_| "?".into(), |a| a.to_string()),
@@ -379,7 +377,7 @@ pub async fn run(
 	driven.map_err(|e| CoordinatorError::Config(e.to_string()))
 }
 
-fn clock_seed() -> u64 {
+pub(crate) fn clock_seed() -> u64 {
 	let nanos = std::time::SystemTime::now()
 		.duration_since(std::time::UNIX_EPOCH)
 		.map_or(0, |d| d.as_nanos() as u64);
@@ -423,148 +421,4 @@ impl Inner {
 			picks: seed,
 		}
 	}
-}
-
-/// The driver thread: every layer missing, in order, then the manifest.
-fn drive(solver: &Solver) -> Result<(), PlacementError> {
-	let config = &solver.config;
-	let movement = &solver.movement;
-	let order = LayerId::solve_order(config.from_placed);
-	let missing: Vec<LayerId> = order
-		.iter()
-		.copied()
-		.filter(|&id| !has_layer(&config.dir, id, movement))
-		.collect();
-	{
-		let mut inner = solver.lock();
-		inner.layers = order.len() as u32;
-		inner.layers_done = (order.len() - missing.len()) as u32;
-		inner.positions = missing.iter().map(|id| LayerShape::of(*id).entries()).sum();
-	}
-	// Lease numbers start from the clock, so that a lease of an earlier process is never
-	// taken for one of this process's.
-	let mut next_lease = clock_seed() >> 20 << 20;
-	for id in missing {
-		let child = Arc::new(load_child(solver, id)?);
-		let partial = Arc::new(PartialSlices::new(&config.dir, id, movement)?);
-		let plan = LayerPlan::new(
-			id,
-			|slice, length| partial.load(slice, length),
-			next_lease,
-			config.slice_timeout,
-		);
-		info!(layer = %id.file_name(), kept = plan.counts().1, slices = plan.counts().0, "layer started");
-		{
-			let mut inner = solver.lock();
-			inner.plan = Some(plan);
-			inner.child = Some(child.clone());
-			inner.partial = Some(partial.clone());
-		}
-		let Some(bytes) = run_layer(solver, id, &child) else {
-			return Ok(());
-		};
-		write_layer(&config.dir, id, &bytes, movement)?;
-		let mut inner = solver.lock();
-		let plan = inner.plan.take().expect("the driver installed it");
-		next_lease = plan.next_lease();
-		inner.reassigned_before += plan.reassigned();
-		inner.positions_before += LayerShape::of(id).entries();
-		inner.layers_done += 1;
-		inner.partial = None;
-		drop(inner);
-		if let Ok(partial) = Arc::try_unwrap(partial) {
-			partial.remove();
-		}
-		info!(layer = %id.file_name(), "layer written");
-	}
-	let manifest = write_manifest_if_complete(&config.dir, movement)?;
-	let mut inner = solver.lock();
-	inner.finished = true;
-	inner.child = None;
-	let flagged = inner
-		.workers
-		.values()
-		.filter(|w| w.flagged.is_some())
-		.count();
-	info!(
-		manifest,
-		doubled = inner.doubled,
-		checked = inner.checked,
-		reassigned = inner.reassigned_before,
-		flagged,
-		"the placement solve is done"
-	);
-	Ok(())
-}
-
-/// Waits until every slice of the layer is done, settling those the coordinator must compute
-/// itself; the layer's bytes, or `None` when told to stop.
-fn run_layer(solver: &Solver, id: LayerId, child: &Child) -> Option<Vec<u8>> {
-	loop {
-		let settle = {
-			let mut inner = solver.lock();
-			let plan = inner.plan.as_mut().expect("the driver installed it");
-			if plan.is_complete() {
-				return plan.bytes();
-			}
-			let in_layer = plan.positions_done();
-			let done = inner.positions_before + in_layer;
-			inner.note_rate(Instant::now(), done);
-			let plan = inner.plan.as_mut().expect("the driver installed it");
-			let settle = plan.to_settle();
-			if settle.is_empty() {
-				let (guard, _) = solver
-					.changed
-					.wait_timeout(inner, Duration::from_millis(200))
-					.unwrap_or_else(std::sync::PoisonError::into_inner);
-				drop(guard);
-			}
-			settle
-		};
-		if solver.stop.load(Ordering::Relaxed) {
-			return None;
-		}
-		for (index, slice) in settle {
-			let truth = solve_one_slice(id, child.children(), slice);
-			let mut inner = solver.lock();
-			let wrong = inner
-				.plan
-				.as_mut()
-				.expect("the driver installed it")
-				.settle(index, truth.clone());
-			if let Some(partial) = &inner.partial {
-				partial.save(slice, &truth);
-			}
-			inner.doubled += 1;
-			inner.checked += slice.entries(id);
-			for worker in wrong {
-				let reason = format!(
-					"its copy of a doubled slice of {} differs from the coordinator's",
-					id.file_name().trim_end_matches(".tbp")
-				);
-				solver.flag(&mut inner, &worker, reason);
-			}
-		}
-	}
-}
-
-/// The file layer `id` is computed from: the movement table, or the child layer's file read
-/// whole and checked.
-fn load_child(solver: &Solver, id: LayerId) -> Result<Child, PlacementError> {
-	let Some(child) = id.child() else {
-		return Ok(Child::Movement(solver.movement.clone()));
-	};
-	let dir = &solver.config.dir;
-	read_layer(dir, child, Some(&solver.movement))?;
-	let path = dir.join(child.file_name());
-	let file = std::fs::read(&path).map_err(|source| PlacementError::Io {
-		path: path.display().to_string(),
-		source,
-	})?;
-	let sha256 = hex(&Sha256::digest(&file));
-	Ok(Child::Layer {
-		id: child,
-		file: Arc::new(file),
-		sha256,
-	})
 }
