@@ -309,11 +309,13 @@ struct SolveArgs {
 async fn run_solve(args: SolveArgs) -> ExitCode {
 	init_logging(args.log_json);
 	let token = args.token.filter(|t| !t.is_empty());
-	if token.is_none() && !args.insecure && !args.listen.ip().is_loopback() {
+	let exposed = std::iter::once(args.listen)
+		.chain(args.metrics_listen)
+		.find(|address| !address.ip().is_loopback());
+	if let (None, false, Some(address)) = (&token, args.insecure, exposed) {
 		say!(
-			"coordinator solve: refusing to listen on {} without a token; pass --token (or set \
-			 TIGERS_TOKEN), listen on 127.0.0.1, or pass --insecure",
-			args.listen
+			"coordinator solve: refusing to serve on {address} without a token; pass --token (or \
+			 set TIGERS_TOKEN), use 127.0.0.1, or pass --insecure"
 		);
 		return ExitCode::from(2);
 	}
