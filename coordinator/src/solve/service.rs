@@ -315,11 +315,22 @@ impl Coordinator for SolveService {
 			(wrong, values)
 		})
 		.await;
-		let (wrong, values) = checked.map_err(|error| ServiceError::Task {
-			what: "the spot check",
-			error,
-		})?;
 		let solver = &self.solver;
+		let (wrong, values) = match checked {
+			Ok(checked) => checked,
+			Err(error) => {
+				// The slice must not stay marked as under its check: it is handed out again.
+				let mut inner = solver.lock();
+				if let Some(plan) = inner.plan.as_mut().filter(|plan| plan.id() == id) {
+					plan.accept(index, &worker, Vec::new(), false);
+				}
+				return Err(ServiceError::Task {
+					what: "the spot check",
+					error,
+				}
+				.into());
+			}
+		};
 		let mut inner = solver.lock();
 		let same_layer = inner.plan.as_ref().is_some_and(|plan| plan.id() == id);
 		if !same_layer {
