@@ -24,6 +24,8 @@
 //! - [`bench`](mod@bench): this machine's self-play speed;
 //! - [`loadtest`](mod@loadtest): many simulated workers against a coordinator, its ingest rate
 //!   and acknowledgement times;
+//! - [`solve`](mod@solve): `worker solve`, slices of the placement phase computed for
+//!   `coordinator solve`;
 //! - [`metrics`]: the Prometheus endpoint (shared with the coordinator) and the worker's figures;
 //! - [`process`]: logging and stop signals for this crate's and the coordinator's binaries.
 //!
