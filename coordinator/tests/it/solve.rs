@@ -202,6 +202,8 @@ fn one_worker_and_three_write_the_one_machine_builds_bytes() {
 			assert!(slices > 0, "every worker did some work: {summary}");
 			assert!(summary.contains("placed-19-sheep.tbp"), "{summary}");
 		}
+		// Tens of megabytes a run: kept only when a test fails, to look at.
+		let _ = std::fs::remove_dir_all(&dir);
 	}
 }
 
@@ -256,6 +258,7 @@ fn a_liar_is_flagged_a_held_slice_moves_and_a_killed_coordinator_resumes() {
 	holder.kill().expect("SIGKILL");
 	holder.wait().expect("the holder ended");
 	assert_same_files(&dir, reference);
+	let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
