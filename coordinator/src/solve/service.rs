@@ -308,6 +308,16 @@ impl Coordinator for SolveService {
 				class,
 			)
 		};
+		// Until it is settled below, the submission holds its slice as under its check: were
+		// this future dropped meanwhile (the worker's connection gone), the slice is let go,
+		// else it would never be handed out again.
+		let solver = &self.solver;
+		let under_check = Undo::new(|| {
+			let mut inner = solver.lock();
+			if let Some(plan) = inner.plan.as_mut().filter(|plan| plan.id() == id) {
+				plan.accept(index, &worker, Vec::new(), false);
+			}
+		});
 		// A class of the slice computed again: CPU work, off the async threads.
 		let values = request.values;
 		let checked = tokio::task::spawn_blocking(move || {
@@ -315,15 +325,10 @@ impl Coordinator for SolveService {
 			(wrong, values)
 		})
 		.await;
-		let solver = &self.solver;
 		let (wrong, values) = match checked {
 			Ok(checked) => checked,
 			Err(error) => {
-				// The slice must not stay marked as under its check: it is handed out again.
-				let mut inner = solver.lock();
-				if let Some(plan) = inner.plan.as_mut().filter(|plan| plan.id() == id) {
-					plan.accept(index, &worker, Vec::new(), false);
-				}
+				drop(under_check);
 				return Err(ServiceError::Task {
 					what: "the spot check",
 					error,
@@ -331,6 +336,7 @@ impl Coordinator for SolveService {
 				.into());
 			}
 		};
+		under_check.disarm();
 		let mut inner = solver.lock();
 		let same_layer = inner.plan.as_ref().is_some_and(|plan| plan.id() == id);
 		if !same_layer {
@@ -375,6 +381,27 @@ impl Coordinator for SolveService {
 		drop(inner);
 		solver.poke();
 		Ok(Response::new(v1::SubmitSliceResponse { accepted: taken }))
+	}
+}
+
+/// Runs its closure when dropped, unless disarmed first.
+struct Undo<F: FnOnce()>(Option<F>);
+
+impl<F: FnOnce()> Undo<F> {
+	fn new(undo: F) -> Undo<F> {
+		Undo(Some(undo))
+	}
+
+	fn disarm(mut self) {
+		self.0 = None;
+	}
+}
+
+impl<F: FnOnce()> Drop for Undo<F> {
+	fn drop(&mut self) {
+		if let Some(undo) = self.0.take() {
+			undo();
+		}
 	}
 }
 
@@ -425,5 +452,52 @@ fn publish(progress: &v1::PlacementSolve) {
 			.absolute(worker.positions);
 		gauge!("tigers_solve_worker_flagged", "worker" => name)
 			.set(f64::from(u8::from(worker.flagged)));
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use std::sync::Mutex;
+
+	use tigers_core::moves::Turn;
+	use tigers_core::tablebase::placement::LayerId;
+
+	use super::*;
+	use crate::solve::plan::LayerPlan;
+
+	/// A submission whose future is dropped during its spot check lets its slice go: the
+	/// slice is handed out again.
+	#[tokio::test]
+	async fn a_submission_dropped_during_its_check_frees_its_slice() {
+		let id = LayerId::new(19, Turn::Sheep).expect("a layer");
+		let plan = Mutex::new(LayerPlan::new(id, |_, _| None, 1, Duration::from_secs(10)));
+		let now = Instant::now();
+		let task = {
+			let mut plan = plan.lock().expect("the plan");
+			let _first = plan.hand_out("a", now).expect("slice 0");
+			let _second = plan.hand_out("b", now).expect("slice 0's second copy");
+			plan.hand_out("a", now).expect("slice 1")
+		};
+		let submission = async {
+			let Ok(Submission::Check { index, .. }) = plan
+				.lock()
+				.expect("the plan")
+				.submit("a", task.lease, task.bytes)
+			else {
+				panic!("a check");
+			};
+			let under_check = Undo::new(|| {
+				plan.lock()
+					.expect("the plan")
+					.accept(index, "a", Vec::new(), false);
+			});
+			// A spot check that the drop interrupts.
+			std::future::pending::<()>().await;
+			under_check.disarm();
+		};
+		let cut = tokio::time::timeout(Duration::from_millis(10), submission).await;
+		assert!(cut.is_err(), "the submission was dropped mid-check");
+		let again = plan.lock().expect("the plan").hand_out("c", now);
+		assert_eq!(again.map(|t| t.slice), Some(task.slice));
 	}
 }
