@@ -339,17 +339,16 @@ impl Coordinator for SolveService {
 		under_check.disarm();
 		let mut inner = solver.lock();
 		let same_layer = inner.plan.as_ref().is_some_and(|plan| plan.id() == id);
-		if !same_layer {
-			return Ok(Response::new(v1::SubmitSliceResponse { accepted: false }));
-		}
+		// Wrong values are flagged even when the layer has moved on meanwhile.
 		if let Some(reason) = wrong {
-			inner
-				.plan
-				.as_mut()
-				.expect("checked above")
-				.accept(index, &worker, values, false);
+			if let Some(plan) = inner.plan.as_mut().filter(|_| same_layer) {
+				plan.accept(index, &worker, values, false);
+			}
 			solver.flag(&mut inner, &worker, reason.clone());
 			return Err(ServiceError::Flagged { worker, reason }.into());
+		}
+		if !same_layer {
+			return Ok(Response::new(v1::SubmitSliceResponse { accepted: false }));
 		}
 		let flagged = inner
 			.workers
