@@ -30,7 +30,7 @@ use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Server;
-use tracing::{info, warn};
+use tracing::{error, info, warn};
 
 use crate::auth::TokenCheck;
 use crate::error::CoordinatorError;
@@ -329,11 +329,21 @@ pub async fn run(
 		Some(address) => Some(service::serve_metrics(address, &solver)?),
 		None => None,
 	};
+	// Whether the driver ended in an error: told at once, so that the server stops then
+	// (a panic drops the sender, which tells it too).
+	let (ended, driver_ended) = tokio::sync::oneshot::channel();
 	let driver = {
 		let solver = solver.clone();
 		std::thread::Builder::new()
 			.name("placement-solve".into())
-			.spawn(move || driver::drive(&solver))
+			.spawn(move || {
+				let driven = driver::drive(&solver);
+				if let Err(error) = &driven {
+					error!(%error, "the solve failed");
+				}
+				let _ = ended.send(driven.is_err());
+				driven
+			})
 			.map_err(|e| CoordinatorError::Config(format!("cannot start the solve: {e}")))?
 	};
 	info!(address = %listener.local_addr().map_or_else(|_| "?".into(), |a| a.to_string()),
@@ -357,10 +367,16 @@ pub async fn run(
 			}
 		}
 	};
+	let failed = async move {
+		if let Ok(false) = driver_ended.await {
+			std::future::pending::<()>().await;
+		}
+	};
 	let stopping = async move {
 		tokio::select! {
 			() = shutdown => info!("stopping"),
 			() = finished => info!("every layer is written"),
+			() = failed => info!("stopping: the solve has ended in an error"),
 		}
 	};
 	let served = Server::builder()

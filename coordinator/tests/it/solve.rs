@@ -381,3 +381,30 @@ async fn bad_calls_are_refused_and_change_nothing() {
 	assert_eq!(refused.code(), Code::FailedPrecondition);
 	training.stop().await;
 }
+
+/// A solve that fails (here its first layer's kept slices cannot be kept: a file stands where
+/// their directory goes) stops serving at once and returns the error, with no signal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_solve_stops_the_coordinator() {
+	table();
+	let dir = temp_dir("solve-failed");
+	let first = LayerId::solve_order(FROM_PLACED)[0];
+	let kept = dir.join(format!(
+		"{}.partial",
+		first.file_name().trim_end_matches(".tbp")
+	));
+	std::fs::create_dir_all(&dir).expect("the directory");
+	std::fs::write(&kept, b"in the way").expect("a file in the way");
+	let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+		.await
+		.expect("a free port");
+	let mut config = SolveConfig::new(dir.clone(), table_path());
+	config.from_placed = FROM_PLACED;
+	let running = tigers_coordinator::solve::run(config, listener, std::future::pending());
+	let ended = tokio::time::timeout(Duration::from_secs(120), running)
+		.await
+		.expect("the coordinator stops by itself");
+	let error = ended.expect_err("the solve failed").to_string();
+	assert!(error.contains(".partial"), "{error}");
+	let _ = std::fs::remove_dir_all(&dir);
+}
