@@ -12,7 +12,7 @@ use tigers_core::tablebase::placement::{
 	LayerId, LayerShape, PartialSlices, PlacementError, SliceStore as _, has_layer, read_layer,
 	solve_one_slice, write_layer, write_manifest_if_complete,
 };
-use tracing::info;
+use tracing::{info, warn};
 
 use crate::solve::plan::LayerPlan;
 use crate::solve::{Child, Solver, clock_seed};
@@ -52,11 +52,27 @@ pub(super) fn drive(solver: &Solver) -> Result<(), PlacementError> {
 			inner.child = Some(child.clone());
 			inner.partial = Some(partial.clone());
 		}
-		let Some(bytes) = run_layer(solver, id, &child) else {
-			return Ok(());
+		// A worker flagged between the bytes taken and the file written has its slices of the
+		// layer undone in the plan: the file then goes and those slices are done again. Once the
+		// plan is found complete, it is taken under the same lock, so that no flag comes between.
+		let mut inner = loop {
+			let Some(bytes) = run_layer(solver, id, &child) else {
+				return Ok(());
+			};
+			write_layer(&config.dir, id, &bytes, movement)?;
+			drop(bytes);
+			let inner = solver.lock();
+			if inner.plan.as_ref().is_some_and(LayerPlan::is_complete) {
+				break inner;
+			}
+			drop(inner);
+			let path = config.dir.join(id.file_name());
+			std::fs::remove_file(&path).map_err(|source| PlacementError::Io {
+				path: path.display().to_string(),
+				source,
+			})?;
+			warn!(layer = %id.file_name(), "a worker was flagged as the layer was written; its slices are done again");
 		};
-		write_layer(&config.dir, id, &bytes, movement)?;
-		let mut inner = solver.lock();
 		let plan = inner.plan.take().expect("the driver installed it");
 		next_lease = plan.next_lease();
 		inner.reassigned_before += plan.reassigned();
