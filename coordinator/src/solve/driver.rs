@@ -14,7 +14,7 @@ use tigers_core::tablebase::placement::{
 };
 use tracing::{info, warn};
 
-use crate::solve::plan::LayerPlan;
+use crate::solve::plan::{LayerPlan, layer_bytes};
 use crate::solve::{Child, Solver, clock_seed};
 
 /// The driver thread: every layer missing, in order, then the manifest.
@@ -113,7 +113,10 @@ fn run_layer(solver: &Solver, id: LayerId, child: &Child) -> Option<Vec<u8>> {
 			let mut inner = solver.lock();
 			let plan = inner.plan.as_mut().expect("the driver installed it");
 			if plan.is_complete() {
-				return plan.bytes();
+				// The layer's bytes put together outside the lock: a whole layer's copy.
+				let pieces = plan.pieces();
+				drop(inner);
+				return pieces.map(|pieces| layer_bytes(&pieces));
 			}
 			let in_layer = plan.positions_done();
 			let done = inner.positions_before + in_layer;

@@ -10,6 +10,7 @@
 //! the slice itself ([`LayerPlan::to_settle`], [`LayerPlan::settle`]).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tigers_core::tablebase::placement::{LayerId, LayerShape, Slice};
@@ -58,7 +59,8 @@ struct SliceWork {
 	slice: Slice,
 	bytes: u64,
 	doubled: bool,
-	done: Option<Vec<u8>>,
+	/// Its values, shared so that the layer's bytes are put together outside the lock.
+	done: Option<Arc<Vec<u8>>>,
 	/// Who returned the values taken (for a doubled slice, both).
 	done_by: Vec<String>,
 	/// A doubled slice's copies, each passed its spot check, waiting to be compared.
@@ -96,7 +98,7 @@ impl LayerPlan {
 			.map(|(index, slice)| {
 				let range = slice.bytes(&shape);
 				let bytes = range.end - range.start;
-				let done = kept(slice, bytes as usize);
+				let done = kept(slice, bytes as usize).map(Arc::new);
 				SliceWork {
 					slice,
 					bytes,
@@ -240,7 +242,7 @@ impl LayerPlan {
 			return false;
 		}
 		if !work.doubled {
-			work.done = Some(values);
+			work.done = Some(Arc::new(values));
 			work.done_by = vec![worker.to_string()];
 			return true;
 		}
@@ -248,7 +250,7 @@ impl LayerPlan {
 		let agree = work.copies.len() >= 2 && work.copies.iter().all(|c| c.1 == work.copies[0].1);
 		if agree {
 			work.done_by = work.copies.iter().map(|(by, _)| by.clone()).collect();
-			work.done = work.copies.pop().map(|(_, values)| values);
+			work.done = work.copies.pop().map(|(_, values)| Arc::new(values));
 			work.copies.clear();
 		}
 		true
@@ -293,7 +295,7 @@ impl LayerPlan {
 			.drain(..)
 			.partition(|(_, values)| *values == truth);
 		work.done_by = right.into_iter().map(|(by, _)| by).collect();
-		work.done = Some(truth);
+		work.done = Some(Arc::new(truth));
 		wrong.into_iter().map(|(by, _)| by).collect()
 	}
 
@@ -315,8 +317,8 @@ impl LayerPlan {
 	}
 
 	/// Slice `index`'s values, once done.
-	pub fn done_values(&self, index: usize) -> Option<&[u8]> {
-		self.slices[index].done.as_deref()
+	pub fn done_values(&self, index: usize) -> Option<Arc<Vec<u8>>> {
+		self.slices[index].done.clone()
 	}
 
 	/// Whether slice `index` is doubled.
@@ -329,13 +331,10 @@ impl LayerPlan {
 		self.slices.iter().all(|work| work.done.is_some())
 	}
 
-	/// The layer's bytes, every slice in order; `None` until [`Self::is_complete`].
-	pub fn bytes(&self) -> Option<Vec<u8>> {
-		let mut out = Vec::new();
-		for work in &self.slices {
-			out.extend_from_slice(work.done.as_ref()?);
-		}
-		Some(out)
+	/// The layer's slices' values in order, to be put together with [`layer_bytes`] (outside
+	/// the lock); `None` until [`Self::is_complete`].
+	pub fn pieces(&self) -> Option<Vec<Arc<Vec<u8>>>> {
+		self.slices.iter().map(|work| work.done.clone()).collect()
 	}
 
 	/// Slices in all, done, and out now.
@@ -361,6 +360,15 @@ impl LayerPlan {
 			.filter(|lease| lease.open && lease.worker == worker)
 			.count()
 	}
+}
+
+/// A layer's bytes from its slices' values in order.
+pub fn layer_bytes(pieces: &[Arc<Vec<u8>>]) -> Vec<u8> {
+	let mut out = Vec::with_capacity(pieces.iter().map(|piece| piece.len()).sum());
+	for piece in pieces {
+		out.extend_from_slice(piece);
+	}
+	out
 }
 
 #[cfg(test)]
@@ -406,9 +414,10 @@ mod tests {
 			assert!(plan.settle(index, vec![0; length as usize]).is_empty());
 		}
 		assert!(plan.is_complete());
-		assert_eq!(plan.bytes().expect("complete").len() as u64, {
-			LayerShape::of(plan.id()).bytes()
-		});
+		assert_eq!(
+			layer_bytes(&plan.pieces().expect("complete")).len() as u64,
+			{ LayerShape::of(plan.id()).bytes() }
+		);
 	}
 
 	#[test]

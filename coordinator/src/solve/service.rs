@@ -356,7 +356,7 @@ impl Coordinator for SolveService {
 			.is_some_and(|w| w.flagged.is_some());
 		let plan = inner.plan.as_mut().expect("checked above");
 		let taken = plan.accept(index, &worker, values, !flagged);
-		let done = plan.done_values(index).map(<[u8]>::to_vec);
+		let done = plan.done_values(index);
 		let doubled = plan.is_doubled(index);
 		inner.checked += (slice.entries(id) / (slice.end_class - slice.first_class) as u64).max(1);
 		if taken {
