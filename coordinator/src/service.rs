@@ -31,7 +31,7 @@ use crate::training::TrainingInput;
 /// The version a worker's build must have.
 pub const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");
 
-type Outgoing<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
+pub(crate) type Outgoing<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
 /// The coordinator's implementation of the `tigers.v1.Coordinator` service.
 pub struct CoordinatorService {
@@ -46,6 +46,26 @@ pub struct CoordinatorService {
 /// How many workers may download the tablebase at once: each transfer is about 93 MB, and a
 /// fleet arriving together should not take all of the coordinator's bandwidth from sessions.
 pub const TABLEBASE_TRANSFERS: usize = 4;
+
+/// The movement table's pieces, read from the table in memory and sent as the connection takes
+/// them, once one of `transfers` is free: `FetchTablebase` for a run and for a solve alike.
+pub(crate) fn send_tablebase(
+	table: Arc<tigers_core::tablebase::Tablebase>,
+	transfers: Arc<Semaphore>,
+) -> Outgoing<v1::TablebaseChunk> {
+	let (sender, receiver) = mpsc::channel(2);
+	tokio::spawn(async move {
+		let Ok(_permit) = transfers.acquire_owned().await else {
+			return;
+		};
+		for chunk in tablebase::chunks(&table) {
+			if sender.send(Ok(chunk)).await.is_err() {
+				return;
+			}
+		}
+	});
+	Box::pin(ReceiverStream::new(receiver))
+}
 
 impl CoordinatorService {
 	/// A service over the run's state, feeding samples to the training thread.
@@ -342,20 +362,7 @@ impl Coordinator for CoordinatorService {
 			}
 			.into());
 		}
-		// Pieces are read from the table in memory and sent as the connection takes them.
-		let (sender, receiver) = mpsc::channel(2);
-		let transfers = self.transfers.clone();
-		tokio::spawn(async move {
-			let Ok(_permit) = transfers.acquire_owned().await else {
-				return;
-			};
-			for chunk in tablebase::chunks(&table) {
-				if sender.send(Ok(chunk)).await.is_err() {
-					return;
-				}
-			}
-		});
-		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
+		Ok(Response::new(send_tablebase(table, self.transfers.clone())))
 	}
 
 	async fn solve_work(

@@ -3,7 +3,6 @@
 //! progress for `coordinator status`, and the metrics. The training calls are refused.
 
 use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -12,17 +11,15 @@ use tigers_core::moves::Turn;
 use tigers_core::tablebase::placement::{LayerId, SliceStore as _};
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_server::Coordinator;
-use tokio::sync::mpsc;
-use tokio_stream::Stream;
+use tokio::sync::{Semaphore, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::error::{CoordinatorError, ServiceError};
+use crate::service::{Outgoing, TABLEBASE_TRANSFERS, send_tablebase};
 use crate::solve::plan::Submission;
 use crate::solve::{Child, Solver, WorkerRecord, spot_check};
 use crate::tablebase::CHUNK_BYTES;
-
-type Outgoing<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
 /// How long a worker waits before asking again when no slice is free.
 const RETRY: Duration = Duration::from_millis(500);
@@ -30,12 +27,17 @@ const RETRY: Duration = Duration::from_millis(500);
 /// The `tigers.v1.Coordinator` service of a coordinator that solves.
 pub struct SolveService {
 	solver: Arc<Solver>,
+	/// Movement-table transfers allowed at once, as in a run; more wait their turn.
+	transfers: Arc<Semaphore>,
 }
 
 impl SolveService {
 	/// The handlers over `solver`.
 	pub fn new(solver: Arc<Solver>) -> SolveService {
-		SolveService { solver }
+		SolveService {
+			solver,
+			transfers: Arc::new(Semaphore::new(TABLEBASE_TRANSFERS)),
+		}
 	}
 }
 
@@ -161,15 +163,7 @@ impl Coordinator for SolveService {
 			}
 			.into());
 		}
-		let (sender, receiver) = mpsc::channel(2);
-		tokio::spawn(async move {
-			for chunk in crate::tablebase::chunks(&table) {
-				if sender.send(Ok(chunk)).await.is_err() {
-					return;
-				}
-			}
-		});
-		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
+		Ok(Response::new(send_tablebase(table, self.transfers.clone())))
 	}
 
 	async fn solve_work(
