@@ -204,6 +204,10 @@ fn one_worker_and_three_write_the_one_machine_builds_bytes() {
 		}
 		// Tens of megabytes a run: kept only when a test fails, to look at.
 		let _ = std::fs::remove_dir_all(&dir);
+		let _ = std::fs::remove_file(&log);
+		for (_, out) in &spawned {
+			let _ = std::fs::remove_file(out);
+		}
 	}
 }
 
@@ -243,8 +247,14 @@ fn a_liar_is_flagged_a_held_slice_moves_and_a_killed_coordinator_resumes() {
 	});
 	coordinator.kill().expect("SIGKILL");
 	coordinator.wait().expect("the coordinator ended");
-	let kept = std::fs::read_dir(dir.join(format!("{}.partial", before.layer)))
-		.map_or(0, |entries| entries.count()) as u32;
+	// A slice caught half written (`.tmp`, renamed when whole) is not kept.
+	let kept =
+		std::fs::read_dir(dir.join(format!("{}.partial", before.layer))).map_or(0, |entries| {
+			entries
+				.flatten()
+				.filter(|entry| entry.path().extension().is_none())
+				.count()
+		}) as u32;
 	assert!(kept >= 10, "{kept} slices kept of {before:?}");
 	let mut coordinator = spawn_coordinator(port, &dir, &log);
 	let resumed = wait_for(port, "the restarted coordinator", |p| !p.layer.is_empty());
@@ -259,6 +269,8 @@ fn a_liar_is_flagged_a_held_slice_moves_and_a_killed_coordinator_resumes() {
 	holder.wait().expect("the holder ended");
 	assert_same_files(&dir, reference);
 	let _ = std::fs::remove_dir_all(&dir);
+	let _ = std::fs::remove_file(&log);
+	let _ = std::fs::remove_file(&out);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -372,7 +384,8 @@ async fn bad_calls_are_refused_and_change_nothing() {
 	);
 
 	// A coordinator that trains refuses the solve's calls.
-	let training = start(test_config(temp_dir("solve-training"), None)).await;
+	let training_dir = temp_dir("solve-training");
+	let training = start(test_config(training_dir.clone(), None)).await;
 	let mut trainer = crate::common::client(training.address, None).await;
 	let refused = trainer
 		.solve_work(v1::SolveWorkRequest { worker: "w".into() })
@@ -380,6 +393,8 @@ async fn bad_calls_are_refused_and_change_nothing() {
 		.expect_err("not a solve");
 	assert_eq!(refused.code(), Code::FailedPrecondition);
 	training.stop().await;
+	let _ = std::fs::remove_dir_all(&training_dir);
+	let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A solve that fails (here its first layer's kept slices cannot be kept: a file stands where
