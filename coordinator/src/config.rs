@@ -337,6 +337,9 @@ pub struct CoordinatorConfig {
 	pub tablebase: Option<PathBuf>,
 	/// Run without a tablebase: none is loaded, solved or handed to workers.
 	pub no_tablebase: bool,
+	/// The solved placement layers that judge placement-phase moves [default: `placement-f1-r1`
+	/// beside the tablebase file], or `None` for that.
+	pub placement: Option<PathBuf>,
 	/// Threads that play gate matches: the share of the machine gating may take. `None`, the
 	/// default, is one per core.
 	pub gate_threads: Option<usize>,
@@ -358,6 +361,7 @@ impl CoordinatorConfig {
 			run: RunSettings::default(),
 			tablebase: None,
 			no_tablebase: false,
+			placement: None,
 			gate_threads: None,
 		}
 	}

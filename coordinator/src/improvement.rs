@@ -71,6 +71,8 @@ mod tests {
 			cpu_seconds: 0.0,
 			candidate_exact: Default::default(),
 			reference_exact: Default::default(),
+			candidate_placement: Default::default(),
+			reference_placement: Default::default(),
 			pairs: [0; 5],
 		}
 	}

@@ -514,6 +514,11 @@ struct ServeArgs {
 	/// Run without a tablebase: none is loaded, solved or sent to workers.
 	#[arg(long, conflicts_with = "tablebase")]
 	no_tablebase: bool,
+	/// The solved placement layers (`tui tablebase build --placement`), which judge the gates'
+	/// and measurements' placement-phase moves; they must be there [default: placement-f1-r1
+	/// beside the tablebase file, used if present]. Self-play and training never use them.
+	#[arg(long, value_name = "DIR", conflicts_with = "no_tablebase")]
+	placement: Option<PathBuf>,
 	/// What self-play and training take from the tablebase: none; rescore (self-play searches
 	/// with it, movement-phase samples train towards its exact result); or adjudicate, the
 	/// default (rescore, and self-play stops at the first movement-phase position with the exact
@@ -633,6 +638,7 @@ impl ServeArgs {
 		run.tablebase_use = self.tablebase_use.parse()?;
 		config.tablebase = self.tablebase;
 		config.no_tablebase = self.no_tablebase;
+		config.placement = self.placement;
 		Ok(config)
 	}
 }

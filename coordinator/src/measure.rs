@@ -296,13 +296,22 @@ impl fmt::Display for Measurement {
 			writeln!(f, "exact result kept: not judged (no tablebase)")?;
 		}
 		if self.placement_judged {
-			write!(
+			writeln!(
 				f,
 				"placement value kept: {} {}, {} {}",
 				self.player(),
 				kept(t.candidate_placement, "placement"),
 				self.opponent(),
 				kept(t.reference_placement, "placement")
+			)?;
+			let games = 2 * pairs;
+			write!(
+				f,
+				"placement moves that gave value away, per game: {} {}, {} {}",
+				self.player(),
+				lost_per_game(t.candidate_placement, games),
+				self.opponent(),
+				lost_per_game(t.reference_placement, games)
 			)
 		} else {
 			write!(f, "placement value kept: not judged (no placement layers)")
@@ -329,6 +338,12 @@ fn games(threads: usize) -> String {
 	} else {
 		format!("{threads} games")
 	}
+}
+
+/// The moves of `accuracy` that lost value, over `games` games, to two places.
+fn lost_per_game(accuracy: Accuracy, games: u32) -> String {
+	let lost = accuracy.moves.saturating_sub(accuracy.kept);
+	format!("{:.2}", f64::from(lost) / f64::from(games.max(1)))
 }
 
 fn kept(accuracy: Accuracy, phase: &str) -> String {

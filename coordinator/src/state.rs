@@ -32,7 +32,7 @@ use crate::ledger::Ledger;
 use crate::recent::{RecentGames, RecentSamples};
 use crate::rundir::RunDir;
 use crate::series::Thinned;
-use crate::tablebase::TablebaseHolder;
+use crate::tablebase::{PlacementLayers, TablebaseHolder};
 use crate::validate::RejectReason;
 
 /// How many recent training losses the snapshot averages.
@@ -277,6 +277,8 @@ pub struct Shared {
 	pub run_dir: RunDir,
 	/// The tablebase, or how it is coming along.
 	pub tablebase: TablebaseHolder,
+	/// The placement layers judging placement-phase moves, if any were found at start.
+	pub placement: PlacementLayers,
 	live: Mutex<Live>,
 	ledger: Arc<Mutex<Ledger>>,
 	committer: Committer,
@@ -305,6 +307,7 @@ impl Shared {
 		current: Current,
 		live: Live,
 		tablebase: TablebaseHolder,
+		placement: PlacementLayers,
 	) -> Result<Arc<Shared>, std::io::Error> {
 		let (sender, _) = watch::channel(Arc::new(current));
 		let ledger = Arc::new(Mutex::new(ledger));
@@ -319,6 +322,7 @@ impl Shared {
 			settings,
 			run_dir,
 			tablebase,
+			placement,
 			live: Mutex::new(live),
 			ledger,
 			committer,
@@ -568,6 +572,7 @@ impl Shared {
 			work: Some(live.work),
 			games: self.committer.games(),
 			placement_solve: None,
+			placement: Some(self.placement.status()),
 		}
 	}
 }

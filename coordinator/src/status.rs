@@ -47,6 +47,10 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 					"candidate": exact(&t.candidate_exact),
 					"reference": exact(&t.reference_exact),
 				},
+				"placement_accuracy": {
+					"candidate": exact(&t.candidate_placement),
+					"reference": exact(&t.reference_placement),
+				},
 			})
 		})
 		.collect::<Vec<_>>();
@@ -137,6 +141,10 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 				"candidate": exact(&g.candidate_exact),
 				"reference": exact(&g.reference_exact),
 			},
+			"placement_accuracy": {
+				"candidate": exact(&g.candidate_placement),
+				"reference": exact(&g.reference_placement),
+			},
 		})).collect::<Vec<_>>(),
 		"timed": timed,
 		"timed_running": timed_running,
@@ -157,6 +165,14 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 	// Set apart: one more key in the object above passes `json!`'s recursion limit.
 	json["stronger_since"] = json!(progress.stronger_since);
 	json["no_stronger_alarm_seconds"] = json!(progress.no_stronger_alarm_seconds);
+	if let Some(layers) = &progress.placement {
+		json["placement_layers"] = json!({
+			"state": layers.state,
+			"layers": layers.layers,
+			"layers_total": layers.layers_total,
+			"detail": layers.detail,
+		});
+	}
 	if let Some(solve) = &progress.placement_solve {
 		json["placement_solve"] = placement_solve_json(solve);
 	}
@@ -268,6 +284,8 @@ mod tests {
 				as_sheep: side,
 				candidate_exact: exact,
 				reference_exact: exact,
+				candidate_placement: exact,
+				reference_placement: exact,
 				..v1::GateSummary::default()
 			}],
 			workers: vec![v1::WorkerSummary {
@@ -286,6 +304,8 @@ mod tests {
 				as_sheep: side,
 				candidate_exact: exact,
 				reference_exact: exact,
+				candidate_placement: exact,
+				reference_placement: exact,
 				..v1::TimedMeasurement::default()
 			}],
 			timed_running: Some(v1::TimedRunning::default()),
@@ -299,6 +319,7 @@ mod tests {
 				workers: vec![v1::SolveWorker::default()],
 				..v1::PlacementSolve::default()
 			}),
+			placement: Some(v1::PlacementLayers::default()),
 			..v1::Progress::default()
 		}
 	}

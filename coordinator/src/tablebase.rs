@@ -1,6 +1,8 @@
 //! The coordinator's tablebase: found at start, or solved on a thread of its own while the run
 //! goes on (a new machine needs half a minute or so), then used for training targets and the
-//! gate's exact accuracy, named in assignments and sent to workers that lack it.
+//! gate's exact accuracy, named in assignments and sent to workers that lack it. Beside it, the
+//! solved placement layers, if found at start: they only judge the gates' and measurements'
+//! placement-phase moves (self-play and training never see them).
 //!
 //! Ownership: one `TablebaseHolder` in `Shared`. The solving thread alone writes its status and,
 //! once, the table; everyone else reads. A file that is there but not a good table stops the
@@ -11,6 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use tigers_core::Tablebase;
 use tigers_core::tablebase::SolveProgress;
+use tigers_core::tablebase::placement::{LayerId, PlacementTable};
 use tigers_proto::locations;
 use tigers_proto::v1;
 use tracing::{error, info};
@@ -184,6 +187,108 @@ pub fn open(config: &CoordinatorConfig) -> Result<TablebaseHolder, CoordinatorEr
 			path.display()
 		))),
 	}
+}
+
+/// The placement layers that judge placement-phase moves, and what the status says of them.
+#[derive(Debug)]
+pub struct PlacementLayers {
+	table: Option<Arc<PlacementTable>>,
+	status: v1::PlacementLayers,
+}
+
+impl PlacementLayers {
+	/// No layers: why.
+	pub fn off(reason: impl Into<String>) -> PlacementLayers {
+		PlacementLayers {
+			table: None,
+			status: v1::PlacementLayers {
+				state: "off".into(),
+				layers: 0,
+				layers_total: layers_total(),
+				detail: reason.into(),
+			},
+		}
+	}
+
+	/// `table`'s layers, judging.
+	pub fn judging(table: Arc<PlacementTable>) -> PlacementLayers {
+		let layers = u32::try_from(table.layers().count()).unwrap_or(u32::MAX);
+		PlacementLayers {
+			status: v1::PlacementLayers {
+				state: "judging".into(),
+				layers,
+				layers_total: layers_total(),
+				detail: table.dir().display().to_string(),
+			},
+			table: Some(table),
+		}
+	}
+
+	/// The layers, if any.
+	pub fn table(&self) -> Option<&Arc<PlacementTable>> {
+		self.table.as_ref()
+	}
+
+	/// What the status shows.
+	pub fn status(&self) -> v1::PlacementLayers {
+		self.status.clone()
+	}
+}
+
+fn layers_total() -> u32 {
+	u32::try_from(LayerId::solve_order(0).len()).unwrap_or(u32::MAX)
+}
+
+/// Finds the placement layers as the configuration says: none without a tablebase; those in
+/// `--placement DIR`, which must hold at least one good layer; else those in `placement-f1-r1`
+/// beside the movement table, if that directory is there. A layer file that is there but not
+/// good stops the start, as a bad movement table does.
+pub fn open_placement(config: &CoordinatorConfig) -> Result<PlacementLayers, CoordinatorError> {
+	if config.no_tablebase {
+		return Ok(PlacementLayers::off("off (--no-tablebase)"));
+	}
+	let dir = match &config.placement {
+		Some(dir) => dir.clone(),
+		None => match locations::tablebase_path(config.tablebase.as_deref()) {
+			Ok(movement) => movement.with_file_name(locations::placement_dir_name()),
+			Err(e) => return Ok(PlacementLayers::off(e.to_string())),
+		},
+	};
+	let explicit = config.placement.is_some();
+	if !dir.is_dir() {
+		if explicit {
+			return Err(CoordinatorError::Config(format!(
+				"--placement {}: no such directory",
+				dir.display()
+			)));
+		}
+		return Ok(PlacementLayers::off(format!(
+			"no placement layers at {} (`tui tablebase build --placement` solves them)",
+			dir.display()
+		)));
+	}
+	let table = PlacementTable::open(&dir).map_err(|e| {
+		CoordinatorError::Config(format!(
+			"the placement layers in {} cannot be used: {e}. Delete the file to have it solved \
+			 again, or pass --placement DIR",
+			dir.display()
+		))
+	})?;
+	if table.layers().next().is_none() {
+		if explicit {
+			return Err(CoordinatorError::Config(format!(
+				"--placement {}: no placement layer there",
+				dir.display()
+			)));
+		}
+		return Ok(PlacementLayers::off(format!(
+			"no placement layers in {} yet",
+			dir.display()
+		)));
+	}
+	let layers = PlacementLayers::judging(Arc::new(table));
+	info!(dir = %dir.display(), layers = layers.status.layers, "placement layers judge the placement-phase moves");
+	Ok(layers)
 }
 
 /// The pieces of `table`'s file, at most [`CHUNK_BYTES`] each, in order, as `FetchTablebase`

@@ -105,6 +105,7 @@ pub fn shared_for_tests(dir: &Path) -> std::sync::Arc<crate::state::Shared> {
 		current,
 		Live::default(),
 		tablebase,
+		crate::tablebase::PlacementLayers::off("not in these tests"),
 	)
 	.expect("the ledger's writer thread starts")
 }

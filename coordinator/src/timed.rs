@@ -7,7 +7,8 @@
 //! pair played on openings of its own. When there is a tablebase, both players search with it
 //! by default, as `tui` plays (`TimedSettings::tablebase`), and each game stops at its first
 //! movement-phase position with the table's result; judging only, it judges their
-//! movement-phase moves. A measurement takes minutes (some 200 games of 100 ms moves), one game at a
+//! movement-phase moves. The solved placement layers, when found at start, judge the
+//! placement-phase moves either way. A measurement takes minutes (some 200 games of 100 ms moves), one game at a
 //! time so that each search has the time it is given; a net promoted meanwhile is measured
 //! next, and those promoted and superseded while one measurement ran are skipped. A stop
 //! abandons the measurement under way between moves; the next start measures the incumbent
@@ -18,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use tigers_core::gate::{GateSettings, play_gate_match};
+use tigers_core::gate::{Contender, GateSettings, Reference, Tables, play_match};
 use tigers_core::stats::GatePolicy;
 use tigers_proto::v1;
 use tracing::{error, info};
@@ -98,6 +99,10 @@ fn measure(
 	let move_ms = u64::try_from(timed.move_time.as_millis()).unwrap_or(u64::MAX);
 	let settings = settings_for(&shared.settings.gate, &timed, generation);
 	let judge = shared.tablebase.table();
+	let tables = Tables {
+		movement: judge.as_ref(),
+		placement: shared.placement.table(),
+	};
 	let started_at = unix_now();
 	let started = Instant::now();
 	let tablebase = judge.as_ref().map(|_| timed.tablebase);
@@ -123,7 +128,17 @@ fn measure(
 		}
 	};
 	// One game at a time, so that each search has the time it is told.
-	let Some(tally) = play_gate_match(net, &settings, judge.as_ref(), 1, &go_on, &on_pair) else {
+	let contender = Contender::Net(net.clone());
+	let played = play_match(
+		&contender,
+		&Reference::Claude,
+		&settings,
+		tables,
+		1,
+		&go_on,
+		&on_pair,
+	);
+	let Some(tally) = played else {
 		shared.live().timed_running = None;
 		return None;
 	};
@@ -149,6 +164,8 @@ fn measure(
 		pairs: tally.pairs.counts,
 		candidate_exact: tally.candidate_accuracy,
 		reference_exact: tally.reference_accuracy,
+		candidate_placement: tally.candidate_placement,
+		reference_placement: tally.reference_placement,
 		started_at,
 		finished_at: unix_now(),
 		cpu_seconds,
@@ -203,6 +220,8 @@ pub fn timed_summary(row: &TimedRow) -> v1::TimedMeasurement {
 		finished_at: row.finished_at,
 		cpu_hours: row.cpu_seconds / 3600.0,
 		tablebase: table_role_text(row.tablebase).to_string(),
+		candidate_placement: exact(row.candidate_placement),
+		reference_placement: exact(row.reference_placement),
 	}
 }
 

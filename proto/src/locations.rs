@@ -69,13 +69,17 @@ pub fn tablebase_path(explicit: Option<&Path>) -> Result<PathBuf, NoHomeDir> {
 /// Where the placement layers are: `explicit` if given, else a directory in the cache directory
 /// beside the movement table, named for the layers' format and rules versions.
 pub fn placement_dir(explicit: Option<&Path>) -> Result<PathBuf, NoHomeDir> {
-	use tigers_core::tablebase::placement::PLACEMENT_FORMAT_VERSION;
 	match explicit {
 		Some(path) => Ok(path.to_path_buf()),
-		None => Ok(cache_dir()?.join("tablebase").join(format!(
-			"placement-f{PLACEMENT_FORMAT_VERSION}-r{RULES_VERSION}"
-		))),
+		None => Ok(cache_dir()?.join("tablebase").join(placement_dir_name())),
 	}
+}
+
+/// The placement layers' directory name, which names the format and rules versions
+/// (`placement-f1-r1`).
+pub fn placement_dir_name() -> String {
+	use tigers_core::tablebase::placement::PLACEMENT_FORMAT_VERSION;
+	format!("placement-f{PLACEMENT_FORMAT_VERSION}-r{RULES_VERSION}")
 }
 
 #[cfg(test)]

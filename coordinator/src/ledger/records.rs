@@ -118,6 +118,11 @@ pub struct GateRow {
 	pub candidate_exact: Accuracy,
 	/// ClaudePlayer's, in the same games.
 	pub reference_exact: Accuracy,
+	/// The candidate's placement-phase moves that kept the exact value, judged by the solved
+	/// placement phase (none without its layers).
+	pub candidate_placement: Accuracy,
+	/// ClaudePlayer's, in the same games.
+	pub reference_placement: Accuracy,
 	/// Pairs of games by the candidate's points in the pair (0, ½, 1, 1½, 2), which the SPRT
 	/// and the promotion rule need to compare a later candidate with this one. Stored as text,
 	/// five numbers separated by commas.
@@ -147,6 +152,10 @@ pub struct TimedRow {
 	pub candidate_exact: Accuracy,
 	/// ClaudePlayer's, in the same games.
 	pub reference_exact: Accuracy,
+	/// The net's placement-phase moves that kept the exact value (none without the layers).
+	pub candidate_placement: Accuracy,
+	/// ClaudePlayer's, in the same games.
+	pub reference_placement: Accuracy,
 	/// When the measurement started and finished, unix seconds.
 	pub started_at: f64,
 	/// See `started_at`.
@@ -366,9 +375,10 @@ impl Ledger {
 					tigers_draws, tigers_losses, sheep_wins, sheep_draws, sheep_losses, score,
 					score_low, score_high, elo, stop, reason, finished_at, pairs, cpu_seconds,
 					candidate_exact_moves, candidate_exact_kept, reference_exact_moves,
-					reference_exact_kept)
+					reference_exact_kept, candidate_placement_moves, candidate_placement_kept,
+					reference_placement_moves, reference_placement_kept)
 				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-					?18, ?19, ?20, ?21, ?22)",
+					?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
 				params![
 					gate.candidate_generation,
 					gate.training_steps,
@@ -392,6 +402,10 @@ impl Ledger {
 					gate.candidate_exact.kept,
 					gate.reference_exact.moves,
 					gate.reference_exact.kept,
+					gate.candidate_placement.moves,
+					gate.candidate_placement.kept,
+					gate.reference_placement.moves,
+					gate.reference_placement.kept,
 				],
 			)
 			.map_err(StorageError::sqlite("recording a gate match"))?;
@@ -405,7 +419,8 @@ impl Ledger {
 				tigers_losses, sheep_wins, sheep_draws, sheep_losses, score, score_low,
 				score_high, elo, stop, reason, finished_at, pairs, cpu_seconds,
 				candidate_exact_moves, candidate_exact_kept, reference_exact_moves,
-				reference_exact_kept
+				reference_exact_kept, candidate_placement_moves, candidate_placement_kept,
+				reference_placement_moves, reference_placement_kept
 			FROM gates ORDER BY id",
 			"reading gate matches",
 			|row| {
@@ -452,6 +467,14 @@ impl Ledger {
 						moves: row.get(21)?,
 						kept: row.get(22)?,
 					},
+					candidate_placement: Accuracy {
+						moves: row.get(23)?,
+						kept: row.get(24)?,
+					},
+					reference_placement: Accuracy {
+						moves: row.get(25)?,
+						kept: row.get(26)?,
+					},
 				})
 			},
 		)
@@ -466,9 +489,10 @@ impl Ledger {
 					tigers_losses, sheep_wins, sheep_draws, sheep_losses, score, score_low,
 					score_high, elo, pairs, candidate_exact_moves, candidate_exact_kept,
 					reference_exact_moves, reference_exact_kept, started_at, finished_at,
-					cpu_seconds, tablebase)
+					cpu_seconds, tablebase, candidate_placement_moves, candidate_placement_kept,
+					reference_placement_moves, reference_placement_kept)
 				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-					?18, ?19, ?20, ?21)",
+					?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)",
 				params![
 					timed.generation,
 					timed.move_ms,
@@ -491,6 +515,10 @@ impl Ledger {
 					timed.finished_at,
 					timed.cpu_seconds,
 					table_role_text(timed.tablebase),
+					timed.candidate_placement.moves,
+					timed.candidate_placement.kept,
+					timed.reference_placement.moves,
+					timed.reference_placement.kept,
 				],
 			)
 			.map_err(StorageError::sqlite(
@@ -505,7 +533,9 @@ impl Ledger {
 			"SELECT generation, move_ms, tigers_wins, tigers_draws, tigers_losses, sheep_wins,
 				sheep_draws, sheep_losses, score, score_low, score_high, elo, pairs,
 				candidate_exact_moves, candidate_exact_kept, reference_exact_moves,
-				reference_exact_kept, started_at, finished_at, cpu_seconds, tablebase
+				reference_exact_kept, started_at, finished_at, cpu_seconds, tablebase,
+				candidate_placement_moves, candidate_placement_kept, reference_placement_moves,
+				reference_placement_kept
 			FROM timed ORDER BY generation",
 			"reading measurements at equal time",
 			|row| {
@@ -541,6 +571,14 @@ impl Ledger {
 					reference_exact: Accuracy {
 						moves: row.get(15)?,
 						kept: row.get(16)?,
+					},
+					candidate_placement: Accuracy {
+						moves: row.get(21)?,
+						kept: row.get(22)?,
+					},
+					reference_placement: Accuracy {
+						moves: row.get(23)?,
+						kept: row.get(24)?,
 					},
 					started_at: real(row, 17)?,
 					finished_at: real(row, 18)?,
@@ -701,6 +739,14 @@ mod tests {
 				moves: 110,
 				kept: 109,
 			},
+			candidate_placement: Accuracy {
+				moves: 60,
+				kept: 51,
+			},
+			reference_placement: Accuracy {
+				moves: 61,
+				kept: 49,
+			},
 		}
 	}
 
@@ -844,6 +890,11 @@ mod tests {
 				moves: 44,
 				kept: 44,
 			},
+			candidate_placement: Accuracy {
+				moves: 38,
+				kept: 30,
+			},
+			reference_placement: Accuracy::default(),
 			started_at: 60.0,
 			finished_at: 90.5,
 			cpu_seconds: 12.0,

@@ -9,8 +9,9 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: [&str; 8] = [
+const MIGRATIONS: [&str; 9] = [
 	VERSION_1, VERSION_2, VERSION_3, VERSION_4, VERSION_5, VERSION_6, VERSION_7, VERSION_8,
+	VERSION_9,
 ];
 
 /// The schema version this program writes.
@@ -204,6 +205,21 @@ CREATE TABLE game_files (
 /// Rows measured before have `NULL`: the table only judged then, when there was one.
 const VERSION_8: &str = "
 ALTER TABLE timed ADD COLUMN tablebase TEXT;
+";
+
+/// Version 9: placement-phase exact accuracy, judged by the solved placement phase: in each
+/// gate and each measurement at equal time, the candidate's and the reference's moves in
+/// placement positions that the layers value, and how many kept the exact value. Rows from
+/// before (or played without the layers) hold 0 moves.
+const VERSION_9: &str = "
+ALTER TABLE gates ADD COLUMN candidate_placement_moves INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE gates ADD COLUMN candidate_placement_kept INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE gates ADD COLUMN reference_placement_moves INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE gates ADD COLUMN reference_placement_kept INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE timed ADD COLUMN candidate_placement_moves INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE timed ADD COLUMN candidate_placement_kept INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE timed ADD COLUMN reference_placement_moves INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE timed ADD COLUMN reference_placement_kept INTEGER NOT NULL DEFAULT 0;
 ";
 
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is

@@ -39,10 +39,13 @@ const GATE_ELO: &str = "tigers_gate_elo";
 const INCUMBENT_ELO: &str = "tigers_incumbent_elo";
 const GATE_EXACT: &str = "tigers_gate_exact_accuracy";
 const INCUMBENT_EXACT: &str = "tigers_incumbent_exact_accuracy";
+const GATE_PLACEMENT: &str = "tigers_gate_placement_accuracy";
+const INCUMBENT_PLACEMENT: &str = "tigers_incumbent_placement_accuracy";
 const TIMED_SCORE: &str = "tigers_timed_score";
 const TIMED_ELO: &str = "tigers_timed_elo";
 const TIMED_GENERATION: &str = "tigers_timed_generation";
 const TIMED_EXACT: &str = "tigers_timed_exact_accuracy";
+const TIMED_PLACEMENT: &str = "tigers_timed_placement_accuracy";
 const TIMED_PAIRS_DONE: &str = "tigers_timed_pairs_done";
 const TABLEBASE_READY: &str = "tigers_tablebase_ready";
 const TABLEBASE_PROGRESS: &str = "tigers_tablebase_solve_progress";
@@ -146,6 +149,17 @@ pub fn describe() {
 		"The promoted net's exact accuracy as last measured (see tigers_gate_exact_accuracy)."
 	);
 	describe_gauge!(
+		GATE_PLACEMENT,
+		"Share (0 to 1) of placement-phase moves that kept the exact value in the latest \
+		 candidate's gate, judged by the solved placement layers: player=candidate, or \
+		 player=reference (ClaudePlayer)."
+	);
+	describe_gauge!(
+		INCUMBENT_PLACEMENT,
+		"The promoted net's placement-phase exact accuracy as last measured (see \
+		 tigers_gate_placement_accuracy)."
+	);
+	describe_gauge!(
 		TIMED_SCORE,
 		"Score (0 to 1) against ClaudePlayer of the latest promoted net measured at equal time \
 		 per move (both players on the same clock, every pair played)."
@@ -163,6 +177,11 @@ pub fn describe() {
 		TIMED_EXACT,
 		"Exact accuracy (see tigers_gate_exact_accuracy) in the latest measurement at equal \
 		 time: player=candidate (the net), or player=reference (ClaudePlayer)."
+	);
+	describe_gauge!(
+		TIMED_PLACEMENT,
+		"Placement-phase exact accuracy (see tigers_gate_placement_accuracy) in the latest \
+		 measurement at equal time: player=candidate (the net), or player=reference."
 	);
 	describe_gauge!(
 		TIMED_PAIRS_DONE,
@@ -232,11 +251,18 @@ pub struct LastGate {
 	pub elo: f64,
 	/// The candidate's and the reference's exact accuracy, when judged by a tablebase.
 	pub exact: Option<(f64, f64)>,
+	/// Their placement-phase exact accuracy, when judged by the placement layers.
+	pub placement: Option<(f64, f64)>,
 }
 
 /// A gate's exact accuracies (candidate, reference), if it was judged.
 fn exact_shares(gate: &v1::GateSummary) -> Option<(f64, f64)> {
 	shares(gate.candidate_exact, gate.reference_exact)
+}
+
+/// A gate's placement-phase exact accuracies (candidate, reference), if it was judged.
+fn placement_shares(gate: &v1::GateSummary) -> Option<(f64, f64)> {
+	shares(gate.candidate_placement, gate.reference_placement)
 }
 
 /// Two exact accuracies as shares, if both were judged.
@@ -292,6 +318,8 @@ pub struct Figures {
 	pub incumbent_elo: Option<f64>,
 	/// The promoted net's exact accuracy from the same gate, when judged.
 	pub incumbent_exact: Option<f64>,
+	/// Its placement-phase exact accuracy from the same gate, when judged.
+	pub incumbent_placement: Option<f64>,
 	/// The tablebase solve's progress (0 to 1), 1 once ready; `None` without one coming.
 	pub tablebase: Option<f64>,
 	/// The latest measurement at equal time.
@@ -316,6 +344,8 @@ pub struct LastTimed {
 	pub elo: f64,
 	/// The net's and the reference's exact accuracy, when judged by a tablebase.
 	pub exact: Option<(f64, f64)>,
+	/// Their placement-phase exact accuracy, when judged by the placement layers.
+	pub placement: Option<(f64, f64)>,
 }
 
 impl Figures {
@@ -352,6 +382,7 @@ impl Figures {
 				score: g.score,
 				elo: g.elo,
 				exact: exact_shares(g),
+				placement: placement_shares(g),
 			}),
 			incumbent_elo: live.gates.last_promoted().map(|g| g.elo),
 			incumbent_exact: live
@@ -359,12 +390,18 @@ impl Figures {
 				.last_promoted()
 				.and_then(exact_shares)
 				.map(|(candidate, _)| candidate),
+			incumbent_placement: live
+				.gates
+				.last_promoted()
+				.and_then(placement_shares)
+				.map(|(candidate, _)| candidate),
 			tablebase,
 			timed: live.timed.values().next_back().map(|t| LastTimed {
 				generation: t.generation,
 				score: t.score,
 				elo: t.elo,
 				exact: shares(t.candidate_exact, t.reference_exact),
+				placement: shares(t.candidate_placement, t.reference_placement),
 			}),
 			timed_pairs_done: live.timed_running.as_ref().map_or(0, |r| r.pairs_done),
 			work: live.work,
@@ -401,12 +438,19 @@ impl Figures {
 				gauge!(GATE_EXACT, "player" => "candidate").set(candidate);
 				gauge!(GATE_EXACT, "player" => "reference").set(reference);
 			}
+			if let Some((candidate, reference)) = gate.placement {
+				gauge!(GATE_PLACEMENT, "player" => "candidate").set(candidate);
+				gauge!(GATE_PLACEMENT, "player" => "reference").set(reference);
+			}
 		}
 		if let Some(elo) = self.incumbent_elo {
 			gauge!(INCUMBENT_ELO).set(elo);
 		}
 		if let Some(share) = self.incumbent_exact {
 			gauge!(INCUMBENT_EXACT).set(share);
+		}
+		if let Some(share) = self.incumbent_placement {
+			gauge!(INCUMBENT_PLACEMENT).set(share);
 		}
 		if let Some(timed) = self.timed {
 			gauge!(TIMED_SCORE).set(timed.score);
@@ -415,6 +459,10 @@ impl Figures {
 			if let Some((candidate, reference)) = timed.exact {
 				gauge!(TIMED_EXACT, "player" => "candidate").set(candidate);
 				gauge!(TIMED_EXACT, "player" => "reference").set(reference);
+			}
+			if let Some((candidate, reference)) = timed.placement {
+				gauge!(TIMED_PLACEMENT, "player" => "candidate").set(candidate);
+				gauge!(TIMED_PLACEMENT, "player" => "reference").set(reference);
 			}
 		}
 		gauge!(TIMED_PAIRS_DONE).set(f64::from(self.timed_pairs_done));
@@ -659,6 +707,41 @@ mod tests {
 			"{text}"
 		);
 		assert!(!text.contains("tigers_gate_exact_accuracy{"), "{text}");
+	}
+
+	#[test]
+	fn placement_accuracy_appears_only_where_the_layers_judged() {
+		let exact = |moves, kept| Some(v1::ExactAccuracy { moves, kept });
+		let mut live = Live::default();
+		live.gates.push(v1::GateSummary {
+			candidate_placement: exact(40, 30),
+			reference_placement: exact(50, 45),
+			..judged(gate(true, true, 0.5, 0.0), (200, 190), (100, 99))
+		});
+		live.gates
+			.push(judged(gate(false, false, 0.4, -70.0), (80, 60), (40, 40)));
+		live.timed.insert(
+			1,
+			v1::TimedMeasurement {
+				generation: 1,
+				candidate_placement: exact(100, 80),
+				reference_placement: exact(100, 90),
+				..v1::TimedMeasurement::default()
+			},
+		);
+		let text = rendered_with(&mut live, Some(1.0));
+		for line in [
+			"tigers_incumbent_placement_accuracy 0.75",
+			"tigers_timed_placement_accuracy{player=\"candidate\"} 0.8",
+			"tigers_timed_placement_accuracy{player=\"reference\"} 0.9",
+		] {
+			assert!(
+				text.lines().any(|l| l == line),
+				"{line:?} missing from\n{text}"
+			);
+		}
+		// The latest candidate's gate had no layers: its placement figure is not made up.
+		assert!(!text.contains("tigers_gate_placement_accuracy{"), "{text}");
 	}
 
 	#[test]

@@ -42,6 +42,7 @@ pub fn open_run(
 	// Before the run directory: a table that cannot be used stops the start without leaving a
 	// new, empty run behind.
 	let tablebase = tablebase::open(config)?;
+	let placement = tablebase::open_placement(config)?;
 	let run_dir = RunDir::open(&config.run_dir)?;
 	let mut ledger = Ledger::open(&run_dir.ledger_path())?;
 	let generation = latest_or_first_generation(&run_dir, &mut ledger, settings)?;
@@ -59,12 +60,19 @@ pub fn open_run(
 		window = restored.trainer.window.len(),
 		"run opened"
 	);
-	let shared = Shared::new(run_dir, ledger, settings.clone(), current, live, tablebase).map_err(
-		|source| CoordinatorError::Io {
-			path: "the ledger's writer thread".into(),
-			source,
-		},
-	)?;
+	let shared = Shared::new(
+		run_dir,
+		ledger,
+		settings.clone(),
+		current,
+		live,
+		tablebase,
+		placement,
+	)
+	.map_err(|source| CoordinatorError::Io {
+		path: "the ledger's writer thread".into(),
+		source,
+	})?;
 	let start = TrainingStart {
 		trainer: restored.trainer,
 		steps: restored.steps,
@@ -383,6 +391,8 @@ mod tests {
 			cpu_seconds: 0.0,
 			candidate_exact: Accuracy::default(),
 			reference_exact: Accuracy::default(),
+			candidate_placement: Accuracy::default(),
+			reference_placement: Accuracy::default(),
 		}
 	}
 

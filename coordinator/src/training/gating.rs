@@ -11,10 +11,12 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use thiserror::Error;
-use tigers_core::gate::{GateSettings, GateTally, gate_openings, play_gate_pair};
+use tigers_core::Network;
+use tigers_core::gate::{
+	Contender, GateSettings, GateTally, Reference, Tables, gate_openings, play_pair_while,
+};
 use tigers_core::stats::{GatePolicy, GateRecord, GateStop, PromotionDecision, promote};
 use tigers_core::tablebase::Accuracy;
-use tigers_core::{Network, Tablebase};
 use tigers_proto::v1;
 use tracing::{error, info};
 
@@ -223,13 +225,19 @@ impl Gating {
 		let sender = self.results.0.clone();
 		let pool = self.pool.clone();
 		// The table judges the players' moves, and both search with it if the gate's settings
-		// put it in play (`--gate-tablebase play`).
+		// put it in play (`--gate-tablebase play`); the placement layers, if any, judge the
+		// placement-phase moves.
 		let judge = self.shared.tablebase.table();
+		let placement = self.shared.placement.table().cloned();
 		std::thread::Builder::new()
 			.name("gate".into())
 			.spawn(move || {
 				let net = Arc::new(net);
-				let tally = pool.install(|| run_gate_parallel(&net, &settings, judge.as_ref()));
+				let tables = Tables {
+					movement: judge.as_ref(),
+					placement: placement.as_ref(),
+				};
+				let tally = pool.install(|| run_gate_parallel(&net, &settings, tables));
 				let candidate = Arc::try_unwrap(net).unwrap_or_else(|net| (*net).clone());
 				let _ = sender.send(GateDone {
 					kind,
@@ -429,25 +437,32 @@ fn gate_row(
 		cpu_seconds,
 		candidate_exact: done.tally.candidate_accuracy,
 		reference_exact: done.tally.reference_accuracy,
+		candidate_placement: done.tally.candidate_placement,
+		reference_placement: done.tally.reference_placement,
 	}
 }
 
 /// A gate match with pairs played in parallel on the current rayon pool and counted in opening
-/// order, so it stops exactly where a match played one pair at a time would; `judge` scores
-/// the players' movement-phase moves (the gate's settings keep the players from searching with
-/// it).
+/// order, so it stops exactly where a match played one pair at a time would; `tables` judge the
+/// players' moves (the gate's settings say whether they also search with the movement table).
 pub fn run_gate_parallel(
 	net: &Arc<Network>,
 	settings: &GateSettings,
-	judge: Option<&Arc<Tablebase>>,
+	tables: Tables<'_>,
 ) -> GateTally {
 	let openings = gate_openings(settings);
 	let mut tally = GateTally::default();
 	let width = rayon::current_num_threads().max(1);
+	let contender = Contender::Net(net.clone());
 	for chunk in openings.chunks(width) {
 		let pairs: Vec<_> = chunk
 			.par_iter()
-			.map(|o| play_gate_pair(net, settings, o, judge))
+			.map(|o| {
+				play_pair_while(&contender, &Reference::Claude, settings, o, tables, &|| {
+					true
+				})
+				.expect("a pair that is never stopped is finished")
+			})
 			.collect();
 		for pair in pairs {
 			if tally.add(pair, &settings.policy) {
@@ -483,10 +498,13 @@ pub fn gate_summary(row: &GateRow) -> v1::GateSummary {
 		measurement: row.stop == StopReason::Measured,
 		candidate_exact: exact(row.candidate_exact),
 		reference_exact: exact(row.reference_exact),
+		candidate_placement: exact(row.candidate_placement),
+		reference_placement: exact(row.reference_placement),
 	}
 }
 
-/// An accuracy for the wire; absent for matches played without a tablebase.
+/// An accuracy for the wire; absent where nothing was judged (no tablebase, or no placement
+/// layers).
 pub fn exact(accuracy: Accuracy) -> Option<v1::ExactAccuracy> {
 	(accuracy.moves > 0).then_some(v1::ExactAccuracy {
 		moves: accuracy.moves,

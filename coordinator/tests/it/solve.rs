@@ -8,12 +8,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use tigers_coordinator::solve::SolveConfig;
 use tigers_coordinator::status::fetch_status;
-use tigers_core::tablebase::placement::{LayerId, build};
+use tigers_core::tablebase::placement::LayerId;
 use tigers_proto::client::ClientSettings;
 use tigers_proto::v1;
 use tonic::Code;
@@ -27,14 +26,10 @@ const TOKEN: &str = "solve-test-token";
 /// Long enough for two debug builds' solves of the last layers on a loaded two-core machine.
 const SOLVE_LIMIT: Duration = Duration::from_secs(400);
 
-/// The one-machine build of the layers from 19 placed, made once.
+/// The one-machine build of the layers from 19 placed, made once and kept in the target
+/// directory.
 fn reference() -> &'static PathBuf {
-	static DIR: OnceLock<PathBuf> = OnceLock::new();
-	DIR.get_or_init(|| {
-		let dir = temp_dir("solve-reference");
-		build(&dir, table(), FROM_PLACED, 2, &|_| {}).expect("the one-machine build");
-		dir
-	})
+	crate::tablebase::last_layers()
 }
 
 fn log_file(path: &Path) -> std::fs::File {

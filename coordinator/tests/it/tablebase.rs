@@ -33,6 +33,18 @@ pub(crate) fn table() -> &'static Arc<Tablebase> {
 	})
 }
 
+/// The placement layers from 19 placed (the last two), solved once into the target directory
+/// and kept there, so that later runs find them solved.
+pub(crate) fn last_layers() -> &'static PathBuf {
+	static DIR: OnceLock<PathBuf> = OnceLock::new();
+	DIR.get_or_init(|| {
+		let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("placement-from-19");
+		tigers_core::tablebase::placement::build(&dir, table(), 19, 2, &|_| {})
+			.expect("the last placement layers solve");
+		dir
+	})
+}
+
 fn with_table(run_dir: PathBuf, path: PathBuf, using: TablebaseUse) -> CoordinatorConfig {
 	let mut config = test_config(run_dir, None);
 	config.no_tablebase = false;
@@ -156,6 +168,64 @@ async fn a_damaged_table_file_stops_the_coordinator_with_the_reason() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn placement_layers_named_but_missing_or_damaged_stop_the_coordinator() {
+	let dir = temp_dir("tb-placement-bad");
+	std::fs::create_dir_all(&dir).unwrap();
+	let refused = |placement: PathBuf| {
+		let dir = dir.clone();
+		async move {
+			let mut config = with_table(dir.join("run"), table_path(), TablebaseUse::Adjudicate);
+			config.placement = Some(placement);
+			let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+			tigers_coordinator::server::run(config, listener, std::future::pending())
+				.await
+				.unwrap_err()
+				.to_string()
+		}
+	};
+	let missing = dir.join("no-layers-here");
+	let error = refused(missing.clone()).await;
+	assert!(error.contains(&missing.display().to_string()), "{error}");
+	assert!(error.contains("no such directory"), "{error}");
+	let empty = dir.join("empty");
+	std::fs::create_dir_all(&empty).unwrap();
+	let error = refused(empty).await;
+	assert!(error.contains("no placement layer there"), "{error}");
+	// A layer file that is not one is refused, and left as it was.
+	let damaged = dir.join("damaged");
+	std::fs::create_dir_all(&damaged).unwrap();
+	let junk = damaged.join("placed-19-sheep.tbp");
+	std::fs::write(&junk, vec![b'x'; 200]).unwrap();
+	let error = refused(damaged).await;
+	assert!(error.contains("cannot be used"), "{error}");
+	assert_eq!(std::fs::read(&junk).unwrap(), vec![b'x'; 200]);
+	assert!(!dir.join("run").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_placement_layers_the_status_says_where_it_looked() {
+	let config = with_table(
+		temp_dir("tb-no-placement"),
+		table_path(),
+		TablebaseUse::Adjudicate,
+	);
+	let running = start(config).await;
+	let mut client = client(running.address, None).await;
+	let layers = status(&mut client)
+		.await
+		.placement
+		.expect("the placement layers' status");
+	assert_eq!((layers.state.as_str(), layers.layers), ("off", 0));
+	// Looked for beside the table, where `tui tablebase build --placement` would put them.
+	let beside = table_path().with_file_name("placement-f1-r1");
+	assert!(
+		layers.detail.contains(&beside.display().to_string()),
+		"{layers:?}"
+	);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_table_that_arrives_after_the_start_is_announced_to_open_sessions() {
 	// Another process is solving the table (it holds the lock beside the file), so the
 	// coordinator shows it as building and waits for that solve rather than starting its own.
@@ -216,6 +286,7 @@ async fn a_table_that_arrives_after_the_start_is_announced_to_open_sessions() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn local_workers_adjudicate_and_the_gate_judges_exact_accuracy() {
 	let mut config = with_table(temp_dir("tb-play"), table_path(), TablebaseUse::Adjudicate);
+	config.placement = Some(last_layers().clone());
 	config.local_workers = 1;
 	config.run.gate.max_plies = 120;
 	// Every position is searched again: the worker searched with the table, and its exact
@@ -254,6 +325,30 @@ async fn local_workers_adjudicate_and_the_gate_judges_exact_accuracy() {
 	assert!(
 		reference.moves > 0 && reference.kept <= reference.moves,
 		"{reference:?}"
+	);
+	// The placement layers found judged both players' moves in the positions they hold.
+	let layers = seen
+		.placement
+		.clone()
+		.expect("the placement layers' status");
+	assert_eq!(
+		(layers.state.as_str(), layers.layers, layers.layers_total),
+		("judging", 2, 39),
+		"{layers:?}"
+	);
+	for accuracy in [gate.candidate_placement, gate.reference_placement] {
+		let accuracy = accuracy.expect("placement-phase exact accuracy");
+		assert!(
+			accuracy.moves > 0 && accuracy.kept <= accuracy.moves,
+			"{accuracy:?}"
+		);
+	}
+	// As `coordinator status` prints them.
+	let json = tigers_coordinator::status::progress_json(&seen);
+	assert_eq!(json["placement_layers"]["state"], "judging");
+	assert!(
+		json["gates"][0]["placement_accuracy"]["candidate"]["moves"].as_u64() > Some(0),
+		"{json}"
 	);
 
 	// The stopped game stopped at its first movement-phase position, which the table holds.

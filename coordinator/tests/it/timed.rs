@@ -178,9 +178,7 @@ fn coordinator_measure_plays_a_net_file_on_the_clock_and_judges_its_moves() {
 	);
 
 	// The last placement layers judge the moves made in them, both players'.
-	let layers = dir.join("placement");
-	tigers_core::tablebase::placement::build(&layers, crate::tablebase::table(), 19, 2, &|_| {})
-		.expect("the last placement layers solve");
+	let layers = crate::tablebase::last_layers();
 	let mut args = vec![net.as_os_str()];
 	args.extend(timing);
 	args.extend([
@@ -199,6 +197,10 @@ fn coordinator_measure_plays_a_net_file_on_the_clock_and_judges_its_moves() {
 		line.matches("placement-phase moves").count(),
 		2,
 		"both players' moves in the layers are judged: {line}"
+	);
+	assert!(
+		stdout.contains("placement moves that gave value away, per game: the net "),
+		"{stdout}"
 	);
 	// The perfect player needs every layer: a sentence, status 1, nothing played.
 	for who in [

@@ -1,7 +1,7 @@
 //! The Gates pane: every gate match against `ClaudePlayer`, newest first, with its result by
-//! side, score and interval, Elo, the candidate's exact accuracy, the verdict and, on a promoted
-//! net's measurement, its score at equal time per move (or how far that measurement has got);
-//! the reason for the selected one; and three charts of the promoted nets' score, Elo and exact
+//! side, score and interval, Elo, the candidate's exact accuracy in the movement and placement
+//! phases, the verdict and, on a promoted net's measurement, its score at equal time per move
+//! (or how far that measurement has got); the reason for the selected one; and three charts of the promoted nets' score, Elo and exact
 //! accuracy against time or worker CPU-hours, at fixed depth and at equal time.
 //!
 //! A promoted net's point is its measurement on fresh openings when it has one (the unbiased
@@ -100,6 +100,14 @@ fn decision(g: &v1::GateSummary, p: &v1::Progress) -> String {
 			t.score_low,
 			t.score_high
 		));
+		if let Some(kept) = share(t.candidate_placement) {
+			text.push_str(&format!(
+				", placement value kept {:.1}% (ClaudePlayer {})",
+				100.0 * kept,
+				share(t.reference_placement)
+					.map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a))
+			));
+		}
 	}
 	text
 }
@@ -155,7 +163,7 @@ struct Column {
 /// The table's columns, left to right. At 80 columns all but CPU-hours fit, narrow (the charts
 /// show CPU-hours on their axis with `x`); a column added here pushes out the columns of the
 /// highest drop ranks at narrow widths.
-const COLUMNS: [Column; 11] = [
+const COLUMNS: [Column; 12] = [
 	Column {
 		header: ("gen", "gen"),
 		width: (4, 4),
@@ -204,6 +212,17 @@ const COLUMNS: [Column; 11] = [
 		drop_rank: 0,
 		cell: |g, _| {
 			Cell::from(exact_share(g).map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a)))
+		},
+	},
+	Column {
+		header: ("placement", "place"),
+		width: (9, 6),
+		drop_rank: 2,
+		cell: |g, _| {
+			Cell::from(
+				share(g.candidate_placement)
+					.map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a)),
+			)
 		},
 	},
 	Column {
