@@ -38,8 +38,8 @@ use tigers_proto::games::{self, compress, file_name, generation_of};
 use tigers_proto::v1;
 use tracing::{info, warn};
 
+use crate::clock::unix_now;
 use crate::ledger::{GameFileRow, Ledger, PendingGames};
-use crate::state::unix_now;
 use crate::storage_error::StorageError;
 
 /// How often games are moved to the archive. A round costs two syncs (the files, then the

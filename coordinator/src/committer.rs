@@ -36,9 +36,9 @@ use tokio::sync::oneshot;
 use tracing::{error, warn};
 
 use crate::archive::{ArchiveCounts, GameArchive};
+use crate::clock::unix_now;
 use crate::ledger::{BatchInsert, COMPACT_AFTER, Ledger, NewBatch};
 use crate::metrics::{LEDGER_COMMITS, LEDGER_COMPACTED};
-use crate::state::unix_now;
 use crate::storage_error::StorageError;
 
 /// The most writes in one transaction. A thousand batches of a few hundred samples make a

@@ -79,7 +79,7 @@ mod records;
 mod schema;
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use rusqlite::{Connection, OptionalExtension, params};
 use tigers_core::selfplay::Sample;
@@ -91,6 +91,7 @@ pub use self::records::{
 	table_role_text,
 };
 pub use self::schema::LATEST_VERSION;
+use crate::clock::unix_now;
 use crate::samples_codec::{check_samples, decode_samples, encode_samples};
 use crate::storage_error::StorageError;
 
@@ -640,13 +641,6 @@ fn decode_batch(id: i64, blob: &[u8]) -> Result<Vec<Sample>, StorageError> {
 		}
 		other => other,
 	})
-}
-
-/// Now, in unix seconds. A clock before 1970 is a broken machine; 0 keeps the row readable.
-fn unix_now() -> f64 {
-	SystemTime::now()
-		.duration_since(UNIX_EPOCH)
-		.map_or(0.0, |elapsed| elapsed.as_secs_f64())
 }
 
 #[cfg(test)]

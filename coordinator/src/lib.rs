@@ -38,6 +38,7 @@
 
 pub mod archive;
 pub mod auth;
+pub mod clock;
 pub mod committer;
 pub mod config;
 pub mod error;

@@ -12,7 +12,8 @@ use tokio::sync::mpsc;
 use tokio::time::MissedTickBehavior;
 use tonic::Status;
 
-use crate::state::{Shared, unix_now};
+use crate::clock::unix_now;
+use crate::state::Shared;
 
 /// How often the publisher builds a snapshot while some stream follows the run: the shortest
 /// interval a dashboard may ask for.

@@ -17,13 +17,14 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 use tracing::info;
 
+use crate::clock::unix_now;
 use crate::config::ServiceLimits;
 use crate::error::{CoordinatorError, ServiceError};
 use crate::identity::{self, JoinSecret};
 use crate::progress;
 use crate::research::Research;
 use crate::session::{Session, inbound_error};
-use crate::state::{Shared, WorkerInfo, unix_now};
+use crate::state::{Shared, WorkerInfo};
 use crate::tablebase;
 use crate::text::excerpt;
 use crate::training::TrainingInput;

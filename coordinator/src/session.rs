@@ -20,11 +20,12 @@ use tokio::sync::{Notify, mpsc};
 use tonic::{Code, Status, Streaming};
 use tracing::{info, warn};
 
+use crate::clock::unix_now;
 use crate::error::{ServiceError, StoreFailure};
 use crate::ledger::{BatchInsert, NewBatch};
 use crate::metrics::INGEST_SECONDS;
 use crate::research::Research;
-use crate::state::{Shared, unix_now};
+use crate::state::Shared;
 use crate::storage_error::StorageError;
 use crate::text::{bounded, excerpt};
 use crate::training::TrainingInput;

@@ -16,7 +16,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use tigers_core::Network;
 use tigers_proto::convert::Assignment;
@@ -24,6 +24,7 @@ use tigers_proto::v1;
 use tokio::sync::{Notify, watch};
 
 use crate::archive::GameArchive;
+use crate::clock::unix_now;
 use crate::committer::Committer;
 use crate::config::RunSettings;
 use crate::gates::GateHistory;
@@ -43,13 +44,6 @@ pub const LISTED_WORKERS: usize = 200;
 
 /// Workers without a session are listed if heard from this recently.
 pub const LISTED_RECENTLY: Duration = Duration::from_secs(3600);
-
-/// Seconds since the Unix epoch.
-pub fn unix_now() -> f64 {
-	SystemTime::now()
-		.duration_since(UNIX_EPOCH)
-		.map_or(0.0, |d| d.as_secs_f64())
-}
 
 /// The net workers should play, with its file.
 #[derive(Debug)]

@@ -24,9 +24,10 @@ use tigers_core::stats::GatePolicy;
 use tigers_proto::v1;
 use tracing::{error, info};
 
+use crate::clock::unix_now;
 use crate::ledger::TimedRow;
 use crate::ledger::table_role_text;
-use crate::state::{Shared, unix_now};
+use crate::state::Shared;
 use crate::training::gating::exact;
 
 /// How often the idle thread looks for a newly promoted net.

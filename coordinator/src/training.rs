@@ -13,9 +13,10 @@ use tigers_core::trainer::Trainer;
 use tigers_proto::v1;
 use tracing::{error, info};
 
+use crate::clock::unix_now;
 use crate::ledger::ThroughputRow;
 use crate::rundir::Checkpoint;
-use crate::state::{Shared, unix_now};
+use crate::state::Shared;
 use crate::workload::DepthControl;
 
 pub mod gating;

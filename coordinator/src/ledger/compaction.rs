@@ -159,7 +159,8 @@ mod tests {
 	use tigers_core::{GameBoard, Turn};
 
 	use super::*;
-	use crate::ledger::{BatchInsert, Totals, unix_now};
+	use crate::clock::unix_now;
+	use crate::ledger::{BatchInsert, Totals};
 	use crate::test_support::TestDir;
 
 	fn samples(count: usize) -> Vec<Sample> {

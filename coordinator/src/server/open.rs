@@ -14,13 +14,14 @@ use tigers_core::trainer::{Trainer, TrainingSettings};
 use tigers_proto::v1;
 use tracing::info;
 
+use crate::clock::unix_now;
 use crate::config::{CoordinatorConfig, RunSettings, TablebaseUse};
 use crate::error::CoordinatorError;
 use crate::improvement::Improvement;
 use crate::ledger::{GateRow, GenerationRow, Ledger};
 use crate::recent::RECENT_SAMPLES;
 use crate::rundir::{Checkpoint, RunDir};
-use crate::state::{Current, Live, Shared, WorkerInfo, unix_now};
+use crate::state::{Current, Live, Shared, WorkerInfo};
 use crate::tablebase::{self, TablebaseHolder};
 use crate::timed::timed_summary;
 use crate::training::gating::{GatingStart, StopReason, gate_summary};

@@ -21,9 +21,10 @@ use tigers_proto::v1;
 use tracing::{error, info};
 
 use crate::StorageError;
+use crate::clock::unix_now;
 use crate::config::GateMode;
 use crate::ledger::{GateRow, GenerationRow};
-use crate::state::{Shared, unix_now};
+use crate::state::Shared;
 use crate::text::excerpt;
 
 /// How a recorded gate match ended, as the ledger's `gates.stop` column keeps it.
