@@ -13,6 +13,9 @@ use tigers_core::stats::PromotionRule;
 use tigers_core::trainer::TrainingSettings;
 use tigers_proto::convert::Assignment;
 
+/// This coordinator's version, which a joining worker's build must have.
+pub const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// How the run trains, plays and gates.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSettings {

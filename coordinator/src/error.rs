@@ -7,9 +7,9 @@ use tonic::Status;
 
 use crate::StorageError;
 use crate::committer::WriteError;
+use crate::config::BUILD_VERSION;
 use crate::identity::IdentityError;
 use crate::metrics::MetricsError;
-use crate::service::BUILD_VERSION;
 use crate::text::{bounded, excerpt};
 use crate::validate::Rejection;
 use tigers_core::network::INPUT_VERSION;

@@ -18,7 +18,7 @@ use tonic::{Request, Response, Status, Streaming};
 use tracing::info;
 
 use crate::clock::unix_now;
-use crate::config::ServiceLimits;
+use crate::config::{BUILD_VERSION, ServiceLimits};
 use crate::error::{CoordinatorError, ServiceError};
 use crate::identity::{self, JoinSecret};
 use crate::progress;
@@ -28,9 +28,6 @@ use crate::state::{Shared, WorkerInfo};
 use crate::tablebase;
 use crate::text::excerpt;
 use crate::training::TrainingInput;
-
-/// The version a worker's build must have.
-pub const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 pub(crate) type Outgoing<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
