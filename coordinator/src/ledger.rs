@@ -77,6 +77,7 @@ mod compaction;
 mod games;
 mod records;
 mod schema;
+mod stop_reason;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -91,6 +92,7 @@ pub use self::records::{
 	table_role_text,
 };
 pub use self::schema::LATEST_VERSION;
+pub use self::stop_reason::{StopReason, UnknownStop};
 use crate::clock::unix_now;
 use crate::samples_codec::{check_samples, decode_samples, encode_samples};
 use crate::storage_error::StorageError;

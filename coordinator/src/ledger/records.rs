@@ -7,8 +7,8 @@ use tigers_core::tablebase::Accuracy;
 use tigers_core::versus::{MatchResult, SideResult};
 
 use super::Ledger;
+use super::stop_reason::{StopReason, UnknownStop};
 use crate::storage_error::StorageError;
-use crate::training::gating::{StopReason, UnknownStop};
 
 /// A worker as the ledger knows it.
 #[derive(Clone, Debug, PartialEq)]

@@ -18,13 +18,13 @@ use crate::clock::unix_now;
 use crate::config::{CoordinatorConfig, RunSettings, TablebaseUse};
 use crate::error::CoordinatorError;
 use crate::improvement::Improvement;
-use crate::ledger::{GateRow, GenerationRow, Ledger};
+use crate::ledger::{GateRow, GenerationRow, Ledger, StopReason};
 use crate::recent::RECENT_SAMPLES;
 use crate::rundir::{Checkpoint, RunDir};
 use crate::state::{Current, Live, Shared, WorkerInfo};
 use crate::tablebase::{self, TablebaseHolder};
 use crate::timed::timed_summary;
-use crate::training::gating::{GatingStart, StopReason, gate_summary};
+use crate::training::gating::{GatingStart, gate_summary};
 use crate::training::{self, TrainingStart};
 
 /// The training state as it was left: the trainer, the steps taken, and the newest ledger
