@@ -5,13 +5,13 @@ use thiserror::Error;
 use tigers_proto::{MAX_MESSAGE_BYTES, REJECTED_SEQUENCE_KEY};
 use tonic::Status;
 
-use crate::StorageError;
-use crate::committer::WriteError;
 use crate::config::BUILD_VERSION;
-use crate::identity::IdentityError;
-use crate::metrics::MetricsError;
+use crate::ingest::validate::Rejection;
+use crate::observe::metrics::MetricsError;
+use crate::server::identity::IdentityError;
+use crate::store::StorageError;
+use crate::store::committer::WriteError;
 use crate::text::{bounded, excerpt};
-use crate::validate::Rejection;
 use tigers_core::network::INPUT_VERSION;
 
 /// What can go wrong in the coordinator.
@@ -335,7 +335,7 @@ mod tests {
 	use tonic::Code;
 
 	use super::*;
-	use crate::validate::RejectReason;
+	use crate::ingest::validate::RejectReason;
 
 	#[test]
 	fn each_refusal_has_its_status_code_and_says_what_was_wrong() {

@@ -1,8 +1,16 @@
 //! Opening a run (new or resumed) and serving it: `run(config, listener, shutdown)` behind the
 //! binary's thin `main`, so tests can start a coordinator on `127.0.0.1:0`.
+//!
+//! The folder holds the server's plumbing: the gRPC handlers ([`service`]), bearer tokens
+//! ([`auth`]), worker identities ([`identity`]), the run's opening and the local workers. It may
+//! call every other part of the crate; nothing but `solve` (which serves tablebase transfers the
+//! same way) calls into it.
 
+pub mod auth;
+pub mod identity;
 mod local_workers;
 mod open;
+pub mod service;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -19,15 +27,15 @@ use tracing::{info, warn};
 
 use self::local_workers::LocalWorkers;
 pub use self::open::open_run;
-use crate::auth::TokenCheck;
 use crate::config::CoordinatorConfig;
 use crate::error::CoordinatorError;
-use crate::metrics;
-use crate::progress;
-use crate::research::Research;
-use crate::service::CoordinatorService;
-use crate::state::Shared;
-use crate::timed::TimedMeasurer;
+use crate::ingest::research::Research;
+use crate::live::Shared;
+use crate::observe::metrics;
+use crate::observe::progress;
+use crate::server::auth::TokenCheck;
+use crate::server::service::CoordinatorService;
+use crate::training::timed::TimedMeasurer;
 use crate::training::{self, TrainingInput, TrainingStart};
 
 /// The gRPC service as served: the handlers behind the bearer-token check.

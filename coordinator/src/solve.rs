@@ -32,8 +32,8 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Server;
 use tracing::{error, info, warn};
 
-use crate::auth::TokenCheck;
 use crate::error::CoordinatorError;
+use crate::server::auth::TokenCheck;
 use crate::solve::plan::LayerPlan;
 use crate::solve::service::SolveService;
 

@@ -77,13 +77,13 @@ pub fn varied_samples() -> Vec<Sample> {
 }
 
 /// The state of a fresh run in `dir`, as a coordinator opens it, for tests of what reads it.
-pub fn shared_for_tests(dir: &Path) -> std::sync::Arc<crate::state::Shared> {
+pub fn shared_for_tests(dir: &Path) -> std::sync::Arc<crate::live::Shared> {
 	use crate::config::RunSettings;
-	use crate::state::{Current, Live, Shared};
+	use crate::live::{Current, Live, Shared};
 	use tigers_core::Network;
 	use tigers_core::network::Shape;
 
-	let run_dir = crate::rundir::RunDir::open(dir).expect("a run directory");
+	let run_dir = crate::store::rundir::RunDir::open(dir).expect("a run directory");
 	let ledger = run_dir.open_ledger().expect("a ledger");
 	let settings = RunSettings::default();
 	let net = Network::new(

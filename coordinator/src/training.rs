@@ -2,6 +2,11 @@
 //! window allows, hands a candidate to [`gating`] every so many steps (which gates it on the
 //! gating pool and promotes by the core rule), and checkpoints. It is a plain thread, never a
 //! tokio task.
+//!
+//! The folder holds what the thread drives and what measures its nets: [`gating`], the
+//! self-play depth ([`workload`]), nets measured at equal time per move ([`timed`], and
+//! [`measure`] outside a run). It may call `store`, `live`, `observe`'s histories through `live`,
+//! and the core crate.
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
@@ -14,12 +19,15 @@ use tigers_proto::v1;
 use tracing::{error, info};
 
 use crate::clock::unix_now;
-use crate::ledger::ThroughputRow;
-use crate::rundir::Checkpoint;
-use crate::state::Shared;
-use crate::workload::DepthControl;
+use crate::live::Shared;
+use crate::store::ledger::ThroughputRow;
+use crate::store::rundir::Checkpoint;
+use crate::training::workload::DepthControl;
 
 pub mod gating;
+pub mod measure;
+pub mod timed;
+pub mod workload;
 
 use gating::{Gating, GatingStart};
 

@@ -17,14 +17,14 @@ use tracing::info;
 use crate::clock::unix_now;
 use crate::config::{CoordinatorConfig, RunSettings, TablebaseUse};
 use crate::error::CoordinatorError;
-use crate::improvement::Improvement;
-use crate::ledger::{GateRow, GenerationRow, Ledger, StopReason};
-use crate::recent::RECENT_SAMPLES;
-use crate::rundir::{Checkpoint, RunDir};
-use crate::state::{Current, Live, Shared, WorkerInfo};
+use crate::live::{Current, Live, Shared, WorkerInfo};
+use crate::observe::improvement::Improvement;
+use crate::observe::recent::RECENT_SAMPLES;
+use crate::store::ledger::{GateRow, GenerationRow, Ledger, StopReason};
+use crate::store::rundir::{Checkpoint, RunDir};
 use crate::tablebase::{self, TablebaseHolder};
-use crate::timed::timed_summary;
 use crate::training::gating::{GatingStart, gate_summary};
+use crate::training::timed::timed_summary;
 use crate::training::{self, TrainingStart};
 
 /// The training state as it was left: the trainer, the steps taken, and the newest ledger

@@ -16,7 +16,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::error::{CoordinatorError, ServiceError};
-use crate::service::{Outgoing, TABLEBASE_TRANSFERS, send_tablebase};
+use crate::server::service::{Outgoing, TABLEBASE_TRANSFERS, send_tablebase};
 use crate::solve::plan::Submission;
 use crate::solve::{Child, Solver, WorkerRecord, spot_check};
 use crate::tablebase::CHUNK_BYTES;
@@ -414,7 +414,7 @@ pub fn serve_metrics(
 	address: SocketAddr,
 	solver: &Arc<Solver>,
 ) -> Result<MetricsTasks, CoordinatorError> {
-	let serving = crate::metrics::serve(address)?;
+	let serving = crate::observe::metrics::serve(address)?;
 	let solver = solver.clone();
 	let publish = tokio::spawn(async move {
 		loop {

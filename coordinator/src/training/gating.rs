@@ -19,11 +19,11 @@ use tigers_core::tablebase::Accuracy;
 use tigers_proto::v1;
 use tracing::{error, info};
 
-use crate::StorageError;
 use crate::clock::unix_now;
 use crate::config::GateMode;
-use crate::ledger::{GateRow, GenerationRow, StopReason};
-use crate::state::Shared;
+use crate::live::Shared;
+use crate::store::StorageError;
+use crate::store::ledger::{GateRow, GenerationRow, StopReason};
 
 /// Where gating starts from: what the ledger holds of the run's matches.
 #[derive(Clone, Copy, Debug)]

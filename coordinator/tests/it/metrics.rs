@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use tigers_coordinator::error::CoordinatorError;
-use tigers_coordinator::metrics::MetricsError;
+use tigers_coordinator::observe::metrics::MetricsError;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::common::*;

@@ -12,9 +12,9 @@ use ::metrics::{Unit, counter, describe_counter, describe_gauge, describe_histog
 use tigers_proto::v1;
 
 use super::{INGEST_SECONDS, LEDGER_COMMITS, LEDGER_COMPACTED};
-use crate::state::{Live, Shared};
+use crate::ingest::validate::RejectReason;
+use crate::live::{Live, Shared};
 use crate::tablebase::TablebaseState;
-use crate::validate::RejectReason;
 
 /// How often the live state is copied into the metrics. Prometheus scrapes every 15 s or more
 /// by default, so a second is fresh enough and costs one brief lock.

@@ -26,8 +26,8 @@ use tigers_core::tablebase::Accuracy;
 use tigers_core::tablebase::placement::PlacementTable;
 
 use crate::config::TimedSettings;
-use crate::rundir::parse_net_file_name;
-use crate::timed::settings_for;
+use crate::store::rundir::parse_net_file_name;
+use crate::training::timed::settings_for;
 
 /// Who is measured.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -94,8 +94,8 @@ pub use self::records::{
 pub use self::schema::LATEST_VERSION;
 pub use self::stop_reason::{StopReason, UnknownStop};
 use crate::clock::unix_now;
-use crate::samples_codec::{check_samples, decode_samples, encode_samples};
-use crate::storage_error::StorageError;
+use crate::store::samples_codec::{check_samples, decode_samples, encode_samples};
+use crate::store::storage_error::StorageError;
 
 /// How long a write waits for another connection (the `sqlite3` shell, a dashboard) to let go
 /// of the database before failing: long enough to ride out a checkpoint of the WAL.

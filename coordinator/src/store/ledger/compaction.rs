@@ -22,7 +22,7 @@ use std::time::Duration;
 use rusqlite::params;
 
 use super::Ledger;
-use crate::storage_error::StorageError;
+use crate::store::storage_error::StorageError;
 
 /// How long a batch row is kept at least: the restart's count of the last five minutes'
 /// samples (`recent`) reads the rows of that span, and twice that leaves a margin for a clock
@@ -160,7 +160,7 @@ mod tests {
 
 	use super::*;
 	use crate::clock::unix_now;
-	use crate::ledger::{BatchInsert, Totals};
+	use crate::store::ledger::{BatchInsert, Totals};
 	use crate::test_support::TestDir;
 
 	fn samples(count: usize) -> Vec<Sample> {

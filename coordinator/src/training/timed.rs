@@ -25,9 +25,9 @@ use tigers_proto::v1;
 use tracing::{error, info};
 
 use crate::clock::unix_now;
-use crate::ledger::TimedRow;
-use crate::ledger::table_role_text;
-use crate::state::Shared;
+use crate::live::Shared;
+use crate::store::ledger::TimedRow;
+use crate::store::ledger::table_role_text;
 use crate::training::gating::exact;
 
 /// How often the idle thread looks for a newly promoted net.

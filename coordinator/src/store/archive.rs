@@ -39,8 +39,8 @@ use tigers_proto::v1;
 use tracing::{info, warn};
 
 use crate::clock::unix_now;
-use crate::ledger::{GameFileRow, Ledger, PendingGames};
-use crate::storage_error::StorageError;
+use crate::store::ledger::{GameFileRow, Ledger, PendingGames};
+use crate::store::storage_error::StorageError;
 
 /// How often games are moved to the archive. A round costs two syncs (the files, then the
 /// ledger's commit), so it comes once a second and takes what has gathered.
@@ -527,7 +527,7 @@ mod tests {
 	use tigers_proto::games::read_games;
 
 	use super::*;
-	use crate::ledger::GenerationRow;
+	use crate::store::ledger::GenerationRow;
 	use crate::test_support::TestDir;
 
 	/// A finished-looking record of generation `generation`, told apart by its `seed`.

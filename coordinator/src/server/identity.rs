@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use thiserror::Error;
 
-use crate::ledger::StoredSecret;
+use crate::store::ledger::StoredSecret;
 
 /// Random bytes in a secret; it travels as twice as many hex digits.
 const SECRET_BYTES: usize = 32;

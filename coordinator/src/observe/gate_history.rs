@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use tigers_proto::v1;
 
-use crate::series::Thinned;
+use crate::observe::series::Thinned;
 
 /// The latest gates a snapshot lists in full.
 pub const RECENT_GATES: usize = 100;

@@ -21,7 +21,7 @@ mod legacy;
 use tigers_core::selfplay::Sample;
 use tigers_proto::stored;
 
-use crate::storage_error::StorageError;
+use crate::store::storage_error::StorageError;
 
 /// Samples as a ledger blob.
 pub fn encode_samples(samples: &[Sample]) -> Vec<u8> {

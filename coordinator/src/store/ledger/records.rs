@@ -8,7 +8,7 @@ use tigers_core::versus::{MatchResult, SideResult};
 
 use super::Ledger;
 use super::stop_reason::{StopReason, UnknownStop};
-use crate::storage_error::StorageError;
+use crate::store::storage_error::StorageError;
 
 /// A worker as the ledger knows it.
 #[derive(Clone, Debug, PartialEq)]

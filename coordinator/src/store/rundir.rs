@@ -26,8 +26,8 @@ use tigers_core::Network;
 use tigers_core::network::file::sha256_hex;
 
 pub use self::checkpoint::Checkpoint;
-use crate::ledger::Ledger;
-use crate::storage_error::StorageError;
+use crate::store::ledger::Ledger;
+use crate::store::storage_error::StorageError;
 
 /// The folder of promoted nets.
 const NETS: &str = "nets";

@@ -42,8 +42,8 @@ use tigers_core::replay::ReplayWindow;
 use tigers_core::selfplay::Sample;
 
 use super::{RunDir, sync_dir, write_synced};
-use crate::samples_codec::{decode_window, encode_window};
-use crate::storage_error::StorageError;
+use crate::store::samples_codec::{decode_window, encode_window};
+use crate::store::storage_error::StorageError;
 
 const CURRENT: &str = "checkpoint";
 const TEMPORARY: &str = "checkpoint.tmp";

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use tigers_core::Turn;
 use tigers_proto::v1;
 
-use crate::ledger::BatchSummary;
+use crate::store::ledger::BatchSummary;
 
 /// How far back "recent samples" reaches.
 pub const RECENT_SAMPLES: Duration = Duration::from_secs(300);

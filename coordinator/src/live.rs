@@ -23,18 +23,18 @@ use tigers_proto::convert::Assignment;
 use tigers_proto::v1;
 use tokio::sync::{Notify, watch};
 
-use crate::archive::GameArchive;
 use crate::clock::unix_now;
-use crate::committer::Committer;
 use crate::config::RunSettings;
-use crate::gates::GateHistory;
-use crate::improvement::Improvement;
-use crate::ledger::Ledger;
-use crate::recent::{RecentGames, RecentSamples};
-use crate::rundir::RunDir;
-use crate::series::Thinned;
+use crate::ingest::validate::RejectReason;
+use crate::observe::gate_history::GateHistory;
+use crate::observe::improvement::Improvement;
+use crate::observe::recent::{RecentGames, RecentSamples};
+use crate::observe::series::Thinned;
+use crate::store::archive::GameArchive;
+use crate::store::committer::Committer;
+use crate::store::ledger::Ledger;
+use crate::store::rundir::RunDir;
 use crate::tablebase::{PlacementLayers, TablebaseHolder};
-use crate::validate::RejectReason;
 
 /// How many recent training losses the snapshot averages.
 const LOSS_WINDOW: usize = 100;

@@ -13,7 +13,7 @@ use tokio::time::MissedTickBehavior;
 use tonic::Status;
 
 use crate::clock::unix_now;
-use crate::state::Shared;
+use crate::live::Shared;
 
 /// How often the publisher builds a snapshot while some stream follows the run: the shortest
 /// interval a dashboard may ask for.

@@ -4,7 +4,7 @@
 use rusqlite::{OptionalExtension, params};
 
 use super::Ledger;
-use crate::storage_error::StorageError;
+use crate::store::storage_error::StorageError;
 
 /// A batch whose games wait for the archive.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -22,14 +22,14 @@ use tracing::{info, warn};
 
 use crate::clock::unix_now;
 use crate::error::{ServiceError, StoreFailure};
-use crate::ledger::{BatchInsert, NewBatch};
-use crate::metrics::INGEST_SECONDS;
-use crate::research::Research;
-use crate::state::Shared;
-use crate::storage_error::StorageError;
+use crate::ingest::research::Research;
+use crate::ingest::validate::{Expect, RejectReason, Rejection, validate_batch};
+use crate::live::Shared;
+use crate::observe::metrics::INGEST_SECONDS;
+use crate::store::ledger::{BatchInsert, NewBatch};
+use crate::store::storage_error::StorageError;
 use crate::text::{bounded, excerpt};
 use crate::training::TrainingInput;
-use crate::validate::{Expect, RejectReason, Rejection, validate_batch};
 
 /// One worker's open session.
 pub(crate) struct Session {
@@ -294,7 +294,7 @@ impl Session {
 	}
 
 	/// Adds a stored batch to the live counters.
-	fn count_stored(&self, valid: &crate::validate::ValidBatch) {
+	fn count_stored(&self, valid: &crate::ingest::validate::ValidBatch) {
 		let now = Instant::now();
 		let mut live = self.shared.live();
 		live.samples_total += valid.samples.len() as u64;

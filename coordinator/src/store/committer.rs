@@ -35,11 +35,11 @@ use tigers_proto::v1;
 use tokio::sync::oneshot;
 use tracing::{error, warn};
 
-use crate::archive::{ArchiveCounts, GameArchive};
 use crate::clock::unix_now;
-use crate::ledger::{BatchInsert, COMPACT_AFTER, Ledger, NewBatch};
-use crate::metrics::{LEDGER_COMMITS, LEDGER_COMPACTED};
-use crate::storage_error::StorageError;
+use crate::observe::metrics::{LEDGER_COMMITS, LEDGER_COMPACTED};
+use crate::store::archive::{ArchiveCounts, GameArchive};
+use crate::store::ledger::{BatchInsert, COMPACT_AFTER, Ledger, NewBatch};
+use crate::store::storage_error::StorageError;
 
 /// The most writes in one transaction. A thousand batches of a few hundred samples make a
 /// transaction of a few megabytes: large enough that a thousand workers share one sync, small

@@ -134,7 +134,7 @@ pub(super) mod tests {
 	}
 
 	/// A blob as older builds wrote it.
-	pub(in crate::samples_codec) fn encode_blob(samples: &[Sample]) -> Vec<u8> {
+	pub(in crate::store::samples_codec) fn encode_blob(samples: &[Sample]) -> Vec<u8> {
 		let mut bytes = BLOB_MAGIC.to_vec();
 		bytes.extend_from_slice(&BLOB_VERSION.to_le_bytes());
 		bytes.extend_from_slice(&(samples.len() as u32).to_le_bytes());
@@ -145,7 +145,7 @@ pub(super) mod tests {
 	}
 
 	/// A window file as older builds wrote it.
-	pub(in crate::samples_codec) fn encode_window(window: &[(Sample, u32)]) -> Vec<u8> {
+	pub(in crate::store::samples_codec) fn encode_window(window: &[(Sample, u32)]) -> Vec<u8> {
 		let mut bytes = WINDOW_MAGIC.to_vec();
 		bytes.extend_from_slice(&WINDOW_VERSION.to_le_bytes());
 		for (sample, uses) in window {

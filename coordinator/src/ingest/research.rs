@@ -27,7 +27,7 @@ use tigers_core::selfplay::Sample;
 use tigers_core::{NeuralPlayer, Tablebase};
 use tracing::warn;
 
-use crate::state::Shared;
+use crate::live::Shared;
 
 /// How far a re-searched value may be from the worker's (values lie in -1..1).
 pub const TOLERANCE: f32 = 0.3;

@@ -354,7 +354,7 @@ mod tests {
 
 	#[test]
 	fn every_field_printed_is_documented() {
-		let docs = include_str!("../../docs/status.md");
+		let docs = include_str!("../../../docs/status.md");
 		let mut paths = Vec::new();
 		leaf_paths(&progress_json(&everything()), "", &mut paths);
 		assert!(paths.len() > 60, "{paths:?}");

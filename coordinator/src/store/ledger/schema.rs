@@ -6,7 +6,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use crate::storage_error::StorageError;
+use crate::store::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
 const MIGRATIONS: [&str; 9] = [
@@ -263,7 +263,7 @@ pub fn migrate(connection: &mut Connection) -> Result<(), StorageError> {
 #[cfg(test)]
 mod tests {
 	use super::*;
-	use crate::ledger::Ledger;
+	use crate::store::ledger::Ledger;
 	use crate::test_support::TestDir;
 
 	#[test]

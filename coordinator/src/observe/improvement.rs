@@ -5,7 +5,7 @@
 //! incumbent), or when its measurement on fresh openings beat every earlier measurement: with
 //! the gate off every candidate is promoted, and only the measurements say which were better.
 
-use crate::ledger::{GateRow, StopReason};
+use crate::store::ledger::{GateRow, StopReason};
 
 /// The run's best measured score so far and when it last got a stronger net.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

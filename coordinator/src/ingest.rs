@@ -1,0 +1,9 @@
+//! Ingest: a worker's session, the checks of the sample batches it sends and the spot checks of
+//! its searches. A checked batch goes to `store`'s committer and the training thread's input.
+//!
+//! It may call `store`, `live`, `observe`'s metrics, the training thread's input and the `error`
+//! and `text` modules; the service in `server` calls it.
+
+pub mod research;
+pub mod session;
+pub mod validate;
