@@ -3,11 +3,11 @@
 
 use thiserror::Error;
 use tigers_proto::{MAX_MESSAGE_BYTES, REJECTED_SEQUENCE_KEY};
+use tigers_worker::metrics::MetricsError;
 use tonic::Status;
 
 use crate::config::BUILD_VERSION;
 use crate::ingest::validate::Rejection;
-use crate::observe::metrics::MetricsError;
 use crate::server::identity::IdentityError;
 use crate::store::StorageError;
 use crate::store::committer::WriteError;

@@ -25,7 +25,7 @@ use crate::error::{ServiceError, StoreFailure};
 use crate::ingest::research::Research;
 use crate::ingest::validate::{Expect, RejectReason, Rejection, validate_batch};
 use crate::live::Shared;
-use crate::observe::metrics::INGEST_SECONDS;
+use crate::observe::metrics::names::INGEST_SECONDS;
 use crate::store::ledger::{BatchInsert, NewBatch};
 use crate::store::storage_error::StorageError;
 use crate::text::{bounded, excerpt};

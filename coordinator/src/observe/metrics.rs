@@ -8,6 +8,7 @@
 //! most tests) run.
 
 pub mod figures;
+pub mod names;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -17,16 +18,7 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
 pub use figures::{Figures, describe, publish_every};
 pub use tigers_worker::metrics::MetricsError;
 
-/// Seconds from receiving a sample batch to its acknowledgement being ready: validation and the
-/// ledger's durable insert. A histogram.
-pub const INGEST_SECONDS: &str = "tigers_ingest_seconds";
-
-/// Transactions the ledger's writer committed with writes in them: batches that arrive together
-/// share one (group commit). A counter.
-pub const LEDGER_COMMITS: &str = "tigers_ledger_commits_total";
-
-/// Batch rows folded into their workers' totals by compaction. A counter.
-pub const LEDGER_COMPACTED: &str = "tigers_ledger_batches_compacted_total";
+use self::names::INGEST_SECONDS;
 
 /// Upper bounds (seconds) of the ingest histogram's buckets. A batch is validated and committed
 /// with an fsync, which takes a few milliseconds on a local disk and up to a second on a slow

@@ -36,7 +36,7 @@ use tokio::sync::oneshot;
 use tracing::{error, warn};
 
 use crate::clock::unix_now;
-use crate::observe::metrics::{LEDGER_COMMITS, LEDGER_COMPACTED};
+use crate::observe::metrics::names::{LEDGER_COMMITS, LEDGER_COMPACTED};
 use crate::store::archive::{ArchiveCounts, GameArchive};
 use crate::store::ledger::{BatchInsert, COMPACT_AFTER, Ledger, NewBatch};
 use crate::store::storage_error::StorageError;

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use ::metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge};
 use tigers_proto::v1;
 
-use super::{INGEST_SECONDS, LEDGER_COMMITS, LEDGER_COMPACTED};
+use super::names::{INGEST_SECONDS, LEDGER_COMMITS, LEDGER_COMPACTED};
 use crate::ingest::validate::RejectReason;
 use crate::live::{Live, Shared};
 use crate::tablebase::TablebaseState;
