@@ -14,7 +14,7 @@ use tigers_core::trainer::TrainingSettings;
 use tigers_proto::convert::Assignment;
 
 /// This coordinator's version, which a joining worker's build must have.
-pub const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// How the run trains, plays and gates.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,7 +79,7 @@ impl GateMode {
 	pub const NAMES: [&'static str; 2] = ["sprt", "none"];
 
 	/// The default: the gate that every run so far was measured with (docs/training.md).
-	pub const DEFAULT: GateMode = GateMode::Sprt;
+	pub(crate) const DEFAULT: GateMode = GateMode::Sprt;
 
 	/// The name the command line takes.
 	pub const fn name(self) -> &'static str {
@@ -185,7 +185,7 @@ impl TablebaseUse {
 
 	/// The default: adjudicated games reached the strongest nets for the least compute in the
 	/// comparison in docs/training.md.
-	pub const DEFAULT: TablebaseUse = TablebaseUse::Adjudicate;
+	pub(crate) const DEFAULT: TablebaseUse = TablebaseUse::Adjudicate;
 
 	/// The name the command line takes.
 	pub const fn name(self) -> &'static str {
@@ -214,7 +214,7 @@ impl RunSettings {
 	/// What to tell workers to play: the net of `generation` (whose file hashes to `sha256`) at
 	/// self-play `depth`, with the tablebase of identity `tablebase` if the coordinator has one
 	/// and self-play is to use it. The one place an assignment is made.
-	pub fn assignment(
+	pub(crate) fn assignment(
 		&self,
 		generation: u64,
 		sha256: String,
@@ -277,7 +277,7 @@ impl Default for RunSettings {
 /// How often training is checkpointed at the least, by default. A checkpoint of the default
 /// window (200,000 samples, about 7 MB) takes well under a second to write and sync, so every
 /// 30 s costs little; a coordinator killed more often than this still keeps its training.
-pub const DEFAULT_CHECKPOINT_EVERY: Duration = Duration::from_secs(30);
+pub(crate) const DEFAULT_CHECKPOINT_EVERY: Duration = Duration::from_secs(30);
 
 /// How the server watches its connections and sessions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -379,7 +379,7 @@ impl CoordinatorConfig {
 	/// The URL by which processes on this machine (local workers, the coordinator's own
 	/// dashboard) reach the server once bound to `bound`: the address itself, or loopback when
 	/// listening on all addresses. With TLS, the certificate must name that host.
-	pub fn local_url(&self, bound: SocketAddr) -> String {
+	pub(crate) fn local_url(&self, bound: SocketAddr) -> String {
 		let host = match bound.ip() {
 			IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
 			IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),

@@ -45,7 +45,7 @@ pub enum CoordinatorError {
 /// Why a call to the service was refused or failed. Every status the service's handlers
 /// return is made from one of these, by the `From` below.
 #[derive(Debug, Error)]
-pub enum ServiceError {
+pub(crate) enum ServiceError {
 	/// A text field too short, too long, or with control characters.
 	#[error("{field} must be {min} to {max} printable characters, not {}", excerpt(.value))]
 	Text {
@@ -243,7 +243,7 @@ pub enum ServiceError {
 /// Why a valid batch could not be stored now: trouble of the coordinator's, not of the batch
 /// (content storage refuses is [`ServiceError::BatchRefused`]).
 #[derive(Debug, Error)]
-pub enum StoreFailure {
+pub(crate) enum StoreFailure {
 	/// Preparing the batch for the ledger failed.
 	#[error(transparent)]
 	Storage(StorageError),
@@ -254,7 +254,7 @@ pub enum StoreFailure {
 
 impl ServiceError {
 	/// A joined task's failure as an error, for `map_err`.
-	pub fn task(what: &'static str) -> impl FnOnce(tokio::task::JoinError) -> ServiceError {
+	pub(crate) fn task(what: &'static str) -> impl FnOnce(tokio::task::JoinError) -> ServiceError {
 		move |error| ServiceError::Task { what, error }
 	}
 }

@@ -4,6 +4,6 @@
 //! It may call `store`, `live`, `observe`'s metrics, the training thread's input and the `error`
 //! and `text` modules; the service in `server` calls it.
 
-pub mod research;
-pub mod session;
-pub mod validate;
+pub(crate) mod research;
+pub(crate) mod session;
+pub(crate) mod validate;

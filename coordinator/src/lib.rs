@@ -6,36 +6,62 @@
 //!
 //! - [`server`]: opening a run and serving it (`run`); the gRPC handlers, bearer tokens, worker
 //!   identities and local workers;
-//! - [`ingest`]: a worker's session, the checks of its sample batches and the spot checks of its
+//! - `ingest`: a worker's session, the checks of its sample batches and the spot checks of its
 //!   searches;
-//! - [`training`]: the training thread, gating and promotion, the self-play depth, and nets
+//! - `training`: the training thread, gating and promotion, the self-play depth, and nets
 //!   measured at equal time per move (`coordinator measure`);
-//! - [`store`]: the run directory, its SQLite ledger and the ledger's writer thread, the game
+//! - `store`: the run directory, its SQLite ledger and the ledger's writer thread, the game
 //!   archive and the layouts of stored samples;
-//! - [`observe`]: progress snapshots, the dashboards' histories, `coordinator status`, the
+//! - `observe`: progress snapshots, the dashboards' histories, `coordinator status`, the
 //!   Prometheus figures and the coordinator's own dashboard;
 //! - [`solve`]: the placement phase solved over workers, slice by slice (`coordinator solve`);
-//! - [`live`]: the live state shared by handlers and the training thread;
-//! - [`tablebase`]: the tablebase, loaded or solved beside the run, and sent to workers;
+//! - `live`: the live state shared by handlers and the training thread;
+//! - `tablebase`: the tablebase, loaded or solved beside the run, and sent to workers;
 //! - [`config`]: settings, the build version and the checks made before listening;
 //! - [`error`]: the coordinator's errors and the service's refusals, and the one mapping of
 //!   both to gRPC statuses;
-//! - [`clock`], [`text`] and [`priority`]: the wall clock, peers' text cut short for messages,
+//! - `clock`, `text` and `priority`: the wall clock, peers' text cut short for messages,
 //!   and the threads that give way to ingest.
+//!
+//! Its public surface is what the binary (`src/main.rs`) and the integration tests
+//! (`tests/it`) use, and no more:
+//!
+//! - [`server::run`] and [`solve::run`] (with [`solve::SolveConfig`]): a run served, a
+//!   placement solve served;
+//! - [`config`]: everything a coordinator is started with; [`error::CoordinatorError`]: how
+//!   starting or serving fails;
+//! - [`fetch_status`], [`progress_json`] and [`StatusError`]: `coordinator status`;
+//! - [`measure`], [`MeasureSettings`], [`Measured`] and [`Opponent`]: `coordinator measure`;
+//! - [`LocalDashboard`]: the coordinator's own screen; [`MetricsError`]: a metrics endpoint
+//!   that could not start;
+//! - [`Ledger`], [`RunDir`], [`GameEnding`] and [`disagreement`]: for the tests that read a
+//!   run directory or check what a worker is held to.
+//!
+//! Everything else is `pub(crate)`; the `unreachable_pub` lint keeps it so.
 
-pub mod clock;
+#![warn(unreachable_pub)]
+pub(crate) mod clock;
 pub mod config;
 pub mod error;
-pub mod ingest;
-pub mod live;
-pub mod observe;
-pub mod priority;
+pub(crate) mod ingest;
+pub(crate) mod live;
+pub(crate) mod observe;
+pub(crate) mod priority;
 pub mod server;
 pub mod solve;
-pub mod store;
-pub mod tablebase;
-pub mod text;
-pub mod training;
+pub(crate) mod store;
+pub(crate) mod tablebase;
+pub(crate) mod text;
+pub(crate) mod training;
+
+pub use ingest::research::disagreement;
+pub use ingest::validate::GameEnding;
+pub use observe::local_dashboard::LocalDashboard;
+pub use observe::metrics::MetricsError;
+pub use observe::status::{StatusError, fetch_status, progress_json};
+pub use store::ledger::Ledger;
+pub use store::rundir::RunDir;
+pub use training::measure::{MeasureSettings, Measured, Opponent, measure};
 
 #[cfg(test)]
 mod test_support;

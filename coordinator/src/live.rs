@@ -40,14 +40,14 @@ use crate::tablebase::{PlacementLayers, TablebaseHolder};
 const LOSS_WINDOW: usize = 100;
 
 /// The most workers a snapshot lists; the others are only counted.
-pub const LISTED_WORKERS: usize = 200;
+pub(crate) const LISTED_WORKERS: usize = 200;
 
 /// Workers without a session are listed if heard from this recently.
-pub const LISTED_RECENTLY: Duration = Duration::from_secs(3600);
+pub(crate) const LISTED_RECENTLY: Duration = Duration::from_secs(3600);
 
 /// The net workers should play, with its file.
 #[derive(Debug)]
-pub struct Current {
+pub(crate) struct Current {
 	/// What to tell workers.
 	pub assignment: Assignment,
 	/// The net itself.
@@ -56,7 +56,7 @@ pub struct Current {
 
 /// What the coordinator knows of one worker.
 #[derive(Clone, Debug)]
-pub struct WorkerInfo {
+pub(crate) struct WorkerInfo {
 	/// The sha256 of the secret the identity is bound to (from its join).
 	pub secret_sha256: Option<String>,
 	/// Whether a session has presented the secret since it was handed out.
@@ -94,7 +94,7 @@ pub struct WorkerInfo {
 impl WorkerInfo {
 	/// A worker as its join describes it, without a session, last heard at `last_heard` (Unix
 	/// seconds).
-	pub fn new(name: String, host: String, threads: u32, last_heard: f64) -> WorkerInfo {
+	pub(crate) fn new(name: String, host: String, threads: u32, last_heard: f64) -> WorkerInfo {
 		WorkerInfo {
 			secret_sha256: None,
 			secret_confirmed: false,
@@ -116,7 +116,7 @@ impl WorkerInfo {
 
 /// Counters and lists behind the progress snapshots.
 #[derive(Debug, Default)]
-pub struct Live {
+pub(crate) struct Live {
 	/// The latest promoted generation and when (Unix seconds).
 	pub generation: u64,
 	/// When it was promoted.
@@ -172,7 +172,7 @@ pub struct Live {
 
 impl Live {
 	/// Records a training loss.
-	pub fn push_loss(&mut self, loss: f32) {
+	pub(crate) fn push_loss(&mut self, loss: f32) {
 		if self.losses.len() == LOSS_WINDOW {
 			self.losses.pop_front();
 		}
@@ -180,7 +180,7 @@ impl Live {
 	}
 
 	/// The mean of the recent training losses, if any.
-	pub fn recent_loss(&self) -> Option<f64> {
+	pub(crate) fn recent_loss(&self) -> Option<f64> {
 		if self.losses.is_empty() {
 			return None;
 		}
@@ -190,7 +190,7 @@ impl Live {
 
 	/// Adds the connected workers' threads times the time since the last count to the run's
 	/// CPU-seconds. Called before the set of connected workers changes and before reading.
-	pub fn count_cpu(&mut self, now: Instant) {
+	pub(crate) fn count_cpu(&mut self, now: Instant) {
 		if let Some(since) = self.cpu_counted_to {
 			let threads: u32 = self
 				.workers
@@ -205,24 +205,24 @@ impl Live {
 	}
 
 	/// Worker CPU-hours over the run, counted up to `now`.
-	pub fn cpu_hours(&mut self, now: Instant) -> f64 {
+	pub(crate) fn cpu_hours(&mut self, now: Instant) -> f64 {
 		self.count_cpu(now);
 		self.cpu_seconds / 3600.0
 	}
 
 	/// Batches refused as malformed, whatever the reason.
-	pub fn batches_rejected(&self) -> u64 {
+	pub(crate) fn batches_rejected(&self) -> u64 {
 		self.rejections.values().sum()
 	}
 
 	/// Counts a refused batch.
-	pub fn count_rejection(&mut self, reason: RejectReason) {
+	pub(crate) fn count_rejection(&mut self, reason: RejectReason) {
 		*self.rejections.entry(reason).or_default() += 1;
 	}
 
 	/// Forgets the workers without a session that were last heard from more than `horizon`
 	/// before `now` (Unix seconds); returns how many.
-	pub fn forget_workers(&mut self, now: f64, horizon: Duration) -> usize {
+	pub(crate) fn forget_workers(&mut self, now: f64, horizon: Duration) -> usize {
 		let before = self.workers.len();
 		self.workers.retain(|_, worker| {
 			worker.connected || heard_ago(worker, now) <= horizon.as_secs_f64()
@@ -251,7 +251,7 @@ impl Live {
 }
 
 /// The most measurements at equal time a snapshot lists: the latest.
-pub const TIMED_LISTED: usize = 200;
+pub(crate) const TIMED_LISTED: usize = 200;
 
 /// Seconds from when `worker` was last heard to `now` (Unix seconds); 0 if the wall clock
 /// has gone back since.
@@ -260,7 +260,7 @@ fn heard_ago(worker: &WorkerInfo, now: f64) -> f64 {
 }
 
 /// The process-wide state.
-pub struct Shared {
+pub(crate) struct Shared {
 	/// The run's name.
 	pub run_name: String,
 	/// When this process started.
@@ -285,7 +285,7 @@ pub struct Shared {
 
 /// The progress snapshot the publisher last built, shared by every progress stream.
 #[derive(Clone, Debug, Default)]
-pub struct Published {
+pub(crate) struct Published {
 	/// The snapshot.
 	pub progress: Arc<v1::Progress>,
 	/// When it was built; `None` before the first.
@@ -294,7 +294,7 @@ pub struct Published {
 
 impl Shared {
 	/// The state of a run that starts (or resumes) with `current` as the promoted net.
-	pub fn new(
+	pub(crate) fn new(
 		run_dir: RunDir,
 		ledger: Ledger,
 		settings: RunSettings,
@@ -329,27 +329,28 @@ impl Shared {
 	}
 
 	/// A number for a new session, never given before in this process.
-	pub fn next_session_id(&self) -> u64 {
+	pub(crate) fn next_session_id(&self) -> u64 {
 		self.next_session.fetch_add(1, Ordering::Relaxed)
 	}
 
 	/// Snapshots built by [`Shared::snapshot`] in this process's life.
-	pub fn snapshots_built(&self) -> u64 {
+	#[cfg(test)]
+	pub(crate) fn snapshots_built(&self) -> u64 {
 		self.snapshots_built.load(Ordering::Relaxed)
 	}
 
 	/// Follows the published snapshots.
-	pub fn published(&self) -> watch::Receiver<Published> {
+	pub(crate) fn published(&self) -> watch::Receiver<Published> {
 		self.published.subscribe()
 	}
 
 	/// Whether any progress stream follows the published snapshots.
-	pub fn is_watched(&self) -> bool {
+	pub(crate) fn is_watched(&self) -> bool {
 		self.published.receiver_count() > 0
 	}
 
 	/// Builds a snapshot and publishes it to every progress stream.
-	pub fn publish(&self) {
+	pub(crate) fn publish(&self) {
 		let progress = Arc::new(self.snapshot());
 		self.published.send_replace(Published {
 			progress,
@@ -358,7 +359,7 @@ impl Shared {
 	}
 
 	/// The live counters, locked briefly.
-	pub fn live(&self) -> MutexGuard<'_, Live> {
+	pub(crate) fn live(&self) -> MutexGuard<'_, Live> {
 		// A panic while holding the lock leaves plain counters behind, still usable.
 		self.live
 			.lock()
@@ -367,42 +368,42 @@ impl Shared {
 
 	/// The ledger's writer: sample batches, refusals, and the writes of threads that must not
 	/// wait for the disk.
-	pub fn committer(&self) -> &Committer {
+	pub(crate) fn committer(&self) -> &Committer {
 		&self.committer
 	}
 
 	/// The ledger, for blocking threads only, and for rare writes (joins, promotions): the
 	/// committer holds it for a whole group at a time.
-	pub fn ledger(&self) -> MutexGuard<'_, Ledger> {
+	pub(crate) fn ledger(&self) -> MutexGuard<'_, Ledger> {
 		self.ledger
 			.lock()
 			.unwrap_or_else(|poisoned| poisoned.into_inner())
 	}
 
 	/// The net workers should play now.
-	pub fn current(&self) -> Arc<Current> {
+	pub(crate) fn current(&self) -> Arc<Current> {
 		self.current.borrow().clone()
 	}
 
 	/// Follows promotions.
-	pub fn subscribe(&self) -> watch::Receiver<Arc<Current>> {
+	pub(crate) fn subscribe(&self) -> watch::Receiver<Arc<Current>> {
 		self.current.subscribe()
 	}
 
 	/// Turns true when the coordinator shuts down: open sessions and progress streams end, so
 	/// the server's graceful stop does not wait on long-lived streams.
-	pub fn closing(&self) -> watch::Receiver<bool> {
+	pub(crate) fn closing(&self) -> watch::Receiver<bool> {
 		self.closing.subscribe()
 	}
 
 	/// Ends every open session and progress stream.
-	pub fn close_streams(&self) {
+	pub(crate) fn close_streams(&self) {
 		self.closing.send_replace(true);
 	}
 
 	/// Makes `net` (whose file hashes to `sha256`) the net to play, at the self-play depth in
 	/// force, and tells every session.
-	pub fn promote(&self, net: Arc<Network>, sha256: String) {
+	pub(crate) fn promote(&self, net: Arc<Network>, sha256: String) {
 		{
 			let mut live = self.live();
 			live.generation = net.generation;
@@ -423,7 +424,7 @@ impl Shared {
 
 	/// Tells every session the current net's assignment again, as it now stands with the
 	/// tablebase (which a solve may finish long after the run started).
-	pub fn reassign_with_tablebase(&self) {
+	pub(crate) fn reassign_with_tablebase(&self) {
 		let identity = self.tablebase.identity();
 		// Changed in place under the channel's lock, so that a promotion or a change of depth
 		// made meanwhile by the training thread is kept.
@@ -446,13 +447,13 @@ impl Shared {
 	}
 
 	/// The self-play depth workers are asked for now.
-	pub fn selfplay_depth(&self) -> u32 {
+	pub(crate) fn selfplay_depth(&self) -> u32 {
 		self.current.borrow().assignment.depth
 	}
 
 	/// Asks every session's worker to play at `depth` from its next game on, with the same net;
 	/// records `work` as the figures behind the decision.
-	pub fn set_selfplay_depth(&self, depth: u32, work: v1::SelfPlayWork) {
+	pub(crate) fn set_selfplay_depth(&self, depth: u32, work: v1::SelfPlayWork) {
 		let mut before = None;
 		self.current.send_if_modified(|current| {
 			if current.assignment.depth == depth {
@@ -483,14 +484,14 @@ impl Shared {
 
 	/// The depths samples arriving now may have been searched at: the one in force, and the one
 	/// before it while batches played at it may still come in.
-	pub fn selfplay_depths(&self) -> Vec<u32> {
+	pub(crate) fn selfplay_depths(&self) -> Vec<u32> {
 		let now = self.selfplay_depth();
 		let before = self.live().depth_before.filter(|d| *d != now);
 		std::iter::once(now).chain(before).collect()
 	}
 
 	/// The run as a progress message, bounded in size (see the module's documentation).
-	pub fn snapshot(&self) -> v1::Progress {
+	pub(crate) fn snapshot(&self) -> v1::Progress {
 		self.snapshots_built.fetch_add(1, Ordering::Relaxed);
 		let now = Instant::now();
 		let mut live = self.live();

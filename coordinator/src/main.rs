@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use tigers_coordinator::LocalDashboard;
 use tigers_coordinator::config::{
 	CoordinatorConfig, GateMode, RunSettings, ServiceLimits, TablebaseUse, TimedSettings,
 };
 use tigers_coordinator::error::CoordinatorError;
-use tigers_coordinator::observe::local_dashboard::LocalDashboard;
-use tigers_coordinator::observe::status::{fetch_status, progress_json};
-use tigers_coordinator::training::measure::{MeasureSettings, Measured, Opponent, measure};
+use tigers_coordinator::{MeasureSettings, Measured, Opponent, measure};
+use tigers_coordinator::{fetch_status, progress_json};
 use tigers_core::gate::{GateSettings, TableRole, Tables};
 use tigers_core::tablebase::Tablebase;
 use tigers_core::tablebase::placement::PlacementTable;

@@ -5,11 +5,11 @@
 //! The histories are plain data held by `live`; the snapshots and figures read `live`. Nothing
 //! here writes the run's storage or talks to workers.
 
-pub mod gate_history;
-pub mod improvement;
-pub mod local_dashboard;
-pub mod metrics;
-pub mod progress;
-pub mod recent;
-pub mod series;
-pub mod status;
+pub(crate) mod gate_history;
+pub(crate) mod improvement;
+pub(crate) mod local_dashboard;
+pub(crate) mod metrics;
+pub(crate) mod progress;
+pub(crate) mod recent;
+pub(crate) mod series;
+pub(crate) mod status;

@@ -6,12 +6,12 @@
 /// How much lower: the `nice` value added to such a thread. At 5, the kernel weighs it at about
 /// a third of a normal thread (335 against 1024) when both want a core: ingest comes first
 /// without training stopping altogether under a flood of batches.
-pub const LOWER_BY: i32 = 5;
+pub(crate) const LOWER_BY: i32 = 5;
 
 /// Lowers the calling thread's scheduling priority by [`LOWER_BY`] on Linux (where a thread's
 /// nice value is its own); elsewhere, does nothing. A failure is logged: the thread runs on at
 /// the priority it had.
-pub fn lower_this_thread() {
+pub(crate) fn lower_this_thread() {
 	#[cfg(target_os = "linux")]
 	{
 		let thread = rustix::thread::gettid();

@@ -1,16 +1,16 @@
 //! Opening a run (new or resumed) and serving it: `run(config, listener, shutdown)` behind the
 //! binary's thin `main`, so tests can start a coordinator on `127.0.0.1:0`.
 //!
-//! The folder holds the server's plumbing: the gRPC handlers ([`service`]), bearer tokens
-//! ([`auth`]), worker identities ([`identity`]), the run's opening and the local workers. It may
+//! The folder holds the server's plumbing: the gRPC handlers (`service`), bearer tokens
+//! (`auth`), worker identities (`identity`), the run's opening and the local workers. It may
 //! call every other part of the crate; nothing but `solve` (which serves tablebase transfers the
 //! same way) calls into it.
 
-pub mod auth;
-pub mod identity;
+pub(crate) mod auth;
+pub(crate) mod identity;
 mod local_workers;
 mod open;
-pub mod service;
+pub(crate) mod service;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -26,7 +26,7 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tracing::{info, warn};
 
 use self::local_workers::LocalWorkers;
-pub use self::open::open_run;
+pub(crate) use self::open::open_run;
 use crate::config::CoordinatorConfig;
 use crate::error::CoordinatorError;
 use crate::ingest::research::Research;

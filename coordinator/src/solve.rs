@@ -1,15 +1,15 @@
 //! `coordinator solve`: the placement phase solved over workers, layer by layer, into the same
 //! files as `tui tablebase build --placement` (docs/tablebase.md, "On the cluster").
 //!
-//! Ownership: [`Solver`] holds the state behind one mutex, held only for bookkeeping. The
+//! Ownership: `Solver` holds the state behind one mutex, held only for bookkeeping. The
 //! driver thread alone moves from layer to layer: it installs a layer's plan, computes the
 //! slices that need the coordinator's own values, writes the layer when every slice is done,
 //! and then offers that layer to the workers as the next one's child. The gRPC handlers hand
 //! out slices and take them back, after a spot check on tokio's blocking threads.
 
 mod driver;
-pub mod plan;
-pub mod service;
+pub(crate) mod plan;
+pub(crate) mod service;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::net::SocketAddr;
@@ -40,7 +40,7 @@ use crate::solve::service::SolveService;
 /// How long a worker has to return a slice by default: the largest slices take about a
 /// minute of one core (the busiest layers' 2.5 billion entries in 135 slices, at the build's
 /// measured pace), so ten minutes leaves room for a slow or loaded machine.
-pub const DEFAULT_SLICE_TIMEOUT: Duration = Duration::from_secs(600);
+pub(crate) const DEFAULT_SLICE_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// What `coordinator solve` is told.
 #[derive(Clone, Debug)]
@@ -136,7 +136,7 @@ pub(crate) struct Inner {
 }
 
 /// A placement solve in progress.
-pub struct Solver {
+pub(crate) struct Solver {
 	inner: Mutex<Inner>,
 	changed: Condvar,
 	movement: Arc<Tablebase>,
@@ -178,7 +178,7 @@ impl Solver {
 	}
 
 	/// The solve's progress, as `coordinator status` and the metrics show it.
-	pub fn progress(&self) -> v1::PlacementSolve {
+	pub(crate) fn progress(&self) -> v1::PlacementSolve {
 		let mut inner = self.lock();
 		let now = Instant::now();
 		let (slices, slices_done, in_flight, layer, in_layer, reassigned) = match &inner.plan {

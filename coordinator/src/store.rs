@@ -5,11 +5,11 @@
 //! It may call `clock`, `text` and the core and proto crates; nothing here knows of the live
 //! state, the service or the training thread.
 
-pub mod archive;
-pub mod committer;
-pub mod ledger;
-pub mod rundir;
-pub mod samples_codec;
-pub mod storage_error;
+pub(crate) mod archive;
+pub(crate) mod committer;
+pub(crate) mod ledger;
+pub(crate) mod rundir;
+pub(crate) mod samples_codec;
+pub(crate) mod storage_error;
 
-pub use storage_error::StorageError;
+pub(crate) use storage_error::StorageError;

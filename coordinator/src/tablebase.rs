@@ -22,11 +22,11 @@ use crate::config::CoordinatorConfig;
 use crate::error::CoordinatorError;
 
 /// The largest piece of the file `FetchTablebase` sends: well under the message limit.
-pub const CHUNK_BYTES: usize = 1 << 20;
+pub(crate) const CHUNK_BYTES: usize = 1 << 20;
 
 /// Where the coordinator's tablebase stands.
 #[derive(Clone, Debug, PartialEq)]
-pub enum TablebaseState {
+pub(crate) enum TablebaseState {
 	/// None, and none coming: why.
 	Off(String),
 	/// Being solved: the share done.
@@ -39,7 +39,7 @@ pub enum TablebaseState {
 
 /// The table, once there is one, and how it is coming along.
 #[derive(Debug)]
-pub struct TablebaseHolder {
+pub(crate) struct TablebaseHolder {
 	path: Option<PathBuf>,
 	state: Mutex<TablebaseState>,
 	table: OnceLock<Arc<Tablebase>>,
@@ -47,7 +47,7 @@ pub struct TablebaseHolder {
 
 impl TablebaseHolder {
 	/// A holder without a table and with none to come.
-	pub fn off(reason: impl Into<String>) -> TablebaseHolder {
+	pub(crate) fn off(reason: impl Into<String>) -> TablebaseHolder {
 		TablebaseHolder {
 			path: None,
 			state: Mutex::new(TablebaseState::Off(reason.into())),
@@ -56,7 +56,7 @@ impl TablebaseHolder {
 	}
 
 	/// A holder with `table`, read from `path`.
-	pub fn ready(path: PathBuf, table: Arc<Tablebase>) -> TablebaseHolder {
+	pub(crate) fn ready(path: PathBuf, table: Arc<Tablebase>) -> TablebaseHolder {
 		let holder = TablebaseHolder {
 			path: Some(path),
 			state: Mutex::new(TablebaseState::Ready),
@@ -67,7 +67,7 @@ impl TablebaseHolder {
 	}
 
 	/// A holder whose table is still to be solved into `path`.
-	pub fn to_build(path: PathBuf) -> TablebaseHolder {
+	pub(crate) fn to_build(path: PathBuf) -> TablebaseHolder {
 		TablebaseHolder {
 			path: Some(path),
 			state: Mutex::new(TablebaseState::Building(0.0)),
@@ -76,22 +76,22 @@ impl TablebaseHolder {
 	}
 
 	/// The table, once there is one.
-	pub fn table(&self) -> Option<Arc<Tablebase>> {
+	pub(crate) fn table(&self) -> Option<Arc<Tablebase>> {
 		self.table.get().cloned()
 	}
 
 	/// Its identity, once there is one.
-	pub fn identity(&self) -> Option<&str> {
+	pub(crate) fn identity(&self) -> Option<&str> {
 		self.table.get().map(|t| t.identity())
 	}
 
 	/// Where its file is or will be.
-	pub fn path(&self) -> Option<&Path> {
+	pub(crate) fn path(&self) -> Option<&Path> {
 		self.path.as_deref()
 	}
 
 	/// Where it stands.
-	pub fn state(&self) -> TablebaseState {
+	pub(crate) fn state(&self) -> TablebaseState {
 		self.state
 			.lock()
 			.unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -106,7 +106,7 @@ impl TablebaseHolder {
 	}
 
 	/// Where it stands, for progress snapshots.
-	pub fn status(&self) -> v1::TablebaseStatus {
+	pub(crate) fn status(&self) -> v1::TablebaseStatus {
 		let path = self
 			.path
 			.as_ref()
@@ -128,7 +128,7 @@ impl TablebaseHolder {
 	/// Solves the table into its file on this thread, with `threads` threads, logging progress
 	/// every tenth; then calls `ready` with it. Failures are logged and shown; the run goes on
 	/// without a table.
-	pub fn build(&self, threads: usize, ready: impl FnOnce(Arc<Tablebase>)) {
+	pub(crate) fn build(&self, threads: usize, ready: impl FnOnce(Arc<Tablebase>)) {
 		let Some(path) = self.path.clone() else {
 			return;
 		};
@@ -167,7 +167,7 @@ impl TablebaseHolder {
 
 /// Finds the coordinator's table as its configuration says: off, read from its file, or to be
 /// solved (if the file is not there). A file that is there but not a good table is an error.
-pub fn open(config: &CoordinatorConfig) -> Result<TablebaseHolder, CoordinatorError> {
+pub(crate) fn open(config: &CoordinatorConfig) -> Result<TablebaseHolder, CoordinatorError> {
 	if config.no_tablebase {
 		return Ok(TablebaseHolder::off("off (--no-tablebase)"));
 	}
@@ -191,14 +191,14 @@ pub fn open(config: &CoordinatorConfig) -> Result<TablebaseHolder, CoordinatorEr
 
 /// The placement layers that judge placement-phase moves, and what the status says of them.
 #[derive(Debug)]
-pub struct PlacementLayers {
+pub(crate) struct PlacementLayers {
 	table: Option<Arc<PlacementTable>>,
 	status: v1::PlacementLayers,
 }
 
 impl PlacementLayers {
 	/// No layers: why.
-	pub fn off(reason: impl Into<String>) -> PlacementLayers {
+	pub(crate) fn off(reason: impl Into<String>) -> PlacementLayers {
 		PlacementLayers {
 			table: None,
 			status: v1::PlacementLayers {
@@ -211,7 +211,7 @@ impl PlacementLayers {
 	}
 
 	/// `table`'s layers, judging.
-	pub fn judging(table: Arc<PlacementTable>) -> PlacementLayers {
+	pub(crate) fn judging(table: Arc<PlacementTable>) -> PlacementLayers {
 		let layers = u32::try_from(table.layers().count()).unwrap_or(u32::MAX);
 		PlacementLayers {
 			status: v1::PlacementLayers {
@@ -225,12 +225,12 @@ impl PlacementLayers {
 	}
 
 	/// The layers, if any.
-	pub fn table(&self) -> Option<&Arc<PlacementTable>> {
+	pub(crate) fn table(&self) -> Option<&Arc<PlacementTable>> {
 		self.table.as_ref()
 	}
 
 	/// What the status shows.
-	pub fn status(&self) -> v1::PlacementLayers {
+	pub(crate) fn status(&self) -> v1::PlacementLayers {
 		self.status.clone()
 	}
 }
@@ -243,7 +243,9 @@ fn layers_total() -> u32 {
 /// `--placement DIR`, which must hold at least one good layer; else those in `placement-f1-r1`
 /// beside the movement table, if that directory is there. A layer file that is there but not
 /// good stops the start, as a bad movement table does.
-pub fn open_placement(config: &CoordinatorConfig) -> Result<PlacementLayers, CoordinatorError> {
+pub(crate) fn open_placement(
+	config: &CoordinatorConfig,
+) -> Result<PlacementLayers, CoordinatorError> {
 	if config.no_tablebase {
 		return Ok(PlacementLayers::off("off (--no-tablebase)"));
 	}
@@ -293,7 +295,7 @@ pub fn open_placement(config: &CoordinatorConfig) -> Result<PlacementLayers, Coo
 
 /// The pieces of `table`'s file, at most [`CHUNK_BYTES`] each, in order, as `FetchTablebase`
 /// sends them.
-pub fn chunks(table: &Tablebase) -> impl Iterator<Item = v1::TablebaseChunk> + '_ {
+pub(crate) fn chunks(table: &Tablebase) -> impl Iterator<Item = v1::TablebaseChunk> + '_ {
 	let (header, entries) = table.file_parts();
 	let total = table.file_len();
 	let identity = table.identity().to_string();

@@ -12,13 +12,13 @@ use tigers_core::{GameBoard, Position, Turn};
 static NEXT: AtomicU64 = AtomicU64::new(0);
 
 /// A directory under the system's temporary directory, deleted with everything in it on drop.
-pub struct TestDir {
+pub(crate) struct TestDir {
 	path: PathBuf,
 }
 
 impl TestDir {
 	/// A new empty directory whose name contains `label`.
-	pub fn new(label: &str) -> TestDir {
+	pub(crate) fn new(label: &str) -> TestDir {
 		let n = NEXT.fetch_add(1, Ordering::Relaxed);
 		let path = std::env::temp_dir().join(format!(
 			"tigers-coordinator-{label}-{}-{n}",
@@ -32,7 +32,7 @@ impl TestDir {
 	}
 
 	/// The directory.
-	pub fn path(&self) -> &Path {
+	pub(crate) fn path(&self) -> &Path {
 		&self.path
 	}
 }
@@ -46,7 +46,7 @@ impl Drop for TestDir {
 /// Samples that exercise every field: both sides, sheep in hand and placed, negative and odd
 /// fractions (which must come back bit for bit), the longest ply, a generation above 32 bits.
 /// (A score of -0.0 comes back as 0.0, as over the wire: zeros are not written.)
-pub fn varied_samples() -> Vec<Sample> {
+pub(crate) fn varied_samples() -> Vec<Sample> {
 	let placed: Position = "T...T/.SSS./...../..S../T...T t 15".parse().unwrap();
 	vec![
 		Sample {
@@ -77,7 +77,7 @@ pub fn varied_samples() -> Vec<Sample> {
 }
 
 /// The state of a fresh run in `dir`, as a coordinator opens it, for tests of what reads it.
-pub fn shared_for_tests(dir: &Path) -> std::sync::Arc<crate::live::Shared> {
+pub(crate) fn shared_for_tests(dir: &Path) -> std::sync::Arc<crate::live::Shared> {
 	use crate::config::RunSettings;
 	use crate::live::{Current, Live, Shared};
 	use tigers_core::Network;

@@ -3,14 +3,14 @@
 //! refusal into a transport error.
 
 /// Characters of a peer's text quoted in a message.
-pub const EXCERPT_CHARS: usize = 64;
+pub(crate) const EXCERPT_CHARS: usize = 64;
 
 /// The most characters of a status message.
-pub const MAX_MESSAGE_CHARS: usize = 512;
+pub(crate) const MAX_MESSAGE_CHARS: usize = 512;
 
 /// `text` quoted for a message: whole if it is short, else its first [`EXCERPT_CHARS`]
 /// characters and how long it was. Control characters are escaped.
-pub fn excerpt(text: &str) -> String {
+pub(crate) fn excerpt(text: &str) -> String {
 	let chars = text.chars().count();
 	if chars <= EXCERPT_CHARS {
 		return format!("{text:?}");
@@ -20,7 +20,7 @@ pub fn excerpt(text: &str) -> String {
 }
 
 /// `message` cut to [`MAX_MESSAGE_CHARS`] characters, marked as cut if it was.
-pub fn bounded(message: String) -> String {
+pub(crate) fn bounded(message: String) -> String {
 	if message.chars().count() <= MAX_MESSAGE_CHARS {
 		return message;
 	}

@@ -24,10 +24,10 @@ use crate::store::ledger::ThroughputRow;
 use crate::store::rundir::Checkpoint;
 use crate::training::workload::DepthControl;
 
-pub mod gating;
-pub mod measure;
-pub mod timed;
-pub mod workload;
+pub(crate) mod gating;
+pub(crate) mod measure;
+pub(crate) mod timed;
+pub(crate) mod workload;
 
 use gating::{Gating, GatingStart};
 
@@ -39,7 +39,7 @@ const THROUGHPUT_EVERY: Duration = Duration::from_secs(10);
 const STEPS_PER_TURN: usize = 16;
 
 /// What the training thread is sent.
-pub enum TrainingInput {
+pub(crate) enum TrainingInput {
 	/// A stored batch: its ledger id and samples.
 	Batch {
 		/// The ledger's id of the batch.
@@ -52,7 +52,7 @@ pub enum TrainingInput {
 }
 
 /// Where training starts from.
-pub struct TrainingStart {
+pub(crate) struct TrainingStart {
 	/// The trainer, with its window restored.
 	pub trainer: Trainer,
 	/// Training steps so far in the run.
@@ -64,7 +64,7 @@ pub struct TrainingStart {
 }
 
 /// Starts the training thread; returns its inbox and handle.
-pub fn start(
+pub(crate) fn start(
 	shared: Arc<Shared>,
 	start: TrainingStart,
 	pool: Arc<rayon::ThreadPool>,
@@ -354,7 +354,7 @@ impl Rows {
 }
 
 /// The dashboard's view of a throughput row.
-pub fn throughput_point(row: &ThroughputRow) -> v1::ThroughputPoint {
+pub(crate) fn throughput_point(row: &ThroughputRow) -> v1::ThroughputPoint {
 	v1::ThroughputPoint {
 		at: row.at,
 		samples_total: row.samples_total,

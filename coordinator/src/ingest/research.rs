@@ -30,7 +30,7 @@ use tracing::warn;
 use crate::live::Shared;
 
 /// How far a re-searched value may be from the worker's (values lie in -1..1).
-pub const TOLERANCE: f32 = 0.3;
+pub(crate) const TOLERANCE: f32 = 0.3;
 
 /// The share of one core the re-search takes at most. At 1% of the positions, a fleet sending
 /// 100,000 samples a second offers a thousand a second, more than a core can search at depth
@@ -43,7 +43,7 @@ const QUEUE: usize = 256;
 
 /// Hands positions to the re-search thread.
 #[derive(Clone)]
-pub struct Research {
+pub(crate) struct Research {
 	sender: SyncSender<(String, Sample)>,
 	fraction: f64,
 	rng: Arc<std::sync::Mutex<Xoshiro256PlusPlus>>,
@@ -52,7 +52,7 @@ pub struct Research {
 
 impl Research {
 	/// Starts the re-search thread.
-	pub fn start(shared: Arc<Shared>) -> Research {
+	pub(crate) fn start(shared: Arc<Shared>) -> Research {
 		let (sender, receiver) = sync_channel(QUEUE);
 		let settings = &shared.settings;
 		let research = Research {
@@ -74,7 +74,7 @@ impl Research {
 	}
 
 	/// Offers a batch's positions; a random share of them is queued for re-search.
-	pub fn offer(&self, worker_id: &str, samples: &[Sample]) {
+	pub(crate) fn offer(&self, worker_id: &str, samples: &[Sample]) {
 		if self.fraction <= 0.0 {
 			return;
 		}
@@ -144,7 +144,7 @@ fn research_loop(shared: &Shared, receiver: &Receiver<(String, Sample)>) {
 /// [`disagreement`] at each of `depths` (the self-play depths the sample may have been played
 /// at, the run's adapting as the fleet grows): our value at the first if the worker's disagrees
 /// at every one, `None` if it agrees at any.
-pub fn disagreement_at(
+pub(crate) fn disagreement_at(
 	player: &mut NeuralPlayer,
 	sample: &Sample,
 	table: Option<&Arc<Tablebase>>,
@@ -160,7 +160,7 @@ pub fn disagreement_at(
 }
 
 /// Searches a sample's position again and returns our value when it is further than
-/// [`TOLERANCE`] from the worker's, `None` when the two agree (or the position has no move).
+/// `TOLERANCE` from the worker's, `None` when the two agree (or the position has no move).
 ///
 /// The position is searched first without the table, as a worker that has none would; when the
 /// values disagree and the run names a table, it is searched again with it, since a worker that

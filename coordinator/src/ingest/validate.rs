@@ -12,19 +12,19 @@ use tigers_core::{GameRecord, Outcome, Position, Tablebase, Turn};
 use tigers_proto::convert::sample_from_wire;
 use tigers_proto::v1;
 
-pub use tigers_proto::{MAX_BATCH_GAMES, MAX_BATCH_SAMPLES};
+pub(crate) use tigers_proto::{MAX_BATCH_GAMES, MAX_BATCH_SAMPLES};
 /// Most bytes of one game record. A game stops at 10,000 plies at most (the largest
 /// `max_plies`), and a move takes at most 7 bytes (`ta5xc3` and a space): 70,000 bytes of moves,
 /// plus the header and metadata lines.
-pub const MAX_GAME_RECORD_BYTES: usize = 100_000;
+pub(crate) const MAX_GAME_RECORD_BYTES: usize = 100_000;
 /// Most characters of a player's name in a game record, as for worker names.
-pub const MAX_PLAYER_NAME_CHARS: usize = 128;
+pub(crate) const MAX_PLAYER_NAME_CHARS: usize = 128;
 /// The largest sequence number: the ledger stores sequences as SQLite's 64-bit signed integers.
-pub const MAX_SEQUENCE: u64 = i64::MAX as u64;
+pub(crate) const MAX_SEQUENCE: u64 = i64::MAX as u64;
 
 /// What a batch must agree with.
 #[derive(Clone, Copy, Debug)]
-pub struct Expect {
+pub(crate) struct Expect {
 	/// The latest promoted generation.
 	pub generation: u64,
 	/// How many generations behind it a sample may be.
@@ -33,7 +33,7 @@ pub struct Expect {
 
 /// A batch that passed: its samples as core values and its records' texts.
 #[derive(Debug)]
-pub struct ValidBatch {
+pub(crate) struct ValidBatch {
 	/// Per worker identity, from 1.
 	pub sequence: u64,
 	/// The samples.
@@ -77,7 +77,7 @@ impl GameEnding {
 
 /// Why a batch was refused, as a short name for counting (metrics, the dashboard).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum RejectReason {
+pub(crate) enum RejectReason {
 	/// Its sequence number is 0, beyond [`MAX_SEQUENCE`], or not the next one expected.
 	Sequence,
 	/// Too few or too many samples or game records.
@@ -92,7 +92,7 @@ pub enum RejectReason {
 
 impl RejectReason {
 	/// Every reason, in a fixed order.
-	pub const ALL: [RejectReason; 5] = [
+	pub(crate) const ALL: [RejectReason; 5] = [
 		RejectReason::Sequence,
 		RejectReason::Size,
 		RejectReason::Sample,
@@ -101,7 +101,7 @@ impl RejectReason {
 	];
 
 	/// The short name: `sequence`, `size`, `sample`, `generation` or `game_record`.
-	pub const fn name(self) -> &'static str {
+	pub(crate) const fn name(self) -> &'static str {
 		match self {
 			RejectReason::Sequence => "sequence",
 			RejectReason::Size => "size",
@@ -114,7 +114,7 @@ impl RejectReason {
 
 /// A refused batch: the reason's kind and a sentence saying what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Rejection {
+pub(crate) struct Rejection {
 	/// The kind, for counting.
 	pub reason: RejectReason,
 	/// The sentence for the worker and the log.
@@ -123,13 +123,16 @@ pub struct Rejection {
 
 impl Rejection {
 	/// A refusal for `reason`, saying `message`.
-	pub fn new(reason: RejectReason, message: String) -> Rejection {
+	pub(crate) fn new(reason: RejectReason, message: String) -> Rejection {
 		Rejection { reason, message }
 	}
 }
 
 /// The batch as core values, or why it is refused.
-pub fn validate_batch(batch: v1::SampleBatch, expect: Expect) -> Result<ValidBatch, Rejection> {
+pub(crate) fn validate_batch(
+	batch: v1::SampleBatch,
+	expect: Expect,
+) -> Result<ValidBatch, Rejection> {
 	let prefix = format!("batch {}", batch.sequence);
 	if batch.sequence == 0 {
 		return Err(Rejection::new(

@@ -8,14 +8,14 @@ use tigers_proto::v1;
 use crate::observe::series::Thinned;
 
 /// The latest gates a snapshot lists in full.
-pub const RECENT_GATES: usize = 100;
+pub(crate) const RECENT_GATES: usize = 100;
 
 /// The most older gates a snapshot lists, evenly thinned.
-pub const OLDER_GATES: usize = 100;
+pub(crate) const OLDER_GATES: usize = 100;
 
 /// Every gate counted, the latest kept whole, older ones thinned.
 #[derive(Debug)]
-pub struct GateHistory {
+pub(crate) struct GateHistory {
 	recent: VecDeque<v1::GateSummary>,
 	older: Thinned<v1::GateSummary>,
 	total: u64,
@@ -43,7 +43,7 @@ impl Default for GateHistory {
 
 impl GateHistory {
 	/// Records a finished gate.
-	pub fn push(&mut self, gate: v1::GateSummary) {
+	pub(crate) fn push(&mut self, gate: v1::GateSummary) {
 		self.total += 1;
 		if gate.measurement {
 			self.measured += 1;
@@ -68,28 +68,28 @@ impl GateHistory {
 	}
 
 	/// What a snapshot lists, oldest first: the thinned older gates, then the recent ones.
-	pub fn listed(&self) -> Vec<v1::GateSummary> {
+	pub(crate) fn listed(&self) -> Vec<v1::GateSummary> {
 		let older = self.older.points().iter();
 		older.chain(self.recent.iter()).cloned().collect()
 	}
 
 	/// Gates over the run.
-	pub fn total(&self) -> u64 {
+	pub(crate) fn total(&self) -> u64 {
 		self.total
 	}
 
 	/// Candidates promoted, candidates refused and measurements, over the run.
-	pub fn counts(&self) -> (u64, u64, u64) {
+	pub(crate) fn counts(&self) -> (u64, u64, u64) {
 		(self.promoted, self.refused, self.measured)
 	}
 
 	/// The latest candidate's gate (not a measurement), if any.
-	pub fn last_candidate(&self) -> Option<&v1::GateSummary> {
+	pub(crate) fn last_candidate(&self) -> Option<&v1::GateSummary> {
 		self.last_candidate.as_ref()
 	}
 
 	/// The latest gate that stands for the incumbent: its measurement, or its promotion.
-	pub fn last_promoted(&self) -> Option<&v1::GateSummary> {
+	pub(crate) fn last_promoted(&self) -> Option<&v1::GateSummary> {
 		self.last_promoted.as_ref()
 	}
 }

@@ -9,7 +9,7 @@ use crate::store::ledger::{GateRow, StopReason};
 
 /// The run's best measured score so far and when it last got a stronger net.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Improvement {
+pub(crate) struct Improvement {
 	/// The best score of a measurement on fresh openings, if there has been one.
 	pub best_measured: Option<f64>,
 	/// When (Unix seconds) the run last got a stronger net; 0 before any gate match.
@@ -18,7 +18,7 @@ pub struct Improvement {
 
 impl Improvement {
 	/// The state after `gates`, in the order they finished.
-	pub fn from_gates<'a>(gates: impl IntoIterator<Item = &'a GateRow>) -> Improvement {
+	pub(crate) fn from_gates<'a>(gates: impl IntoIterator<Item = &'a GateRow>) -> Improvement {
 		let mut improvement = Improvement::default();
 		for gate in gates {
 			improvement.see(gate);
@@ -27,7 +27,7 @@ impl Improvement {
 	}
 
 	/// Takes in a finished gate match; whether it showed a stronger net.
-	pub fn see(&mut self, gate: &GateRow) -> bool {
+	pub(crate) fn see(&mut self, gate: &GateRow) -> bool {
 		let stronger = match gate.stop {
 			StopReason::Candidate(_) => gate.promoted,
 			StopReason::Measured => self.best_measured.is_none_or(|best| gate.score > best),

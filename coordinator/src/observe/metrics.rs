@@ -7,15 +7,15 @@
 //! recorder installed does nothing, which is how coordinators without `--metrics-listen` (and
 //! most tests) run.
 
-pub mod figures;
-pub mod names;
+pub(crate) mod figures;
+pub(crate) mod names;
 
 use std::future::Future;
 use std::net::SocketAddr;
 
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
 
-pub use figures::{Figures, describe, publish_every};
+pub(crate) use figures::{describe, publish_every};
 pub use tigers_worker::metrics::MetricsError;
 
 use self::names::INGEST_SECONDS;
@@ -30,7 +30,7 @@ const INGEST_BUCKETS: [f64; 12] = [
 /// The exporter's settings, shared by the endpoint and by tests that render without one: a true
 /// histogram (with buckets) for ingest latency rather than a summary, so it can be aggregated
 /// across restarts and coordinators.
-pub fn builder() -> Result<PrometheusBuilder, MetricsError> {
+pub(crate) fn builder() -> Result<PrometheusBuilder, MetricsError> {
 	PrometheusBuilder::new()
 		.set_buckets_for_metric(Matcher::Full(INGEST_SECONDS.to_string()), &INGEST_BUCKETS)
 		.map_err(|e| MetricsError::Setup(e.to_string()))
@@ -42,7 +42,7 @@ pub fn builder() -> Result<PrometheusBuilder, MetricsError> {
 ///
 /// Binding comes first, so a busy or foreign address is reported here and nothing is
 /// installed. Must be called inside a tokio runtime: the exporter spawns its upkeep task on it.
-pub fn serve(address: SocketAddr) -> Result<impl Future<Output = ()> + Send, MetricsError> {
+pub(crate) fn serve(address: SocketAddr) -> Result<impl Future<Output = ()> + Send, MetricsError> {
 	let serving = tigers_worker::metrics::serve(builder()?, address)?;
 	describe();
 	Ok(serving)

@@ -17,14 +17,14 @@ use crate::live::Shared;
 
 /// How often the publisher builds a snapshot while some stream follows the run: the shortest
 /// interval a dashboard may ask for.
-pub const PUBLISH_EVERY: Duration = Duration::from_millis(100);
+pub(crate) const PUBLISH_EVERY: Duration = Duration::from_millis(100);
 
 /// How often the publisher looks for workers to forget.
 const FORGET_EVERY: Duration = Duration::from_secs(60);
 
 /// Publishes snapshots every [`PUBLISH_EVERY`] while some stream follows them, and forgets
 /// workers gone for longer than `forget_after`. Runs until dropped.
-pub async fn publish_every(shared: Arc<Shared>, forget_after: Duration) {
+pub(crate) async fn publish_every(shared: Arc<Shared>, forget_after: Duration) {
 	let mut ticks = tokio::time::interval(PUBLISH_EVERY);
 	ticks.set_missed_tick_behavior(MissedTickBehavior::Delay);
 	let mut forgotten_at = Instant::now();
@@ -46,7 +46,7 @@ pub async fn publish_every(shared: Arc<Shared>, forget_after: Duration) {
 /// Sends the latest published snapshot to `sender` every `interval` until the receiver goes
 /// away or the coordinator shuts down. Waits for a fresh snapshot first, so a new stream never
 /// starts with one the publisher built before anyone watched.
-pub async fn follow(
+pub(crate) async fn follow(
 	shared: &Shared,
 	interval: Duration,
 	sender: &mpsc::Sender<Result<v1::Progress, Status>>,

@@ -11,27 +11,27 @@ use tigers_proto::v1;
 use crate::store::ledger::BatchSummary;
 
 /// How far back "recent samples" reaches.
-pub const RECENT_SAMPLES: Duration = Duration::from_secs(300);
+pub(crate) const RECENT_SAMPLES: Duration = Duration::from_secs(300);
 
 /// How many of the latest games the tally covers.
-pub const RECENT_GAMES: usize = 200;
+pub(crate) const RECENT_GAMES: usize = 200;
 
 /// Sample batches stored in the last [`RECENT_SAMPLES`].
 #[derive(Debug, Default)]
-pub struct RecentSamples {
+pub(crate) struct RecentSamples {
 	batches: VecDeque<(Instant, u64, u64)>,
 }
 
 impl RecentSamples {
 	/// Records a batch of `samples` stored at `now`, `superseded` of them from generations
 	/// older than the one promoted then.
-	pub fn push(&mut self, now: Instant, samples: u64, superseded: u64) {
+	pub(crate) fn push(&mut self, now: Instant, samples: u64, superseded: u64) {
 		self.forget_before(now);
 		self.batches.push_back((now, samples, superseded));
 	}
 
 	/// Samples and superseded samples stored in the window ending at `now`.
-	pub fn totals(&mut self, now: Instant) -> (u64, u64) {
+	pub(crate) fn totals(&mut self, now: Instant) -> (u64, u64) {
 		self.forget_before(now);
 		self.batches
 			.iter()
@@ -47,7 +47,7 @@ impl RecentSamples {
 	/// than the one promoted when it arrived; one that straddles a promotion, which the ledger
 	/// cannot split, counts as current. Batches older than the window, or too old for the
 	/// monotonic clock to place (a machine up for less than the window), are left out.
-	pub fn seed(
+	pub(crate) fn seed(
 		&mut self,
 		batches: &[BatchSummary],
 		promoted_at: impl Fn(f64) -> u64,
@@ -89,14 +89,14 @@ impl RecentSamples {
 
 /// How the last [`RECENT_GAMES`] finished games ended.
 #[derive(Debug, Default)]
-pub struct RecentGames {
+pub(crate) struct RecentGames {
 	winners: VecDeque<Option<Turn>>,
 }
 
 impl RecentGames {
 	/// Records games by their winners; `None` is a draw (games cut off by the move limit count
 	/// as draws, since they taught the net nothing about winning either).
-	pub fn push(&mut self, winners: impl IntoIterator<Item = Option<Turn>>) {
+	pub(crate) fn push(&mut self, winners: impl IntoIterator<Item = Option<Turn>>) {
 		for winner in winners {
 			if self.winners.len() == RECENT_GAMES {
 				self.winners.pop_front();
@@ -106,7 +106,7 @@ impl RecentGames {
 	}
 
 	/// The tally for the progress message.
-	pub fn tally(&self) -> v1::GameTally {
+	pub(crate) fn tally(&self) -> v1::GameTally {
 		let mut tally = v1::GameTally::default();
 		for winner in &self.winners {
 			match winner {

@@ -6,11 +6,11 @@
 //! memory and message size stay bounded.
 
 /// How many points a run's charts keep.
-pub const CHART_POINTS: usize = 400;
+pub(crate) const CHART_POINTS: usize = 400;
 
 /// A bounded, evenly thinned series.
 #[derive(Clone, Debug)]
-pub struct Thinned<T> {
+pub(crate) struct Thinned<T> {
 	points: Vec<T>,
 	capacity: usize,
 	stride: u64,
@@ -25,7 +25,7 @@ impl<T> Default for Thinned<T> {
 
 impl<T> Thinned<T> {
 	/// An empty series of at most `capacity` points (at least 2).
-	pub fn new(capacity: usize) -> Thinned<T> {
+	pub(crate) fn new(capacity: usize) -> Thinned<T> {
 		Thinned {
 			points: Vec::new(),
 			capacity: capacity.max(2),
@@ -35,7 +35,7 @@ impl<T> Thinned<T> {
 	}
 
 	/// Offers a point; it is kept if it falls on the stride.
-	pub fn push(&mut self, point: T) {
+	pub(crate) fn push(&mut self, point: T) {
 		let keep = self.pushed.is_multiple_of(self.stride);
 		self.pushed += 1;
 		if !keep {
@@ -56,7 +56,7 @@ impl<T> Thinned<T> {
 	}
 
 	/// The kept points, oldest first.
-	pub fn points(&self) -> &[T] {
+	pub(crate) fn points(&self) -> &[T] {
 		&self.points
 	}
 }

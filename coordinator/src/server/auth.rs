@@ -8,13 +8,13 @@ use tonic::{Request, Status};
 /// Checks `authorization: Bearer <token>` on each request; with no token configured, lets
 /// everything through. Only the sha256 of the expected header is kept.
 #[derive(Clone)]
-pub struct TokenCheck {
+pub(crate) struct TokenCheck {
 	expected: Option<[u8; 32]>,
 }
 
 impl TokenCheck {
 	/// A check for `token`, or none.
-	pub fn new(token: Option<String>) -> TokenCheck {
+	pub(crate) fn new(token: Option<String>) -> TokenCheck {
 		TokenCheck {
 			expected: token.map(|t| digest(format!("Bearer {t}").as_bytes())),
 		}

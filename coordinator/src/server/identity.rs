@@ -43,7 +43,7 @@ pub enum IdentityError {
 
 /// What a `Join` does to an identity's secret.
 #[derive(Debug, PartialEq, Eq)]
-pub enum JoinSecret {
+pub(crate) enum JoinSecret {
 	/// Bind a new secret and hand it to the worker.
 	Issue,
 	/// Bind the secret the worker presented.
@@ -53,7 +53,7 @@ pub enum JoinSecret {
 }
 
 /// A new secret from the operating system's generator, as 64 lowercase hex digits.
-pub fn new_secret() -> Result<String, IdentityError> {
+pub(crate) fn new_secret() -> Result<String, IdentityError> {
 	let mut bytes = [0u8; SECRET_BYTES];
 	SysRng
 		.try_fill_bytes(&mut bytes)
@@ -62,12 +62,12 @@ pub fn new_secret() -> Result<String, IdentityError> {
 }
 
 /// The sha256 of `secret`, as the ledger keeps it (lowercase hex).
-pub fn secret_sha256(secret: &str) -> String {
+pub(crate) fn secret_sha256(secret: &str) -> String {
 	hex(&Sha256::digest(secret.as_bytes()))
 }
 
 /// Whether `secret` is what [`new_secret`] makes: 64 lowercase hex digits.
-pub fn is_well_formed(secret: &str) -> bool {
+pub(crate) fn is_well_formed(secret: &str) -> bool {
 	secret.len() == 2 * SECRET_BYTES
 		&& secret
 			.bytes()
@@ -76,7 +76,7 @@ pub fn is_well_formed(secret: &str) -> bool {
 
 /// Whether `secret` hashes to `sha256`. The digests compare in constant time, so how long the
 /// comparison takes says nothing about how much of the secret was right.
-pub fn is_secret_of(secret: &str, sha256: &str) -> bool {
+pub(crate) fn is_secret_of(secret: &str, sha256: &str) -> bool {
 	secret_sha256(secret)
 		.as_bytes()
 		.ct_eq(sha256.as_bytes())
@@ -85,7 +85,7 @@ pub fn is_secret_of(secret: &str, sha256: &str) -> bool {
 
 /// What a `Join` of `worker_id` presenting `presented` (empty for none) does, given what the
 /// ledger holds (see the module's table).
-pub fn judge_join(
+pub(crate) fn judge_join(
 	worker_id: &str,
 	stored: Option<&StoredSecret>,
 	presented: &str,
@@ -107,7 +107,11 @@ pub fn judge_join(
 }
 
 /// Checks the secret a `SessionOpen` of `worker_id` presents against the one its `Join` bound.
-pub fn judge_session(worker_id: &str, sha256: &str, presented: &str) -> Result<(), IdentityError> {
+pub(crate) fn judge_session(
+	worker_id: &str,
+	sha256: &str,
+	presented: &str,
+) -> Result<(), IdentityError> {
 	if is_well_formed(presented) && is_secret_of(presented, sha256) {
 		Ok(())
 	} else {

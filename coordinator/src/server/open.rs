@@ -36,7 +36,7 @@ struct Restored {
 }
 
 /// Opens the run directory, creating a new run or resuming the one there.
-pub fn open_run(
+pub(crate) fn open_run(
 	config: &CoordinatorConfig,
 ) -> Result<(Arc<Shared>, TrainingStart), CoordinatorError> {
 	let settings = &config.run;

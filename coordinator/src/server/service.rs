@@ -32,7 +32,7 @@ use crate::training::TrainingInput;
 pub(crate) type Outgoing<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
 /// The coordinator's implementation of the `tigers.v1.Coordinator` service.
-pub struct CoordinatorService {
+pub(crate) struct CoordinatorService {
 	shared: Arc<Shared>,
 	training: std::sync::mpsc::Sender<TrainingInput>,
 	research: Research,
@@ -43,7 +43,7 @@ pub struct CoordinatorService {
 
 /// How many workers may download the tablebase at once: each transfer is about 93 MB, and a
 /// fleet arriving together should not take all of the coordinator's bandwidth from sessions.
-pub const TABLEBASE_TRANSFERS: usize = 4;
+pub(crate) const TABLEBASE_TRANSFERS: usize = 4;
 
 /// The movement table's pieces, read from the table in memory and sent as the connection takes
 /// them, once one of `transfers` is free: `FetchTablebase` for a run and for a solve alike.
@@ -67,7 +67,7 @@ pub(crate) fn send_tablebase(
 
 impl CoordinatorService {
 	/// A service over the run's state, feeding samples to the training thread.
-	pub fn new(
+	pub(crate) fn new(
 		shared: Arc<Shared>,
 		training: std::sync::mpsc::Sender<TrainingInput>,
 		research: Research,

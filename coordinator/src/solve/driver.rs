@@ -122,7 +122,7 @@ fn run_layer(solver: &Solver, id: LayerId, child: &Child) -> Option<Vec<u8>> {
 			let done = inner.positions_before + in_layer;
 			inner.note_rate(Instant::now(), done);
 			let plan = inner.plan.as_mut().expect("the driver installed it");
-			let settle = plan.to_settle();
+			let settle = plan.take_to_settle();
 			if settle.is_empty() {
 				let (guard, _) = solver
 					.changed

@@ -7,7 +7,7 @@
 //! is not done by then). Every `DOUBLED_EVERY`-th slice is *doubled*: it is done only once two
 //! different workers' copies agree. Copies that disagree, and a doubled slice that no second
 //! worker took by the time everything else is done, are *settled* by the coordinator computing
-//! the slice itself ([`LayerPlan::to_settle`], [`LayerPlan::settle`]).
+//! the slice itself ([`LayerPlan::take_to_settle`], [`LayerPlan::settle`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -19,11 +19,11 @@ use crate::error::ServiceError;
 
 /// One slice in `DOUBLED_EVERY` is computed by two workers and compared: 2% of them, and with
 /// slice 0 always among them, at least one in every layer.
-pub const DOUBLED_EVERY: usize = 50;
+pub(crate) const DOUBLED_EVERY: usize = 50;
 
 /// A slice handed out.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Task {
+pub(crate) struct Task {
 	/// The lease it is handed out under.
 	pub lease: u64,
 	/// The slice.
@@ -34,7 +34,7 @@ pub struct Task {
 
 /// What a submission is, once its lease is found good.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Submission {
+pub(crate) enum Submission {
 	/// The slice was done meanwhile: the values are not needed.
 	Stale,
 	/// The values are to be checked, then given to [`LayerPlan::accept`].
@@ -73,7 +73,7 @@ struct SliceWork {
 
 /// The layer being solved.
 #[derive(Debug)]
-pub struct LayerPlan {
+pub(crate) struct LayerPlan {
 	id: LayerId,
 	slices: Vec<SliceWork>,
 	leases: HashMap<u64, Lease>,
@@ -85,7 +85,7 @@ pub struct LayerPlan {
 impl LayerPlan {
 	/// The plan of layer `id`, with the slices `kept` returns already done (those a stopped
 	/// solve left), leases numbered from `first_lease` and lasting `timeout`.
-	pub fn new(
+	pub(crate) fn new(
 		id: LayerId,
 		kept: impl Fn(Slice, usize) -> Option<Vec<u8>>,
 		first_lease: u64,
@@ -122,22 +122,22 @@ impl LayerPlan {
 	}
 
 	/// The layer.
-	pub fn id(&self) -> LayerId {
+	pub(crate) fn id(&self) -> LayerId {
 		self.id
 	}
 
 	/// The next lease number this plan would hand out (the next layer's plan starts there).
-	pub fn next_lease(&self) -> u64 {
+	pub(crate) fn next_lease(&self) -> u64 {
 		self.next_lease
 	}
 
 	/// Leases that passed their deadline with the slice not done, so far.
-	pub fn reassigned(&self) -> u64 {
+	pub(crate) fn reassigned(&self) -> u64 {
 		self.reassigned
 	}
 
 	/// Closes the leases past their deadline at `now`.
-	pub fn expire(&mut self, now: Instant) {
+	pub(crate) fn expire(&mut self, now: Instant) {
 		for lease in self.leases.values_mut() {
 			if lease.open && lease.deadline <= now {
 				lease.open = false;
@@ -150,7 +150,7 @@ impl LayerPlan {
 
 	/// A slice for `worker` at `now`, if one is free: not done, not out, or for a doubled
 	/// slice, short of a second copy that `worker` has not made.
-	pub fn hand_out(&mut self, worker: &str, now: Instant) -> Option<Task> {
+	pub(crate) fn hand_out(&mut self, worker: &str, now: Instant) -> Option<Task> {
 		self.expire(now);
 		let index = (0..self.slices.len()).find(|&index| self.is_free_for(index, worker))?;
 		let lease = self.next_lease;
@@ -193,7 +193,7 @@ impl LayerPlan {
 
 	/// Takes a submission of `length` bytes under `lease` from `worker`: its slice, to check,
 	/// unless it is not needed any more. The lease is closed either way.
-	pub fn submit(
+	pub(crate) fn submit(
 		&mut self,
 		worker: &str,
 		lease: u64,
@@ -235,7 +235,13 @@ impl LayerPlan {
 
 	/// Gives the values of slice `index` from `worker`, after their spot check: whether they
 	/// were taken. `passed` false (the check failed) drops them.
-	pub fn accept(&mut self, index: usize, worker: &str, values: Vec<u8>, passed: bool) -> bool {
+	pub(crate) fn accept(
+		&mut self,
+		index: usize,
+		worker: &str,
+		values: Vec<u8>,
+		passed: bool,
+	) -> bool {
 		let work = &mut self.slices[index];
 		work.checking = work.checking.saturating_sub(1);
 		if !passed || work.done.is_some() || work.settling {
@@ -259,7 +265,7 @@ impl LayerPlan {
 	/// Slices the coordinator must compute itself, now marked as being computed: doubled ones
 	/// whose copies disagree, and, once nothing else is left, those still short of a second
 	/// copy with none out.
-	pub fn to_settle(&mut self) -> Vec<(usize, Slice)> {
+	pub(crate) fn take_to_settle(&mut self) -> Vec<(usize, Slice)> {
 		let rest_done = self
 			.slices
 			.iter()
@@ -287,7 +293,7 @@ impl LayerPlan {
 
 	/// The coordinator's own values of slice `index`: taken, and the workers whose copies
 	/// differ from them returned (to be flagged).
-	pub fn settle(&mut self, index: usize, truth: Vec<u8>) -> Vec<String> {
+	pub(crate) fn settle(&mut self, index: usize, truth: Vec<u8>) -> Vec<String> {
 		let work = &mut self.slices[index];
 		work.settling = false;
 		let (right, wrong): (Vec<_>, Vec<_>) = work
@@ -302,7 +308,7 @@ impl LayerPlan {
 	/// Forgets what `worker` did in this layer, once it is caught: its leases, copies and the
 	/// slices taken from it alone go back to be done again. Those slices are returned (their
 	/// kept files must go too).
-	pub fn forget_worker(&mut self, worker: &str) -> Vec<Slice> {
+	pub(crate) fn forget_worker(&mut self, worker: &str) -> Vec<Slice> {
 		self.leases.retain(|_, lease| lease.worker != worker);
 		let mut again = Vec::new();
 		for work in &mut self.slices {
@@ -317,35 +323,35 @@ impl LayerPlan {
 	}
 
 	/// Slice `index`'s values, once done.
-	pub fn done_values(&self, index: usize) -> Option<Arc<Vec<u8>>> {
+	pub(crate) fn done_values(&self, index: usize) -> Option<Arc<Vec<u8>>> {
 		self.slices[index].done.clone()
 	}
 
 	/// Whether slice `index` is doubled.
-	pub fn is_doubled(&self, index: usize) -> bool {
+	pub(crate) fn is_doubled(&self, index: usize) -> bool {
 		self.slices[index].doubled
 	}
 
 	/// Whether every slice is done.
-	pub fn is_complete(&self) -> bool {
+	pub(crate) fn is_complete(&self) -> bool {
 		self.slices.iter().all(|work| work.done.is_some())
 	}
 
 	/// The layer's slices' values in order, to be put together with [`layer_bytes`] (outside
 	/// the lock); `None` until [`Self::is_complete`].
-	pub fn pieces(&self) -> Option<Vec<Arc<Vec<u8>>>> {
+	pub(crate) fn pieces(&self) -> Option<Vec<Arc<Vec<u8>>>> {
 		self.slices.iter().map(|work| work.done.clone()).collect()
 	}
 
 	/// Slices in all, done, and out now.
-	pub fn counts(&self) -> (usize, usize, usize) {
+	pub(crate) fn counts(&self) -> (usize, usize, usize) {
 		let done = self.slices.iter().filter(|w| w.done.is_some()).count();
 		let out = self.leases.values().filter(|lease| lease.open).count();
 		(self.slices.len(), done, out)
 	}
 
 	/// Positions in the slices done.
-	pub fn positions_done(&self) -> u64 {
+	pub(crate) fn positions_done(&self) -> u64 {
 		self.slices
 			.iter()
 			.filter(|work| work.done.is_some())
@@ -354,7 +360,7 @@ impl LayerPlan {
 	}
 
 	/// Slices `worker` holds now.
-	pub fn held_by(&self, worker: &str) -> usize {
+	pub(crate) fn held_by(&self, worker: &str) -> usize {
 		self.leases
 			.values()
 			.filter(|lease| lease.open && lease.worker == worker)
@@ -363,7 +369,7 @@ impl LayerPlan {
 }
 
 /// A layer's bytes from its slices' values in order.
-pub fn layer_bytes(pieces: &[Arc<Vec<u8>>]) -> Vec<u8> {
+pub(crate) fn layer_bytes(pieces: &[Arc<Vec<u8>>]) -> Vec<u8> {
 	let mut out = Vec::with_capacity(pieces.iter().map(|piece| piece.len()).sum());
 	for piece in pieces {
 		out.extend_from_slice(piece);
@@ -406,7 +412,7 @@ mod tests {
 		drain(&mut plan, "a", now);
 		let (all, done, out) = plan.counts();
 		assert_eq!((done, out), (all - all.div_ceil(DOUBLED_EVERY), 0));
-		let settle = plan.to_settle();
+		let settle = plan.take_to_settle();
 		assert_eq!(settle.len(), all.div_ceil(DOUBLED_EVERY));
 		for (index, slice) in settle {
 			let length = slice.bytes(&LayerShape::of(plan.id())).end
@@ -452,7 +458,7 @@ mod tests {
 			};
 			plan.accept(index, worker, values(task, byte), true);
 		}
-		let settle = plan.to_settle();
+		let settle = plan.take_to_settle();
 		assert_eq!(settle.len(), 1);
 		assert_eq!(plan.settle(settle[0].0, values(&first, 1)), vec!["liar"]);
 		assert_eq!(plan.counts().1, 1);
@@ -509,7 +515,7 @@ mod tests {
 		assert!(done > 0);
 		assert_eq!(plan.forget_worker("liar").len(), done);
 		assert_eq!(plan.counts().1, 0);
-		assert!(plan.to_settle().is_empty(), "its copies are gone too");
+		assert!(plan.take_to_settle().is_empty(), "its copies are gone too");
 	}
 
 	#[test]

@@ -25,7 +25,7 @@ use crate::tablebase::CHUNK_BYTES;
 const RETRY: Duration = Duration::from_millis(500);
 
 /// The `tigers.v1.Coordinator` service of a coordinator that solves.
-pub struct SolveService {
+pub(crate) struct SolveService {
 	solver: Arc<Solver>,
 	/// Movement-table transfers allowed at once, as in a run; more wait their turn.
 	transfers: Arc<Semaphore>,
@@ -33,7 +33,7 @@ pub struct SolveService {
 
 impl SolveService {
 	/// The handlers over `solver`.
-	pub fn new(solver: Arc<Solver>) -> SolveService {
+	pub(crate) fn new(solver: Arc<Solver>) -> SolveService {
 		SolveService {
 			solver,
 			transfers: Arc::new(Semaphore::new(TABLEBASE_TRANSFERS)),
@@ -399,7 +399,7 @@ impl<F: FnOnce()> Drop for Undo<F> {
 }
 
 /// Stops the metrics tasks when dropped.
-pub struct MetricsTasks(Vec<tokio::task::JoinHandle<()>>);
+pub(crate) struct MetricsTasks(Vec<tokio::task::JoinHandle<()>>);
 
 impl Drop for MetricsTasks {
 	fn drop(&mut self) {
@@ -410,7 +410,7 @@ impl Drop for MetricsTasks {
 }
 
 /// Serves the solve's metrics at `address`, refreshed each second (docs/metrics.md).
-pub fn serve_metrics(
+pub(crate) fn serve_metrics(
 	address: SocketAddr,
 	solver: &Arc<Solver>,
 ) -> Result<MetricsTasks, CoordinatorError> {

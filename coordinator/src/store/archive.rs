@@ -53,7 +53,7 @@ const ARCHIVE_CHUNK: usize = 32_768;
 
 /// What the archive holds, for the progress snapshot; written by the committer's thread only.
 #[derive(Debug, Default)]
-pub struct ArchiveCounts {
+pub(crate) struct ArchiveCounts {
 	/// Games in the archive's kept files.
 	pub archived: AtomicU64,
 	/// Games stored in the ledger and not yet written to the archive.
@@ -68,7 +68,7 @@ pub struct ArchiveCounts {
 
 impl ArchiveCounts {
 	/// The counts as the progress snapshot shows them, with the keep setting.
-	pub fn summary(&self, keep_generations: u64) -> v1::GameArchive {
+	pub(crate) fn summary(&self, keep_generations: u64) -> v1::GameArchive {
 		let archived = self.archived.load(Ordering::Relaxed);
 		let pending = self.pending.load(Ordering::Relaxed);
 		v1::GameArchive {
@@ -84,7 +84,7 @@ impl ArchiveCounts {
 
 /// The run's game archive (see the module's documentation).
 #[derive(Debug)]
-pub struct GameArchive {
+pub(crate) struct GameArchive {
 	dir: PathBuf,
 	keep_generations: u64,
 	counts: Arc<ArchiveCounts>,
@@ -98,7 +98,7 @@ pub struct GameArchive {
 impl GameArchive {
 	/// The archive in `dir`, keeping the newest `keep_generations` generations' games (every
 	/// game if 0). Nothing is read before the first [`GameArchive::work`].
-	pub fn new(dir: PathBuf, keep_generations: u64) -> GameArchive {
+	pub(crate) fn new(dir: PathBuf, keep_generations: u64) -> GameArchive {
 		GameArchive {
 			dir,
 			keep_generations,
@@ -110,12 +110,12 @@ impl GameArchive {
 	}
 
 	/// The counts, shared with whoever shows them.
-	pub fn counts(&self) -> Arc<ArchiveCounts> {
+	pub(crate) fn counts(&self) -> Arc<ArchiveCounts> {
 		self.counts.clone()
 	}
 
 	/// The keep setting: generations kept, 0 for all.
-	pub fn keep_generations(&self) -> u64 {
+	pub(crate) fn keep_generations(&self) -> u64 {
 		self.keep_generations
 	}
 
@@ -125,7 +125,7 @@ impl GameArchive {
 	/// read the games and to record them archived (a failure is logged, and the games wait in
 	/// the ledger for the next round); dropping the returned sender stops it after a last
 	/// round.
-	pub fn spawn(
+	pub(crate) fn spawn(
 		mut self,
 		ledger: Arc<Mutex<Ledger>>,
 	) -> Result<(Sender<()>, JoinHandle<()>), std::io::Error> {
@@ -158,7 +158,11 @@ impl GameArchive {
 	/// One round: brings the files in line with the ledger if this is the first, writes the
 	/// games of at most `limit` batches, and prunes. How many batches' games it wrote; as
 	/// many as `limit` means more may wait.
-	pub fn work(&mut self, ledger: &Mutex<Ledger>, limit: usize) -> Result<usize, StorageError> {
+	pub(crate) fn work(
+		&mut self,
+		ledger: &Mutex<Ledger>,
+		limit: usize,
+	) -> Result<usize, StorageError> {
 		if !self.opened {
 			self.open(&mut lock(ledger))?;
 			self.opened = true;

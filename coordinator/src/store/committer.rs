@@ -44,7 +44,7 @@ use crate::store::storage_error::StorageError;
 /// The most writes in one transaction. A thousand batches of a few hundred samples make a
 /// transaction of a few megabytes: large enough that a thousand workers share one sync, small
 /// enough that the first of them does not wait long for the last.
-pub const MAX_GROUP: usize = 1024;
+pub(crate) const MAX_GROUP: usize = 1024;
 
 /// How often pruning and compaction run while there is nothing left over.
 const HOUSEWORK_EVERY: Duration = Duration::from_secs(1);
@@ -81,7 +81,7 @@ enum Job {
 
 /// Counts of the committer's work since it started.
 #[derive(Debug, Default)]
-pub struct CommitCounts {
+pub(crate) struct CommitCounts {
 	/// Transactions committed that held writes.
 	pub commits: AtomicU64,
 	/// Batches stored (not duplicates or refusals).
@@ -91,9 +91,11 @@ pub struct CommitCounts {
 }
 
 /// The handle to the ledger's writer thread.
-pub struct Committer {
+pub(crate) struct Committer {
 	jobs: Option<Sender<Job>>,
 	thread: Option<JoinHandle<()>>,
+	/// The writer's counts, which the tests read.
+	#[cfg(test)]
 	counts: Arc<CommitCounts>,
 	/// The game archive's counts and keep setting, if there is one.
 	archive: Option<(Arc<ArchiveCounts>, u64)>,
@@ -104,7 +106,7 @@ pub struct Committer {
 impl Committer {
 	/// Starts the writer thread over `ledger`, and a thread moving stored games to `archive` if
 	/// given.
-	pub fn start(
+	pub(crate) fn start(
 		ledger: Arc<Mutex<Ledger>>,
 		archive: Option<GameArchive>,
 	) -> Result<Committer, std::io::Error> {
@@ -133,6 +135,7 @@ impl Committer {
 		Ok(Committer {
 			jobs: Some(jobs),
 			thread: Some(thread),
+			#[cfg(test)]
 			counts,
 			archive: archive_counts,
 			archiver,
@@ -140,12 +143,13 @@ impl Committer {
 	}
 
 	/// The counts of the work done so far.
-	pub fn counts(&self) -> &CommitCounts {
+	#[cfg(test)]
+	pub(crate) fn counts(&self) -> &CommitCounts {
 		&self.counts
 	}
 
 	/// What the game archive holds, if there is one.
-	pub fn games(&self) -> Option<v1::GameArchive> {
+	pub(crate) fn games(&self) -> Option<v1::GameArchive> {
 		self.archive
 			.as_ref()
 			.map(|(counts, keep)| counts.summary(*keep))
@@ -153,7 +157,7 @@ impl Committer {
 
 	/// Stores `batch` with the next group; what became of it once the group is on disk, or why
 	/// it could not be stored.
-	pub async fn store(&self, batch: NewBatch) -> Result<BatchInsert, WriteError> {
+	pub(crate) async fn store(&self, batch: NewBatch) -> Result<BatchInsert, WriteError> {
 		self.submit(batch)
 			.await
 			.unwrap_or_else(|_| Err(WriteError::Stopped))
@@ -161,7 +165,10 @@ impl Committer {
 
 	/// Queues `batch` for the next group at once; the answer [`Committer::store`] awaits comes
 	/// on the receiver.
-	pub fn submit(&self, batch: NewBatch) -> oneshot::Receiver<Result<BatchInsert, WriteError>> {
+	pub(crate) fn submit(
+		&self,
+		batch: NewBatch,
+	) -> oneshot::Receiver<Result<BatchInsert, WriteError>> {
 		let (reply, answer) = oneshot::channel();
 		self.send(Job::Batch { batch, reply });
 		answer
@@ -169,7 +176,7 @@ impl Committer {
 
 	/// Uses up refused batch `sequence` of `worker_id` with the next group (see
 	/// [`Ledger::record_refusal`]); whether it was the next one expected, once on disk.
-	pub async fn refuse(&self, worker_id: &str, sequence: u64) -> Result<bool, WriteError> {
+	pub(crate) async fn refuse(&self, worker_id: &str, sequence: u64) -> Result<bool, WriteError> {
 		let (reply, answer) = oneshot::channel();
 		self.send(Job::Refusal {
 			worker_id: worker_id.to_string(),
@@ -181,7 +188,7 @@ impl Committer {
 
 	/// Writes `write` with the next group, without waiting; a failure is logged with `what`
 	/// (e.g. "recording the loss").
-	pub fn later(
+	pub(crate) fn later(
 		&self,
 		what: &'static str,
 		write: impl FnOnce(&mut Ledger) -> Result<(), StorageError> + Send + 'static,
@@ -194,7 +201,7 @@ impl Committer {
 
 	/// Prunes the samples of the batches before `id` (a checkpoint holds them), a chunk at a
 	/// time between groups, without waiting.
-	pub fn prune_before(&self, id: i64) {
+	pub(crate) fn prune_before(&self, id: i64) {
 		self.send(Job::Prune(id));
 	}
 
@@ -227,7 +234,7 @@ impl Drop for Committer {
 
 /// Why the ledger's writer did not do a write.
 #[derive(Clone, Debug, Error)]
-pub enum WriteError {
+pub(crate) enum WriteError {
 	/// The writer has stopped (the coordinator is shutting down).
 	#[error("the ledger's writer has stopped")]
 	Stopped,

@@ -85,14 +85,12 @@ use std::time::Duration;
 use rusqlite::{Connection, OptionalExtension, params};
 use tigers_core::selfplay::Sample;
 
-pub use self::compaction::COMPACT_AFTER;
-pub use self::games::{GameFileRow, PendingGames};
-pub use self::records::{
-	BatchSummary, GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, WorkerRow,
-	table_role_text,
+pub(crate) use self::compaction::COMPACT_AFTER;
+pub(crate) use self::games::{GameFileRow, PendingGames};
+pub(crate) use self::records::{
+	BatchSummary, GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, table_role_text,
 };
-pub use self::schema::LATEST_VERSION;
-pub use self::stop_reason::{StopReason, UnknownStop};
+pub(crate) use self::stop_reason::StopReason;
 use crate::clock::unix_now;
 use crate::store::samples_codec::{check_samples, decode_samples, encode_samples};
 use crate::store::storage_error::StorageError;
@@ -241,9 +239,9 @@ impl Ledger {
 	/// transaction that is on disk when this returns, if `sequence` is the next one expected
 	/// (one above the worker's `last_sequence`). A batch whose `(worker_id, sequence)` is already
 	/// stored (a worker resending after a lost acknowledgement) changes nothing, and so does any
-	/// other sequence ([`BatchInsert::OutOfOrder`]). `last_game` is the last of `game_records`.
+	/// other sequence (`BatchInsert::OutOfOrder`). `last_game` is the last of `game_records`.
 	/// A worker not yet in `workers` is added. Samples that could not be read back are refused
-	/// ([`StorageError::InvalidSample`]) and nothing is stored: an acknowledged batch must stay
+	/// (`StorageError::InvalidSample`) and nothing is stored: an acknowledged batch must stay
 	/// readable. The coordinator itself stores batches in groups (see `committer`); this is
 	/// the same for one batch.
 	pub fn insert_batch(
@@ -325,7 +323,7 @@ impl Ledger {
 
 	/// Stores `batch` in the open transaction if its sequence is the next one expected, as
 	/// [`Ledger::insert_batch`] does; nothing is on disk before the transaction commits. A
-	/// refusal ([`BatchInsert::Duplicate`], [`BatchInsert::OutOfOrder`]) writes nothing but
+	/// refusal (`BatchInsert::Duplicate`, `BatchInsert::OutOfOrder`) writes nothing but
 	/// the worker's row, if it was missing.
 	pub fn store_batch(&mut self, batch: &NewBatch) -> Result<BatchInsert, StorageError> {
 		const DOING: &str = "inserting a batch";
@@ -482,7 +480,7 @@ impl Ledger {
 	}
 
 	/// The samples of every batch after `id`, in id order: what a checkpoint whose newest
-	/// batch is `id` lacks. A pruned batch among them is an error ([`StorageError::Pruned`]),
+	/// batch is `id` lacks. A pruned batch among them is an error (`StorageError::Pruned`),
 	/// never skipped, since skipping it would lose acknowledged samples.
 	pub fn batches_after(&self, id: i64) -> Result<Vec<(i64, Vec<Sample>)>, StorageError> {
 		const DOING: &str = "reading batches after a checkpoint";
@@ -649,6 +647,7 @@ fn decode_batch(id: i64, blob: &[u8]) -> Result<Vec<Sample>, StorageError> {
 mod tests {
 	use tigers_core::{GameBoard, Turn};
 
+	use super::schema::LATEST_VERSION;
 	use super::*;
 	use crate::test_support::{TestDir, varied_samples};
 

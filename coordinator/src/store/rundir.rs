@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tigers_core::Network;
 use tigers_core::network::file::sha256_hex;
 
-pub use self::checkpoint::Checkpoint;
+pub(crate) use self::checkpoint::Checkpoint;
 use crate::store::ledger::Ledger;
 use crate::store::storage_error::StorageError;
 
@@ -54,7 +54,7 @@ impl RunDir {
 	/// Opens the run directory at `path`, creating `nets/`, `checkpoint/` and the ledger if they
 	/// are missing, and finishing or undoing a checkpoint save that a crash interrupted. The
 	/// directory stays locked until the `RunDir` is dropped: opening a run another coordinator
-	/// has open is [`StorageError::RunDirLocked`], and changes nothing.
+	/// has open is `StorageError::RunDirLocked`, and changes nothing.
 	pub fn open(path: &Path) -> Result<RunDir, StorageError> {
 		let nets = path.join(NETS);
 		std::fs::create_dir_all(&nets).map_err(StorageError::io(&nets, "creating"))?;
@@ -170,7 +170,7 @@ fn net_file_name(generation: u64) -> String {
 }
 
 /// The generation a net file's name gives (`gen-000007.safetensors` is 7), if it is one.
-pub fn parse_net_file_name(name: &str) -> Option<u64> {
+pub(crate) fn parse_net_file_name(name: &str) -> Option<u64> {
 	let digits = name.strip_prefix("gen-")?.strip_suffix(".safetensors")?;
 	if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
 		return None;

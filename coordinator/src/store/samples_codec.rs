@@ -24,13 +24,13 @@ use tigers_proto::stored;
 use crate::store::storage_error::StorageError;
 
 /// Samples as a ledger blob.
-pub fn encode_samples(samples: &[Sample]) -> Vec<u8> {
+pub(crate) fn encode_samples(samples: &[Sample]) -> Vec<u8> {
 	stored::encode_samples(samples)
 }
 
 /// Samples from a ledger blob, refusing bytes that do not decode, were cut short, or hold an
 /// impossible sample.
-pub fn decode_samples(bytes: &[u8]) -> Result<Vec<Sample>, StorageError> {
+pub(crate) fn decode_samples(bytes: &[u8]) -> Result<Vec<Sample>, StorageError> {
 	let decoded = if bytes.starts_with(legacy::BLOB_MAGIC) {
 		legacy::decode_blob(bytes)
 	} else {
@@ -40,13 +40,13 @@ pub fn decode_samples(bytes: &[u8]) -> Result<Vec<Sample>, StorageError> {
 }
 
 /// A replay window (samples with their use counts, oldest first) as a window file.
-pub fn encode_window(window: &[(Sample, u32)]) -> Vec<u8> {
+pub(crate) fn encode_window(window: &[(Sample, u32)]) -> Vec<u8> {
 	stored::encode_window(window)
 }
 
 /// A replay window from a window file, refusing bytes that do not decode, were cut short, lack
 /// a use count, or hold an impossible sample.
-pub fn decode_window(bytes: &[u8]) -> Result<Vec<(Sample, u32)>, StorageError> {
+pub(crate) fn decode_window(bytes: &[u8]) -> Result<Vec<(Sample, u32)>, StorageError> {
 	let decoded = if bytes.starts_with(legacy::WINDOW_MAGIC) {
 		legacy::decode_window(bytes)
 	} else {
@@ -57,7 +57,7 @@ pub fn decode_window(bytes: &[u8]) -> Result<Vec<(Sample, u32)>, StorageError> {
 
 /// Checks every sample with core's rule before it is stored, so that what is stored can be
 /// read back.
-pub fn check_samples(samples: &[Sample]) -> Result<(), StorageError> {
+pub(crate) fn check_samples(samples: &[Sample]) -> Result<(), StorageError> {
 	for (index, sample) in samples.iter().enumerate() {
 		sample
 			.check()

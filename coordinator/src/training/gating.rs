@@ -27,7 +27,7 @@ use crate::store::ledger::{GateRow, GenerationRow, StopReason};
 
 /// Where gating starts from: what the ledger holds of the run's matches.
 #[derive(Clone, Copy, Debug)]
-pub struct GatingStart {
+pub(crate) struct GatingStart {
 	/// The incumbent's gate record; `None` until generation 0 has been gated.
 	pub incumbent: Option<GateRecord>,
 	/// Whether that record is a measurement on fresh openings rather than the incumbent's own
@@ -393,7 +393,7 @@ fn gate_row(
 /// A gate match with pairs played in parallel on the current rayon pool and counted in opening
 /// order, so it stops exactly where a match played one pair at a time would; `tables` judge the
 /// players' moves (the gate's settings say whether they also search with the movement table).
-pub fn run_gate_parallel(
+pub(crate) fn run_gate_parallel(
 	net: &Arc<Network>,
 	settings: &GateSettings,
 	tables: Tables<'_>,
@@ -422,7 +422,7 @@ pub fn run_gate_parallel(
 }
 
 /// The dashboard's view of a gate row.
-pub fn gate_summary(row: &GateRow) -> v1::GateSummary {
+pub(crate) fn gate_summary(row: &GateRow) -> v1::GateSummary {
 	let side = |w, d, l| {
 		Some(v1::SideResult {
 			wins: w,
@@ -453,7 +453,7 @@ pub fn gate_summary(row: &GateRow) -> v1::GateSummary {
 
 /// An accuracy for the wire; absent where nothing was judged (no tablebase, or no placement
 /// layers).
-pub fn exact(accuracy: Accuracy) -> Option<v1::ExactAccuracy> {
+pub(crate) fn exact(accuracy: Accuracy) -> Option<v1::ExactAccuracy> {
 	(accuracy.moves > 0).then_some(v1::ExactAccuracy {
 		moves: accuracy.moves,
 		kept: accuracy.kept,

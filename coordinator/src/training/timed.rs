@@ -34,14 +34,14 @@ use crate::training::gating::exact;
 const IDLE_LOOK: Duration = Duration::from_millis(200);
 
 /// The thread that measures promoted nets at equal time.
-pub struct TimedMeasurer {
+pub(crate) struct TimedMeasurer {
 	stop: Arc<AtomicBool>,
 	handle: JoinHandle<()>,
 }
 
 impl TimedMeasurer {
 	/// Starts the thread, unless the run measures no pairs.
-	pub fn start(shared: Arc<Shared>) -> Option<TimedMeasurer> {
+	pub(crate) fn start(shared: Arc<Shared>) -> Option<TimedMeasurer> {
 		if shared.settings.timed.pairs == 0 {
 			return None;
 		}
@@ -55,7 +55,7 @@ impl TimedMeasurer {
 	}
 
 	/// Abandons the measurement under way (between moves) and waits for the thread.
-	pub fn stop(self) {
+	pub(crate) fn stop(self) {
 		self.stop.store(true, Ordering::Relaxed);
 		let _ = self.handle.join();
 	}
@@ -176,7 +176,7 @@ fn measure(
 
 /// The match that measures `generation`: the gate's openings and ply cap, both players on the
 /// clock, every pair played, openings of its own, the tablebase in the role `timed` gives it.
-pub fn settings_for(
+pub(crate) fn settings_for(
 	gate: &GateSettings,
 	timed: &crate::config::TimedSettings,
 	generation: u64,
@@ -199,7 +199,7 @@ pub fn settings_for(
 }
 
 /// The dashboard's view of a measurement at equal time.
-pub fn timed_summary(row: &TimedRow) -> v1::TimedMeasurement {
+pub(crate) fn timed_summary(row: &TimedRow) -> v1::TimedMeasurement {
 	let side = |s: tigers_core::versus::SideResult| {
 		Some(v1::SideResult {
 			wins: s.wins,

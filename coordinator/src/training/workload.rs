@@ -20,7 +20,7 @@ use tigers_proto::v1;
 
 /// Samples a second arriving at the coordinator, and fresh samples a second the trainer can use.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rates {
+pub(crate) struct Rates {
 	/// Samples stored per second.
 	pub arriving: f64,
 	/// Training steps per second while training, times the batch size, over the uses allowed
@@ -34,11 +34,11 @@ pub struct Rates {
 /// this many samples would not overfeed the trainer, so a lowered depth is not raised again at
 /// the next decision; the price is a depth kept while the trainer could take up to about six
 /// times the arrival.
-pub const SHALLOWER_GAIN: f64 = 6.0;
+pub(crate) const SHALLOWER_GAIN: f64 = 6.0;
 
 /// The depth is lowered only if the shallower search's expected arrival is below this share
 /// of the trainer's capacity: a margin for the rates' noise.
-pub const LOWER_BELOW: f64 = 0.8;
+pub(crate) const LOWER_BELOW: f64 = 0.8;
 
 /// The self-play depth for the next period, within `min..=max` (a `max` below `min` counts as
 /// `min`), given the `rates` measured at `current`:
@@ -50,7 +50,7 @@ pub const LOWER_BELOW: f64 = 0.8;
 ///
 /// Between the two thresholds the depth stays where it is: that band is the hysteresis that
 /// keeps it from going up and down on every decision.
-pub fn next_depth(rates: Rates, min: u32, max: u32, current: u32) -> u32 {
+pub(crate) fn next_depth(rates: Rates, min: u32, max: u32, current: u32) -> u32 {
 	let max = max.max(min);
 	let current = current.clamp(min, max);
 	let known = rates.trainable.is_finite() && rates.trainable > 0.0 && rates.arriving.is_finite();
@@ -68,7 +68,7 @@ pub fn next_depth(rates: Rates, min: u32, max: u32, current: u32) -> u32 {
 /// The training thread's measurements for [`next_depth`]: samples added to the window, and
 /// steps taken with the time they took, over the current period.
 #[derive(Debug)]
-pub struct DepthControl {
+pub(crate) struct DepthControl {
 	min: u32,
 	max: u32,
 	period: Duration,
@@ -89,7 +89,7 @@ impl DepthControl {
 	/// Control between `min` and `max` (at least `min`) starting at `min`, deciding every
 	/// `period`; a step trains on `batch_size` examples, each sample drawn at most `max_uses`
 	/// times. `departed` is the window's count so far.
-	pub fn new(
+	pub(crate) fn new(
 		min: u32,
 		max: u32,
 		period: Duration,
@@ -121,12 +121,12 @@ impl DepthControl {
 	}
 
 	/// Counts samples added to the window.
-	pub fn arrived(&mut self, samples: usize) {
+	pub(crate) fn arrived(&mut self, samples: usize) {
 		self.arrived += samples as u64;
 	}
 
 	/// Counts training steps and the time they took.
-	pub fn trained(&mut self, steps: usize, took: Duration) {
+	pub(crate) fn trained(&mut self, steps: usize, took: Duration) {
 		if steps > 0 {
 			self.steps += steps as u64;
 			self.busy += took;
@@ -134,19 +134,15 @@ impl DepthControl {
 	}
 
 	/// The depth in force.
-	pub fn depth(&self) -> u32 {
+	#[cfg(test)]
+	fn depth(&self) -> u32 {
 		self.depth
-	}
-
-	/// The figures of the last period ended.
-	pub fn figures(&self) -> v1::SelfPlayWork {
-		self.figures
 	}
 
 	/// At the end of a period (`None` before): measures its rates and the samples that left the
 	/// window (`departed`, the window's count so far), decides the depth for the next one, and
 	/// starts it. Returns the new figures; their depth is the one to play from now on.
-	pub fn tick(&mut self, now: Instant, departed: Departed) -> Option<v1::SelfPlayWork> {
+	pub(crate) fn tick(&mut self, now: Instant, departed: Departed) -> Option<v1::SelfPlayWork> {
 		let elapsed = now.saturating_duration_since(self.period_start);
 		if elapsed < self.period {
 			return None;

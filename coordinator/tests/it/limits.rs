@@ -422,7 +422,7 @@ async fn a_stopped_coordinator_has_let_go_of_its_run_directory() {
 	}
 	running.stop().await;
 	// The next coordinator opens the run at once.
-	let reopened = tigers_coordinator::store::rundir::RunDir::open(&dir);
+	let reopened = tigers_coordinator::RunDir::open(&dir);
 	assert!(reopened.is_ok(), "{:?}", reopened.err());
 	drop((sessions, streams));
 }

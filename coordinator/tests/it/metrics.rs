@@ -8,8 +8,8 @@ use std::net::SocketAddr;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use tigers_coordinator::MetricsError;
 use tigers_coordinator::error::CoordinatorError;
-use tigers_coordinator::observe::metrics::MetricsError;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::common::*;

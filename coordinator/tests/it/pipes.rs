@@ -5,7 +5,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use tigers_coordinator::observe::status::fetch_status;
+use tigers_coordinator::fetch_status;
 use tigers_proto::client::ClientSettings;
 
 use crate::common::{free_port, temp_dir};

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use tigers_coordinator::observe::status::fetch_status;
+use tigers_coordinator::fetch_status;
 use tigers_coordinator::solve::SolveConfig;
 use tigers_core::tablebase::placement::LayerId;
 use tigers_proto::client::ClientSettings;

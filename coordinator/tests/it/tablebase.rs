@@ -7,8 +7,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
+use tigers_coordinator::GameEnding;
 use tigers_coordinator::config::{CoordinatorConfig, TablebaseUse};
-use tigers_coordinator::ingest::validate::GameEnding;
 use tigers_core::network::file::hex;
 use tigers_core::tablebase::Value;
 use tigers_core::{GameRecord, Tablebase};
@@ -344,7 +344,7 @@ async fn local_workers_adjudicate_and_the_gate_judges_exact_accuracy() {
 		);
 	}
 	// As `coordinator status` prints them.
-	let json = tigers_coordinator::observe::status::progress_json(&seen);
+	let json = tigers_coordinator::progress_json(&seen);
 	assert_eq!(json["placement_layers"]["state"], "judging");
 	assert!(
 		json["gates"][0]["placement_accuracy"]["candidate"]["moves"].as_u64() > Some(0),
@@ -387,7 +387,7 @@ fn a_stopped_game_counts_by_its_exact_result() {
 
 #[test]
 fn a_worker_that_searched_with_the_table_is_not_flagged_for_exact_scores() {
-	use tigers_coordinator::ingest::research::disagreement;
+	use tigers_coordinator::disagreement;
 	use tigers_core::search::{MinimaxPlayer, SearchSettings, score_to_value};
 	use tigers_core::selfplay::Sample;
 	use tigers_core::{GameBoard, Network, NeuralPlayer, Turn};

@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
+use tigers_coordinator::Ledger;
 use tigers_coordinator::config::TimedSettings;
-use tigers_coordinator::store::ledger::Ledger;
 use tigers_core::Network;
 use tigers_core::network::Shape;
 

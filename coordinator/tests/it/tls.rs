@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use tigers_coordinator::observe::status::{StatusError, fetch_status};
+use tigers_coordinator::{StatusError, fetch_status};
 use tigers_proto::client::ClientSettings;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_client::CoordinatorClient;

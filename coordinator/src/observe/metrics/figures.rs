@@ -18,7 +18,7 @@ use crate::tablebase::TablebaseState;
 
 /// How often the live state is copied into the metrics. Prometheus scrapes every 15 s or more
 /// by default, so a second is fresh enough and costs one brief lock.
-pub const PUBLISH_INTERVAL: Duration = Duration::from_secs(1);
+pub(crate) const PUBLISH_INTERVAL: Duration = Duration::from_secs(1);
 
 const SAMPLES: &str = "tigers_samples_total";
 const GAMES: &str = "tigers_games_total";
@@ -62,7 +62,7 @@ const GAME_ARCHIVE_BYTES: &str = "tigers_game_archive_bytes";
 
 /// Gives every metric its help text and unit, shown in the scrape. Call once, after the
 /// recorder is installed.
-pub fn describe() {
+pub(crate) fn describe() {
 	describe_counter!(SAMPLES, Unit::Count, "Samples durably stored over the run.");
 	describe_counter!(GAMES, Unit::Count, "Self-play games stored over the run.");
 	describe_counter!(TRAINING_STEPS, Unit::Count, "Training steps over the run.");
@@ -244,7 +244,7 @@ pub fn describe() {
 
 /// The latest gate's outcome.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LastGate {
+pub(crate) struct LastGate {
 	/// Score (0 to 1).
 	pub score: f64,
 	/// The score as Elo, within ±1000.
@@ -279,7 +279,7 @@ fn shares(
 
 /// The numbers published, copied out of the live state.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Figures {
+pub(crate) struct Figures {
 	/// Samples stored over the run.
 	pub samples: u64,
 	/// Games stored over the run.
@@ -335,7 +335,7 @@ pub struct Figures {
 
 /// The latest measurement at equal time.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LastTimed {
+pub(crate) struct LastTimed {
 	/// The measured generation.
 	pub generation: u64,
 	/// Score (0 to 1).
@@ -351,7 +351,7 @@ pub struct LastTimed {
 impl Figures {
 	/// Copies the figures out of `live` at `now`; `started` stands in for the last samples when
 	/// none have arrived yet.
-	pub fn read(
+	pub(crate) fn read(
 		live: &mut Live,
 		now: Instant,
 		started: Instant,
@@ -410,7 +410,7 @@ impl Figures {
 	}
 
 	/// Records the figures in the current recorder (none installed: nothing happens).
-	pub fn publish(&self) {
+	pub(crate) fn publish(&self) {
 		counter!(SAMPLES).absolute(self.samples);
 		counter!(GAMES).absolute(self.games);
 		counter!(TRAINING_STEPS).absolute(self.training_steps);
@@ -500,7 +500,7 @@ impl Figures {
 
 /// Copies the run's figures into the metrics every [`PUBLISH_INTERVAL`] until the coordinator
 /// closes. The live lock is held only for the copy.
-pub async fn publish_every(shared: Arc<Shared>) {
+pub(crate) async fn publish_every(shared: Arc<Shared>) {
 	let mut ticks = tokio::time::interval(PUBLISH_INTERVAL);
 	let mut closing = shared.closing();
 	loop {

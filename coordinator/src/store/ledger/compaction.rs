@@ -27,7 +27,7 @@ use crate::store::storage_error::StorageError;
 /// How long a batch row is kept at least: the restart's count of the last five minutes'
 /// samples (`recent`) reads the rows of that span, and twice that leaves a margin for a clock
 /// that stepped.
-pub const COMPACT_AFTER: Duration = Duration::from_secs(600);
+pub(crate) const COMPACT_AFTER: Duration = Duration::from_secs(600);
 
 impl Ledger {
 	/// Asks for the samples of the batches before `id` to be pruned (a checkpoint holds them

@@ -167,7 +167,7 @@ pub struct TimedRow {
 }
 
 /// A measurement's tablebase role as the ledger's `timed.tablebase` column keeps it.
-pub fn table_role_text(role: Option<TableRole>) -> &'static str {
+pub(crate) fn table_role_text(role: Option<TableRole>) -> &'static str {
 	role.map_or("none", TableRole::name)
 }
 

@@ -15,7 +15,7 @@ const MIGRATIONS: [&str; 9] = [
 ];
 
 /// The schema version this program writes.
-pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
+pub(crate) const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// Version 1. `batches.id` is AUTOINCREMENT because checkpoints refer to batches by id: an id
 /// must never be given twice, even if rows were deleted by hand. Samples and the last game
@@ -225,7 +225,7 @@ ALTER TABLE timed ADD COLUMN reference_placement_kept INTEGER NOT NULL DEFAULT 0
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is
 /// read again inside each write transaction, so two processes opening a new ledger at once
 /// cannot both apply a migration.
-pub fn migrate(connection: &mut Connection) -> Result<(), StorageError> {
+pub(super) fn migrate(connection: &mut Connection) -> Result<(), StorageError> {
 	loop {
 		let transaction = connection
 			.transaction_with_behavior(TransactionBehavior::Immediate)
