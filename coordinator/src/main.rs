@@ -211,29 +211,13 @@ impl MeasureArgs {
 	}
 }
 
-async fn run_measure(args: MeasureArgs) -> ExitCode {
-	let settings = match args.settings() {
-		Ok(settings) => settings,
-		Err(error) => {
-			say!("coordinator measure: {error}");
-			return ExitCode::from(2);
-		}
-	};
+/// `coordinator measure`: measures a net file and prints the result.
+async fn measure_command(args: MeasureArgs) -> Result<(), Failure> {
+	const NAME: &str = "coordinator measure";
+	let settings = args.settings().map_err(|e| Failure::usage(NAME, e))?;
 	// A table that is not there or not good is a failure, not a usage error: status 1.
-	let table = match args.tablebase() {
-		Ok(table) => table,
-		Err(error) => {
-			say!("coordinator measure: {error}");
-			return ExitCode::FAILURE;
-		}
-	};
-	let placement = match args.placement() {
-		Ok(placement) => placement,
-		Err(error) => {
-			say!("coordinator measure: {error}");
-			return ExitCode::FAILURE;
-		}
-	};
+	let table = args.tablebase().map_err(|e| Failure::new(NAME, e))?;
+	let placement = args.placement().map_err(|e| Failure::new(NAME, e))?;
 	let stop = Arc::new(AtomicBool::new(false));
 	let stopping = stop.clone();
 	tokio::spawn(async move {
@@ -255,14 +239,11 @@ async fn run_measure(args: MeasureArgs) -> ExitCode {
 	.await;
 	match played {
 		Ok(Ok(measurement)) => print_out(measurement),
-		Ok(Err(error)) => {
-			say!("coordinator measure: {error}");
-			ExitCode::FAILURE
-		}
-		Err(error) => {
-			say!("coordinator measure: the measurement failed: {error}");
-			ExitCode::FAILURE
-		}
+		Ok(Err(error)) => Err(Failure::new(NAME, error)),
+		Err(error) => Err(Failure::new(
+			NAME,
+			format!("the measurement failed: {error}"),
+		)),
 	}
 }
 
@@ -306,46 +287,37 @@ struct SolveArgs {
 	log_json: bool,
 }
 
-async fn run_solve(args: SolveArgs) -> ExitCode {
+/// `coordinator solve`: serves a placement solve until its layers are written.
+async fn solve_command(args: SolveArgs) -> Result<(), Failure> {
+	const NAME: &str = "coordinator solve";
 	init_logging(args.log_json);
 	let token = args.token.filter(|t| !t.is_empty());
 	let exposed = std::iter::once(args.listen)
 		.chain(args.metrics_listen)
 		.find(|address| !address.ip().is_loopback());
 	if let (None, false, Some(address)) = (&token, args.insecure, exposed) {
-		say!(
-			"coordinator solve: refusing to serve on {address} without a token; pass --token (or \
-			 set TIGERS_TOKEN), use 127.0.0.1, or pass --insecure"
-		);
-		return ExitCode::from(2);
+		return Err(Failure::usage(
+			NAME,
+			format!(
+				"refusing to serve on {address} without a token; pass --token (or set \
+				 TIGERS_TOKEN), use 127.0.0.1, or pass --insecure"
+			),
+		));
 	}
 	let places = locations::tablebase_path(args.movement.as_deref()).and_then(|movement| {
 		let dir = locations::placement_dir(args.dir.as_deref())?;
 		Ok((movement, dir))
 	});
-	let (movement, dir) = match places {
-		Ok(places) => places,
-		Err(error) => {
-			say!("coordinator solve: {error}");
-			return ExitCode::from(2);
-		}
-	};
+	let (movement, dir) = places.map_err(|e| Failure::usage(NAME, e))?;
 	let mut config = tigers_coordinator::solve::SolveConfig::new(dir, movement);
 	config.from_placed = args.from_placed;
 	config.token = token;
 	config.slice_timeout = Duration::from_secs(args.slice_timeout.max(1));
 	config.metrics_listen = args.metrics_listen;
-	let listener = match tokio::net::TcpListener::bind(args.listen).await {
-		Ok(listener) => listener,
-		Err(error) => {
-			say!(
-				"coordinator solve: cannot listen on {}: {error}",
-				args.listen
-			);
-			return ExitCode::FAILURE;
-		}
-	};
-	exit(tigers_coordinator::solve::run(config, listener, shutdown_signal()).await)
+	let listener = tokio::net::TcpListener::bind(args.listen)
+		.await
+		.map_err(|e| Failure::new(NAME, format!("cannot listen on {}: {e}", args.listen)))?;
+	Ok(tigers_coordinator::solve::run(config, listener, shutdown_signal()).await?)
 }
 
 #[derive(Args)]
@@ -646,82 +618,77 @@ impl ServeArgs {
 #[tokio::main]
 async fn main() -> ExitCode {
 	let cli = Cli::parse();
-	if let Some(Command::Measure(args)) = cli.command {
-		return run_measure(args).await;
-	}
-	if let Some(Command::Solve(args)) = cli.command {
-		return run_solve(args).await;
-	}
-	if let Some(Command::Status {
-		connect,
-		token,
-		tls_ca,
-	}) = cli.command
-	{
-		let client = ClientSettings {
-			token: token.filter(|t| !t.is_empty()),
+	let done = match cli.command {
+		Some(Command::Measure(args)) => measure_command(args).await,
+		Some(Command::Solve(args)) => solve_command(args).await,
+		Some(Command::Status {
+			connect,
+			token,
 			tls_ca,
-		};
-		return match fetch_status(&connect, &client).await {
-			Ok(progress) => print_out(progress_json(&progress)),
-			Err(error) => {
-				// The whole chain: the transport's own words ("transport error") say nothing
-				// of why, its sources do ("Connection refused", "invalid peer certificate").
-				say!("coordinator status: {}", error_chain(&error));
-				ExitCode::FAILURE
-			}
-		};
+		}) => status_command(&connect, token, tls_ca).await,
+		None => serve_command(cli.serve).await,
+	};
+	match done {
+		Ok(()) => ExitCode::SUCCESS,
+		Err(failure) => failure.report(),
 	}
-	let dashboard = !cli.serve.headless && io::stdin().is_terminal() && io::stdout().is_terminal();
-	let log_file = cli.serve.run_dir.join(LOG_FILE);
-	let run_dir = cli.serve.run_dir.clone();
+}
+
+/// `coordinator status`: prints a running coordinator's state as one JSON object.
+async fn status_command(
+	connect: &str,
+	token: Option<String>,
+	tls_ca: Option<PathBuf>,
+) -> Result<(), Failure> {
+	let client = ClientSettings {
+		token: token.filter(|t| !t.is_empty()),
+		tls_ca,
+	};
+	match fetch_status(connect, &client).await {
+		Ok(progress) => print_out(progress_json(&progress)),
+		// The whole chain: the transport's own words ("transport error") say nothing of why,
+		// its sources do ("Connection refused", "invalid peer certificate").
+		Err(error) => Err(Failure::new("coordinator status", error_chain(&error))),
+	}
+}
+
+/// `coordinator` with no subcommand: serves a run, with its dashboard on the terminal if it
+/// has one.
+async fn serve_command(args: ServeArgs) -> Result<(), Failure> {
+	const NAME: &str = "coordinator";
+	let dashboard = !args.headless && io::stdin().is_terminal() && io::stdout().is_terminal();
+	let log_file = args.run_dir.join(LOG_FILE);
+	let run_dir = args.run_dir.clone();
 	let is_new_run = !run_dir.exists();
 	if dashboard {
-		let opened = std::fs::create_dir_all(&cli.serve.run_dir)
-			.and_then(|()| init_file_logging(&log_file, cli.serve.log_json));
-		if let Err(error) = opened {
-			say!("coordinator: cannot log to {}: {error}", log_file.display());
-			return ExitCode::FAILURE;
-		}
+		std::fs::create_dir_all(&args.run_dir)
+			.and_then(|()| init_file_logging(&log_file, args.log_json))
+			.map_err(|e| {
+				Failure::new(NAME, format!("cannot log to {}: {e}", log_file.display()))
+			})?;
 	} else {
-		init_logging(cli.serve.log_json);
+		init_logging(args.log_json);
 	}
-	let config = match cli.serve.into_config() {
-		Ok(config) => config,
-		Err(error) => {
-			say!("coordinator: {error}");
-			return ExitCode::from(2);
-		}
-	};
-	if let Err(error) = config.check_exposure() {
-		say!("coordinator: {error}");
-		return ExitCode::from(2);
-	}
-	let listener = match tokio::net::TcpListener::bind(config.listen).await {
-		Ok(listener) => listener,
-		Err(error) => {
-			say!("coordinator: cannot listen on {}: {error}", config.listen);
-			return ExitCode::FAILURE;
-		}
-	};
+	let config = args.into_config().map_err(|e| Failure::usage(NAME, e))?;
+	config
+		.check_exposure()
+		.map_err(|e| Failure::usage(NAME, e))?;
+	let listener = tokio::net::TcpListener::bind(config.listen)
+		.await
+		.map_err(|e| Failure::new(NAME, format!("cannot listen on {}: {e}", config.listen)))?;
 	if !dashboard {
-		return exit(tigers_coordinator::server::run(config, listener, shutdown_signal()).await);
+		return Ok(tigers_coordinator::server::run(config, listener, shutdown_signal()).await?);
 	}
-	let address = match listener.local_addr() {
-		Ok(address) => address,
-		Err(error) => {
-			say!("coordinator: the listener has no address: {error}");
-			return ExitCode::FAILURE;
-		}
-	};
+	let address = listener
+		.local_addr()
+		.map_err(|e| Failure::new(NAME, format!("the listener has no address: {e}")))?;
 	let (quit, quitted) = oneshot::channel();
-	let screen = match LocalDashboard::start(address, &config, quit) {
-		Ok(screen) => screen,
-		Err(error) => {
-			say!("coordinator: cannot start the dashboard ({error}); try --headless");
-			return ExitCode::FAILURE;
-		}
-	};
+	let screen = LocalDashboard::start(address, &config, quit).map_err(|e| {
+		Failure::new(
+			NAME,
+			format!("cannot start the dashboard ({e}); try --headless"),
+		)
+	})?;
 	// Quitting the dashboard stops the coordinator; a dashboard that failed does not.
 	let stop = async move {
 		tokio::select! {
@@ -741,7 +708,7 @@ async fn main() -> ExitCode {
 	} else {
 		say!("coordinator: stopped; the log is {}", log_file.display());
 	}
-	exit(result)
+	Ok(result?)
 }
 
 /// Whether `run_dir` holds the dashboard's log and nothing else.
@@ -755,26 +722,50 @@ fn holds_only_the_log(run_dir: &std::path::Path) -> bool {
 
 /// Prints a command's result and a newline on stdout: success, also when the reader of a pipe
 /// has gone; failure if stdout cannot be written otherwise.
-fn print_out(result: impl std::fmt::Display) -> ExitCode {
-	match console::out(format_args!("{result}\n")) {
-		Ok(()) => ExitCode::SUCCESS,
-		Err(error) => {
-			say!("coordinator: cannot write the result: {error}");
-			ExitCode::FAILURE
-		}
-	}
+fn print_out(result: impl std::fmt::Display) -> Result<(), Failure> {
+	console::out(format_args!("{result}\n"))
+		.map_err(|e| Failure::new("coordinator", format!("cannot write the result: {e}")))
 }
 
 /// The log's name in the run directory while the dashboard has the terminal.
 const LOG_FILE: &str = "coordinator.log";
 
-fn exit(result: Result<(), CoordinatorError>) -> ExitCode {
-	match result {
-		Ok(()) => ExitCode::SUCCESS,
-		Err(error) => {
-			say!("coordinator: {error}");
-			ExitCode::FAILURE
+/// Why a subcommand stopped short: one line for the user, and the exit status.
+struct Failure {
+	/// The line, which starts with the command's name.
+	line: String,
+	/// 2 for a usage error (the command line asks for something that cannot be), else 1.
+	status: u8,
+}
+
+impl Failure {
+	/// A failure of `command` with exit status 1.
+	fn new(command: &str, error: impl std::fmt::Display) -> Failure {
+		Failure {
+			line: format!("{command}: {error}"),
+			status: 1,
 		}
+	}
+
+	/// A usage error of `command`: exit status 2.
+	fn usage(command: &str, error: impl std::fmt::Display) -> Failure {
+		Failure {
+			status: 2,
+			..Failure::new(command, error)
+		}
+	}
+
+	/// Prints the line on stderr, once, and gives the exit status.
+	fn report(self) -> ExitCode {
+		say!("{}", self.line);
+		ExitCode::from(self.status)
+	}
+}
+
+/// A run or a solve that failed once serving: its error, as the library words it.
+impl From<CoordinatorError> for Failure {
+	fn from(error: CoordinatorError) -> Failure {
+		Failure::new("coordinator", error)
 	}
 }
 
