@@ -214,8 +214,9 @@ pub(crate) enum ServiceError {
 	NotStored {
 		/// The batch's sequence number.
 		sequence: u64,
-		/// Why.
-		reason: StoreFailure,
+		/// Why: the ledger's writer could not store the batch or use up its number, or has
+		/// stopped. (Content the ledger refuses is [`ServiceError::BatchRefused`].)
+		reason: WriteError,
 	},
 	/// A session ended because the coordinator is stopping; the worker reconnects to its
 	/// successor.
@@ -238,18 +239,6 @@ pub(crate) enum ServiceError {
 	/// The coordinator itself failed, or refused an identity.
 	#[error(transparent)]
 	Coordinator(#[from] CoordinatorError),
-}
-
-/// Why a valid batch could not be stored now: trouble of the coordinator's, not of the batch
-/// (content storage refuses is [`ServiceError::BatchRefused`]).
-#[derive(Debug, Error)]
-pub(crate) enum StoreFailure {
-	/// Preparing the batch for the ledger failed.
-	#[error(transparent)]
-	Storage(StorageError),
-	/// The ledger's writer could not store the batch or use up its number, or has stopped.
-	#[error(transparent)]
-	Writer(WriteError),
 }
 
 impl ServiceError {
@@ -398,18 +387,10 @@ mod tests {
 			(
 				ServiceError::NotStored {
 					sequence: 3,
-					reason: StoreFailure::Writer(WriteError::Stopped),
+					reason: WriteError::Stopped,
 				},
 				Code::Unavailable,
 				"could not store batch 3: the ledger's writer has stopped",
-			),
-			(
-				ServiceError::NotStored {
-					sequence: 4,
-					reason: StoreFailure::Storage(StorageError::corrupt("batch 4", "no samples")),
-				},
-				Code::Unavailable,
-				"could not store batch 4: batch 4 is corrupt: no samples",
 			),
 			(ServiceError::TakenOver, Code::Aborted, "took over"),
 			(ServiceError::Idle(60), Code::DeadlineExceeded, "for 60 s"),

@@ -21,13 +21,13 @@ use tonic::{Code, Status, Streaming};
 use tracing::{info, warn};
 
 use crate::clock::unix_now;
-use crate::error::{ServiceError, StoreFailure};
+use crate::error::ServiceError;
 use crate::ingest::research::Research;
-use crate::ingest::validate::{Expect, RejectReason, Rejection, validate_batch};
+use crate::ingest::validate::{Expect, RejectReason, Rejection, ValidBatch, validate_batch};
 use crate::live::Shared;
 use crate::observe::metrics::names::INGEST_SECONDS;
+use crate::store::committer::WriteError;
 use crate::store::ledger::{BatchInsert, NewBatch};
-use crate::store::storage_error::StorageError;
 use crate::text::{bounded, excerpt};
 use crate::training::TrainingInput;
 
@@ -179,60 +179,8 @@ impl Session {
 	async fn store(&self, batch: v1::SampleBatch) -> Result<v1::Ack, ServiceError> {
 		let received = Instant::now();
 		let sequence = batch.sequence;
-		let expect = Expect {
-			generation: self.shared.current().assignment.generation,
-			max_staleness: self.shared.settings.max_staleness,
-		};
-		// Checking and encoding are CPU work, done on a blocking thread; storing waits for the
-		// ledger's writer, which commits the batch with whatever else arrived meanwhile.
-		let worker_id = self.worker_id.clone();
-		let prepared = tokio::task::spawn_blocking(move || {
-			let valid = match validate_batch(batch, expect) {
-				Ok(valid) => valid,
-				Err(rejection) => return Err(StoreError::Invalid(rejection)),
-			};
-			let new = NewBatch::new(
-				&worker_id,
-				valid.sequence,
-				&valid.samples,
-				&valid.game_records,
-			)
-			.map_err(|error| match error {
-				// Content the ledger cannot keep is the batch's fault, like any refusal:
-				// sending it again would be refused again.
-				StorageError::InvalidSample { .. } => StoreError::Invalid(Rejection::new(
-					RejectReason::Sample,
-					format!("batch {}: {error}", valid.sequence),
-				)),
-				other => StoreError::Storage(StoreFailure::Storage(other)),
-			})?;
-			Ok((valid, new))
-		})
-		.await
-		.map_err(ServiceError::task("storing"))?;
-		let outcome = match prepared {
-			Ok((valid, new)) => self
-				.shared
-				.committer()
-				.store(new)
-				.await
-				.map(|inserted| (valid, inserted))
-				.map_err(|reason| StoreError::Storage(StoreFailure::Writer(reason))),
-			Err(StoreError::Invalid(rejection)) => {
-				// Used up durably before the worker hears of it and drops the batch, so that
-				// its next batch is the next one expected even after a crash.
-				match self
-					.shared
-					.committer()
-					.refuse(&self.worker_id, sequence)
-					.await
-				{
-					Ok(_) => Err(StoreError::Invalid(rejection)),
-					Err(reason) => Err(StoreError::Storage(StoreFailure::Writer(reason))),
-				}
-			}
-			Err(storage) => Err(storage),
-		};
+		let prepared = self.prepare(batch).await?;
+		let outcome = self.commit(sequence, prepared).await;
 		// Refusals are timed too: a flood of bad batches costs the same validation work.
 		histogram!(INGEST_SECONDS).record(received.elapsed().as_secs_f64());
 		let (valid, inserted) = match outcome {
@@ -242,14 +190,70 @@ impl Session {
 				return Err(ServiceError::NotStored { sequence, reason });
 			}
 		};
-		let id = match inserted {
-			BatchInsert::Inserted { id } => id,
+		let Some(id) = self.stored_id(sequence, inserted)? else {
+			return Ok(v1::Ack {
+				sequence,
+				accepted: false,
+			});
+		};
+		self.deliver(id, valid);
+		Ok(v1::Ack {
+			sequence,
+			accepted: true,
+		})
+	}
+
+	/// Checks a batch and encodes it for the ledger. Both are CPU work, done on a blocking
+	/// thread.
+	async fn prepare(
+		&self,
+		batch: v1::SampleBatch,
+	) -> Result<Result<(ValidBatch, NewBatch), Rejection>, ServiceError> {
+		let expect = Expect {
+			generation: self.shared.current().assignment.generation,
+			max_staleness: self.shared.settings.max_staleness,
+		};
+		let worker_id = self.worker_id.clone();
+		tokio::task::spawn_blocking(move || {
+			let valid = validate_batch(batch, expect)?;
+			let new = valid.for_ledger(&worker_id);
+			Ok((valid, new))
+		})
+		.await
+		.map_err(ServiceError::task("storing"))
+	}
+
+	/// Has the ledger's writer store a checked batch, which it commits with whatever else
+	/// arrived meanwhile, or use up a refused batch's sequence number.
+	async fn commit(
+		&self,
+		sequence: u64,
+		prepared: Result<(ValidBatch, NewBatch), Rejection>,
+	) -> Result<(ValidBatch, BatchInsert), StoreError> {
+		let committer = self.shared.committer();
+		match prepared {
+			Ok((valid, new)) => committer
+				.store(new)
+				.await
+				.map(|inserted| (valid, inserted))
+				.map_err(StoreError::Storage),
+			// Used up durably before the worker hears of it and drops the batch, so that its
+			// next batch is the next one expected even after a crash.
+			Err(rejection) => match committer.refuse(&self.worker_id, sequence).await {
+				Ok(_) => Err(StoreError::Invalid(rejection)),
+				Err(reason) => Err(StoreError::Storage(reason)),
+			},
+		}
+	}
+
+	/// The stored batch's ledger id; `None` for a batch stored before (counted, and
+	/// acknowledged as not accepted); an error that ends the session for one out of order.
+	fn stored_id(&self, sequence: u64, inserted: BatchInsert) -> Result<Option<i64>, ServiceError> {
+		match inserted {
+			BatchInsert::Inserted { id } => Ok(Some(id)),
 			BatchInsert::Duplicate => {
 				self.shared.live().batches_duplicate += 1;
-				return Ok(v1::Ack {
-					sequence,
-					accepted: false,
-				});
+				Ok(None)
 			}
 			BatchInsert::OutOfOrder { expected } => {
 				let why = if sequence < expected {
@@ -259,28 +263,26 @@ impl Session {
 				};
 				let message =
 					format!("batch {sequence} {why}: this worker's next batch must be {expected}");
-				return Err(self.refuse(sequence, Rejection::new(RejectReason::Sequence, message)));
+				Err(self.refuse(sequence, Rejection::new(RejectReason::Sequence, message)))
 			}
-		};
+		}
+	}
+
+	/// Counts a stored batch and, unless it is stale, offers it to the spot checks and hands
+	/// it to the training thread.
+	fn deliver(&self, id: i64, valid: ValidBatch) {
 		self.count_stored(&valid);
 		if valid.stale {
-			warn!(worker = %self.worker_id, sequence, "stale batch stored but not trained on");
-			return Ok(v1::Ack {
-				sequence,
-				accepted: true,
-			});
+			warn!(worker = %self.worker_id, sequence = valid.sequence, "stale batch stored but not trained on");
+			return;
 		}
-		self.research.offer(&self.worker_id, &valid.samples);
+		self.research.offer(&self.worker_id, valid.samples());
 		// The training thread outlives every session; if it has stopped, the process is
 		// shutting down and the samples are safe in the ledger anyway.
 		let _ = self.training.send(TrainingInput::Batch {
 			id,
-			samples: valid.samples,
+			samples: valid.into_samples(),
 		});
-		Ok(v1::Ack {
-			sequence,
-			accepted: true,
-		})
 	}
 
 	/// Counts a refused batch and makes the error that ends the session, naming the batch.
@@ -294,14 +296,14 @@ impl Session {
 	}
 
 	/// Adds a stored batch to the live counters.
-	fn count_stored(&self, valid: &crate::ingest::validate::ValidBatch) {
+	fn count_stored(&self, valid: &ValidBatch) {
 		let now = Instant::now();
 		let mut live = self.shared.live();
-		live.samples_total += valid.samples.len() as u64;
+		live.samples_total += valid.samples().len() as u64;
 		live.games_total += valid.game_records.len() as u64;
 		live.last_samples = Some(now);
 		live.recent_samples
-			.push(now, valid.samples.len() as u64, valid.superseded as u64);
+			.push(now, valid.samples().len() as u64, valid.superseded as u64);
 		let table = self.shared.tablebase.table();
 		let winners = valid.endings.iter().map(|e| e.winner(table.as_deref()));
 		live.recent_games.push(winners);
@@ -309,7 +311,7 @@ impl Session {
 			live.last_game.clone_from(last);
 		}
 		if let Some(worker) = live.workers.get_mut(&self.worker_id) {
-			worker.samples += valid.samples.len() as u64;
+			worker.samples += valid.samples().len() as u64;
 		}
 	}
 }
@@ -318,7 +320,7 @@ impl Session {
 /// again).
 enum StoreError {
 	Invalid(Rejection),
-	Storage(StoreFailure),
+	Storage(WriteError),
 }
 
 /// Whether a stream's error only says that the peer's connection went away (closed, reset or

@@ -12,6 +12,8 @@ use tigers_core::{GameRecord, Outcome, Position, Tablebase, Turn};
 use tigers_proto::convert::sample_from_wire;
 use tigers_proto::v1;
 
+use crate::store::ledger::NewBatch;
+
 pub(crate) use tigers_proto::{MAX_BATCH_GAMES, MAX_BATCH_SAMPLES};
 /// Most bytes of one game record. A game stops at 10,000 plies at most (the largest
 /// `max_plies`), and a move takes at most 7 bytes (`ta5xc3` and a space): 70,000 bytes of moves,
@@ -31,13 +33,14 @@ pub(crate) struct Expect {
 	pub max_staleness: u64,
 }
 
-/// A batch that passed: its samples as core values and its records' texts.
+/// A batch that passed: its samples as core values and its records' texts. Only
+/// [`validate_batch`] makes one, so its samples have each passed `Sample::check`.
 #[derive(Debug)]
 pub(crate) struct ValidBatch {
 	/// Per worker identity, from 1.
 	pub sequence: u64,
-	/// The samples.
-	pub samples: Vec<Sample>,
+	/// The samples, each checked; private, so that no other module can make a `ValidBatch`.
+	samples: Vec<Sample>,
 	/// The game records, as sent.
 	pub game_records: Vec<String>,
 	/// How each game ended, in record order.
@@ -46,6 +49,24 @@ pub(crate) struct ValidBatch {
 	pub superseded: usize,
 	/// Whether some sample is more than `max_staleness` generations behind: store, do not train.
 	pub stale: bool,
+}
+
+impl ValidBatch {
+	/// The samples.
+	pub(crate) fn samples(&self) -> &[Sample] {
+		&self.samples
+	}
+
+	/// The samples, for the training thread.
+	pub(crate) fn into_samples(self) -> Vec<Sample> {
+		self.samples
+	}
+
+	/// The batch made ready for the ledger, as `worker_id`'s: its samples are not checked
+	/// again.
+	pub(crate) fn for_ledger(&self, worker_id: &str) -> NewBatch {
+		NewBatch::checked(worker_id, self.sequence, &self.samples, &self.game_records)
+	}
 }
 
 /// How a received game ended.

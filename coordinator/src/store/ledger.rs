@@ -166,8 +166,25 @@ impl NewBatch {
 		game_records: &[String],
 	) -> Result<NewBatch, StorageError> {
 		check_samples(samples)?;
+		Ok(NewBatch::checked(
+			worker_id,
+			sequence,
+			samples,
+			game_records,
+		))
+	}
+
+	/// As [`NewBatch::new`], for samples that have each passed `Sample::check` already (a
+	/// validated batch's); they are checked again only in debug builds.
+	pub(crate) fn checked(
+		worker_id: &str,
+		sequence: u64,
+		samples: &[Sample],
+		game_records: &[String],
+	) -> NewBatch {
+		debug_assert!(check_samples(samples).is_ok(), "unchecked samples");
 		let generations = samples.iter().map(|s| s.generation);
-		Ok(NewBatch {
+		NewBatch {
 			worker_id: worker_id.to_string(),
 			sequence,
 			sample_count: samples.len(),
@@ -177,7 +194,7 @@ impl NewBatch {
 			samples: encode_samples(samples),
 			last_game: game_records.last().cloned(),
 			games: tigers_proto::games::compress(game_records.iter().map(String::as_str)),
-		})
+		}
 	}
 
 	/// The worker that sent it.
