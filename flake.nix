@@ -80,6 +80,7 @@
               ./Cargo.lock
               ./core
               ./proto
+              ./process
               ./worker
               ./coordinator
               ./tui

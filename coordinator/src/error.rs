@@ -2,8 +2,8 @@
 //! refused; and the one place either becomes a gRPC status.
 
 use thiserror::Error;
+use tigers_process::metrics::MetricsError;
 use tigers_proto::{MAX_MESSAGE_BYTES, REJECTED_SEQUENCE_KEY};
-use tigers_worker::metrics::MetricsError;
 use tonic::Status;
 
 use crate::config::BUILD_VERSION;

@@ -20,12 +20,13 @@ use tigers_core::gate::{GateSettings, TableRole, Tables};
 use tigers_core::tablebase::Tablebase;
 use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::trainer::schedule::{LearningRateSchedule, WindowGrowth};
+use tigers_process::logging::{init_file_logging, init_logging};
+use tigers_process::signal::shutdown_signal;
 use tigers_proto::client::ClientSettings;
 use tigers_proto::client::error_chain;
 use tigers_proto::console;
 use tigers_proto::locations;
 use tigers_widgets::progress_bar;
-use tigers_worker::process::{init_file_logging, init_logging, shutdown_signal};
 use tokio::sync::oneshot;
 
 /// A line for the user on stderr, like `eprintln!` but without its panic when stderr is closed

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::metrics::MetricsError;
 use crate::spool::SpoolError;
+use tigers_process::metrics::MetricsError;
 
 /// Why [`run`](crate::run) or [`bench`](crate::bench) stopped with an error.
 #[derive(Debug, Error)]

@@ -26,8 +26,8 @@
 //!   and acknowledgement times;
 //! - [`solve`](mod@solve): `worker solve`, slices of the placement phase computed for
 //!   `coordinator solve`;
-//! - [`metrics`]: the Prometheus endpoint (shared with the coordinator) and the worker's figures;
-//! - [`process`]: logging and stop signals for this crate's and the coordinator's binaries.
+//! - [`metrics`]: the worker's figures for the Prometheus endpoint (`tigers_process::metrics`,
+//!   which serves them).
 //!
 //! The state directory ([`WorkerConfig::state_dir`]) holds `worker_id` (the identity, made once),
 //! `worker_secret` (the secret the coordinator bound it to), `lock`, and `spool/` with one
@@ -42,7 +42,6 @@ pub mod error;
 mod fetch;
 pub mod loadtest;
 pub mod metrics;
-pub mod process;
 mod seed;
 mod selfplay;
 mod session;
@@ -103,7 +102,7 @@ pub async fn run(
 	// Before the state directory is locked, so a busy address fails without side effects.
 	let _endpoint = match config.metrics_listen {
 		Some(address) => {
-			let serving = metrics::serve(PrometheusBuilder::new(), address)?;
+			let serving = tigers_process::metrics::serve(PrometheusBuilder::new(), address)?;
 			metrics::describe();
 			tracing::info!(%address, "serving metrics");
 			Some(AbortOnDrop(tokio::spawn(serving)))

@@ -9,11 +9,12 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use tigers_process::logging::init_logging;
+use tigers_process::signal::shutdown_signal;
 use tigers_proto::client::error_chain;
 use tigers_proto::console;
 use tigers_worker::bench::DEFAULT_GAMES_PER_THREAD;
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
-use tigers_worker::process::{init_logging, shutdown_signal};
 use tigers_worker::{BenchSettings, LoadtestSettings, WorkerConfig};
 
 /// Plays self-play games for a Tigers and Sheep coordinator and streams the samples to it.

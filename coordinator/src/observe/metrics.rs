@@ -2,9 +2,9 @@
 //! [`figures`] copies the run's live counters into it once a second, and the ingest path records
 //! its latency directly (see `service`).
 //!
-//! The endpoint itself is the worker crate's, which both binaries share. The recorder is global
-//! to the process, so only one coordinator per process may serve metrics. Recording with no
-//! recorder installed does nothing, which is how coordinators without `--metrics-listen` (and
+//! The endpoint itself is `tigers_process::metrics`, which both binaries share. The recorder is
+//! global to the process, so only one coordinator per process may serve metrics. Recording with
+//! no recorder installed does nothing, which is how coordinators without `--metrics-listen` (and
 //! most tests) run.
 
 pub(crate) mod figures;
@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
 
 pub(crate) use figures::{describe, publish_every};
-pub use tigers_worker::metrics::MetricsError;
+pub use tigers_process::metrics::MetricsError;
 
 use self::names::INGEST_SECONDS;
 
@@ -43,7 +43,7 @@ pub(crate) fn builder() -> Result<PrometheusBuilder, MetricsError> {
 /// Binding comes first, so a busy or foreign address is reported here and nothing is
 /// installed. Must be called inside a tokio runtime: the exporter spawns its upkeep task on it.
 pub(crate) fn serve(address: SocketAddr) -> Result<impl Future<Output = ()> + Send, MetricsError> {
-	let serving = tigers_worker::metrics::serve(builder()?, address)?;
+	let serving = tigers_process::metrics::serve(builder()?, address)?;
 	describe();
 	Ok(serving)
 }
