@@ -1,8 +1,7 @@
 //! A coordinator on `127.0.0.1:0` in this process, real clients, and real samples.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use tigers_coordinator::config::CoordinatorConfig;
@@ -17,16 +16,46 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 use tonic::{Request, Status};
 
-/// A fresh directory for one test's run.
-pub fn temp_dir(tag: &str) -> PathBuf {
-	static NEXT: AtomicU32 = AtomicU32::new(0);
-	let dir = std::env::temp_dir().join(format!(
-		"tigers-coordinator-{tag}-{}-{}",
-		std::process::id(),
-		NEXT.fetch_add(1, Ordering::Relaxed)
-	));
-	let _ = std::fs::remove_dir_all(&dir);
-	dir
+/// A path for one test's run directory, not yet made, as a new run's is. It is inside a fresh
+/// directory under the system's temporary directory, which is removed with everything in it
+/// when the `TestDir` is dropped, whether the test passed or not.
+pub struct TestDir {
+	/// Removed on drop.
+	_holder: tempfile::TempDir,
+	path: PathBuf,
+}
+
+impl std::ops::Deref for TestDir {
+	type Target = Path;
+
+	fn deref(&self) -> &Path {
+		&self.path
+	}
+}
+
+impl AsRef<std::ffi::OsStr> for TestDir {
+	fn as_ref(&self) -> &std::ffi::OsStr {
+		self.path.as_os_str()
+	}
+}
+
+impl AsRef<Path> for TestDir {
+	fn as_ref(&self) -> &Path {
+		&self.path
+	}
+}
+
+/// A fresh run directory for one test, named after `tag`.
+pub fn temp_dir(tag: &str) -> TestDir {
+	let holder = tempfile::Builder::new()
+		.prefix(&format!("tigers-coordinator-{tag}-"))
+		.tempdir()
+		.expect("the temporary directory is writable");
+	let path = holder.path().join("run");
+	TestDir {
+		_holder: holder,
+		path,
+	}
 }
 
 /// Settings small enough for tests: shallow searches, tiny gates, rare candidates.

@@ -41,7 +41,8 @@ async fn next_event(events: Receiver<FeedEvent>) -> (FeedEvent, Receiver<FeedEve
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_remote_dashboard_shows_the_live_run() {
-	let running = start(test_config(temp_dir("dashboard"), Some("secret"))).await;
+	let temp = temp_dir("dashboard");
+	let running = start(test_config(temp.to_path_buf(), Some("secret"))).await;
 	let (sender, mut events) = channel();
 	let feed = tokio::spawn(follow(settings(running.address, Some("secret")), sender));
 
@@ -115,7 +116,8 @@ async fn the_remote_dashboard_shows_the_live_run() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_token_ends_the_feed_with_the_reason() {
-	let running = start(test_config(temp_dir("dashboard-token"), Some("secret"))).await;
+	let temp = temp_dir("dashboard-token");
+	let running = start(test_config(temp.to_path_buf(), Some("secret"))).await;
 	let (sender, events) = channel();
 	let feed = tokio::spawn(follow(settings(running.address, Some("wrong")), sender));
 	let (event, _events) = next_event(events).await;
@@ -132,7 +134,8 @@ async fn a_wrong_token_ends_the_feed_with_the_reason() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_feed_follows_a_tls_coordinator_it_trusts() {
 	let data = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../worker/tests/data");
-	let mut config = test_config(temp_dir("dashboard-tls"), None);
+	let temp = temp_dir("dashboard-tls");
+	let mut config = test_config(temp.to_path_buf(), None);
 	config.tls = Some((
 		data.join("test-coordinator.pem"),
 		data.join("test-coordinator.key"),

@@ -43,7 +43,8 @@ async fn session_refusal(client: &mut Client, worker_id: &str, secret: &str) -> 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_holder_of_an_identitys_secret_can_use_it() {
-	let running = start(test_config(temp_dir("identity"), None)).await;
+	let temp = temp_dir("identity");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let secret = join(&mut client, "w1").await;
 	let (sender, mut inbound, _) = session(&mut client, "w1", &secret).await;
@@ -95,7 +96,7 @@ async fn only_the_holder_of_an_identitys_secret_can_use_it() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_secret_lost_on_its_way_is_replaced_until_a_session_uses_one() {
 	let dir = temp_dir("identity-lost");
-	let running = start(test_config(dir.clone(), None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let lost = join(&mut client, "w2").await;
 	// The answer never arrived: the worker joins again without a secret.
@@ -112,7 +113,7 @@ async fn a_secret_lost_on_its_way_is_replaced_until_a_session_uses_one() {
 	// Once a session used it, it is the identity's for good, across restarts too.
 	drop(sender);
 	running.stop().await;
-	let running = start(test_config(dir.clone(), None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = crate::common::client(running.address, None).await;
 	let refused = client.join(join_request("w2")).await.unwrap_err();
 	assert_eq!(refused.code(), Code::PermissionDenied);
@@ -134,7 +135,7 @@ async fn a_secret_lost_on_its_way_is_replaced_until_a_session_uses_one() {
 		)
 		.unwrap();
 	drop(ledger);
-	let running = start(test_config(dir, None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = crate::common::client(running.address, None).await;
 	let joined = client.join(join_request("w2")).await.unwrap().into_inner();
 	assert_eq!(joined.last_acked_sequence, 1);
@@ -144,7 +145,8 @@ async fn a_secret_lost_on_its_way_is_replaced_until_a_session_uses_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_next_sequence_is_stored() {
-	let running = start(test_config(temp_dir("sequences"), None)).await;
+	let temp = temp_dir("sequences");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let secret = join(&mut client, "w3").await;
 	let rejected = |status: &tonic::Status| {
@@ -221,7 +223,8 @@ async fn only_the_next_sequence_is_stored() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_session_takes_over_and_the_worker_stays_connected() {
-	let running = start(test_config(temp_dir("take-over"), None)).await;
+	let temp = temp_dir("take-over");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let secret = join(&mut client, "w4").await;
 	let (old_sender, mut old, _) = session(&mut client, "w4", &secret).await;

@@ -46,7 +46,8 @@ async fn wait_disconnected(client: &mut Client, worker_id: &str) -> v1::Progress
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_session_ends_and_stops_counting_cpu_hours() {
-	let mut config = test_config(temp_dir("idle"), None);
+	let temp = temp_dir("idle");
+	let mut config = test_config(temp.to_path_buf(), None);
 	config.limits.session_idle_timeout = Duration::from_millis(500);
 	let running = start(config).await;
 	let mut client = client(running.address, None).await;
@@ -116,7 +117,8 @@ async fn pass(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_vanished_host_is_found_by_the_keepalive() {
-	let mut config = test_config(temp_dir("keepalive"), None);
+	let temp = temp_dir("keepalive");
+	let mut config = test_config(temp.to_path_buf(), None);
 	config.limits.keepalive_interval = Duration::from_millis(300);
 	config.limits.keepalive_timeout = Duration::from_millis(300);
 	// Long enough that only the keepalive can end the session within the test.
@@ -220,7 +222,8 @@ async fn raw_session_end(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn undecodable_and_oversized_messages_end_the_session_with_a_status() {
-	let running = start(test_config(temp_dir("stream-errors"), None)).await;
+	let temp = temp_dir("stream-errors");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let secret = join(&mut client, "raw").await;
 	let garbled = raw_session_end(running.address, "raw", &secret, vec![0xff; 3]).await;
@@ -243,7 +246,8 @@ async fn undecodable_and_oversized_messages_end_the_session_with_a_status() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn long_fields_are_refused_briefly_and_snapshots_stay_bounded() {
-	let running = start(test_config(temp_dir("bounds"), None)).await;
+	let temp = temp_dir("bounds");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	// A megabyte of worker id is refused with a short message, not echoed back.
 	let huge = v1::JoinRequest {
@@ -298,7 +302,7 @@ async fn long_fields_are_refused_briefly_and_snapshots_stay_bounded() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn training_is_checkpointed_by_time_as_well_as_by_steps() {
 	let dir = temp_dir("checkpoint-time");
-	let mut config = test_config(dir.clone(), None);
+	let mut config = test_config(dir.to_path_buf(), None);
 	config.run.steps_per_checkpoint = 1_000_000;
 	config.run.checkpoint_every = Duration::from_millis(200);
 	let running = start(config).await;
@@ -331,7 +335,7 @@ async fn training_is_checkpointed_by_time_as_well_as_by_steps() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_coordinator_on_a_run_directory_in_use_is_refused() {
 	let dir = temp_dir("run-lock");
-	let running = start(test_config(dir.clone(), None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let before = status(&mut client).await;
 	let output = std::process::Command::new(env!("CARGO_BIN_EXE_coordinator"))
@@ -350,14 +354,14 @@ async fn a_second_coordinator_on_a_run_directory_in_use_is_refused() {
 	assert!(!dir.join("checkpoint.tmp").exists());
 	running.stop().await;
 	// Once the first has stopped, the directory is free again.
-	let running = start(test_config(dir, None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	running.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workers_gone_for_longer_than_the_horizon_are_not_loaded_again() {
 	let dir = temp_dir("forget");
-	let running = start(test_config(dir.clone(), None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	join(&mut client, "recent").await;
 	let secret = join(&mut client, "long-gone").await;
@@ -382,7 +386,7 @@ async fn workers_gone_for_longer_than_the_horizon_are_not_loaded_again() {
 		)
 		.unwrap();
 	drop(ledger);
-	let running = start(test_config(dir, None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = crate::common::client(running.address, None).await;
 	let progress = status(&mut client).await;
 	let ids: Vec<&str> = progress
@@ -403,7 +407,7 @@ async fn workers_gone_for_longer_than_the_horizon_are_not_loaded_again() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stopped_coordinator_has_let_go_of_its_run_directory() {
 	let dir = temp_dir("released");
-	let running = start(test_config(dir.clone(), None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	// Sessions and progress streams open at the stop hold the run until they notice it.
 	let mut sessions = Vec::new();

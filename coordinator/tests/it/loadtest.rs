@@ -36,7 +36,7 @@ fn figure(figures: &[(String, f64)], name: &str) -> f64 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn simulated_workers_get_their_batches_stored() {
 	let dir = temp_dir("loadtest");
-	let mut coordinator = test_config(dir.clone(), Some("right"));
+	let mut coordinator = test_config(dir.to_path_buf(), Some("right"));
 	coordinator.limits.accept_loadtest = true;
 	let running = start(coordinator).await;
 	let mut config = WorkerConfig::new(format!("http://{}", running.address));
@@ -81,7 +81,7 @@ async fn simulated_workers_get_their_batches_stored() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_token_is_counted_as_errors() {
 	let dir = temp_dir("loadtest-token");
-	let running = start(test_config(dir.clone(), Some("right"))).await;
+	let running = start(test_config(dir.to_path_buf(), Some("right"))).await;
 	let mut config = WorkerConfig::new(format!("http://{}", running.address));
 	config.token = Some("wrong".into());
 	let report = loadtest(&config, &LoadtestSettings::new(2, Duration::from_secs(1)))
@@ -104,7 +104,7 @@ async fn a_wrong_token_is_counted_as_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_not_started_for_load_tests_refuses_them_and_keeps_nothing() {
 	let dir = temp_dir("loadtest-refused");
-	let running = start(test_config(dir.clone(), None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let config = WorkerConfig::new(format!("http://{}", running.address));
 	let report = loadtest(&config, &LoadtestSettings::new(2, Duration::from_secs(1)))
 		.await

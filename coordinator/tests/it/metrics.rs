@@ -54,7 +54,8 @@ async fn scrape_until(address: SocketAddr, done: impl Fn(&str) -> bool) -> Strin
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_scrape_shows_samples_refusals_duplicates_and_ingest_times() {
 	let metrics_address = free_address();
-	let mut config = test_config(temp_dir("metrics"), None);
+	let temp = temp_dir("metrics");
+	let mut config = test_config(temp.to_path_buf(), None);
 	config.metrics_listen = Some(metrics_address);
 	let window = config.run.training.window;
 	let running = start(config).await;
@@ -103,7 +104,8 @@ async fn a_scrape_shows_samples_refusals_duplicates_and_ingest_times() {
 	assert!(timed >= 3.0, "{timed} batches timed in\n{text}");
 
 	// A second endpoint in the same process is refused: the recorder is already installed.
-	let mut second = test_config(temp_dir("metrics-second"), None);
+	let temp = temp_dir("metrics-second");
+	let mut second = test_config(temp.to_path_buf(), None);
 	second.metrics_listen = Some(free_address());
 	let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
 	let refused = tigers_coordinator::server::run(second, listener, std::future::pending()).await;
@@ -136,7 +138,7 @@ async fn a_busy_metrics_address_fails_before_the_run_is_opened() {
 	let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
 	let address = taken.local_addr().unwrap();
 	let run_dir = temp_dir("metrics-busy");
-	let mut config = test_config(run_dir.clone(), None);
+	let mut config = test_config(run_dir.to_path_buf(), None);
 	config.metrics_listen = Some(address);
 	let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
 	let result = tigers_coordinator::server::run(config, listener, std::future::pending()).await;
@@ -155,10 +157,11 @@ async fn a_busy_metrics_address_fails_before_the_run_is_opened() {
 fn the_binary_exits_with_an_error_naming_a_busy_metrics_address() {
 	let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
 	let address = taken.local_addr().unwrap().to_string();
+	let temp = temp_dir("metrics-binary");
 	let output = Command::new(env!("CARGO_BIN_EXE_coordinator"))
 		.args(["--listen", "127.0.0.1:0", "--metrics-listen", &address])
 		.arg("--run-dir")
-		.arg(temp_dir("metrics-binary"))
+		.arg(&temp)
 		.output()
 		.expect("the coordinator runs");
 	let stderr = String::from_utf8_lossy(&output.stderr);
@@ -171,6 +174,7 @@ fn the_binary_exits_with_an_error_naming_a_busy_metrics_address() {
 
 #[test]
 fn the_binary_refuses_open_metrics_for_a_run_without_a_token() {
+	let temp = temp_dir("metrics-open");
 	let output = Command::new(env!("CARGO_BIN_EXE_coordinator"))
 		.args([
 			"--listen",
@@ -180,7 +184,7 @@ fn the_binary_refuses_open_metrics_for_a_run_without_a_token() {
 			"--headless",
 		])
 		.arg("--run-dir")
-		.arg(temp_dir("metrics-open"))
+		.arg(&temp)
 		.env_remove("TIGERS_TOKEN")
 		.output()
 		.expect("the coordinator runs");

@@ -7,7 +7,8 @@ use crate::common::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_streams_samples_and_gets_acks() {
-	let running = start(test_config(temp_dir("session"), None)).await;
+	let temp = temp_dir("session");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let joined = client.join(join_request("w1")).await.unwrap().into_inner();
 	assert_eq!(joined.last_acked_sequence, 0);
@@ -55,7 +56,7 @@ async fn a_session_streams_samples_and_gets_acks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_duplicate_batch_is_not_counted_twice() {
 	let dir = temp_dir("duplicate");
-	let running = start(test_config(dir.clone(), None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let secret = join(&mut client, "w2").await;
 	let (sender, mut inbound, _) = session(&mut client, "w2", &secret).await;
@@ -83,7 +84,7 @@ async fn a_duplicate_batch_is_not_counted_twice() {
 	running.stop().await;
 
 	// After a restart on the same run directory, the counts and the sequence are still there.
-	let running = start(test_config(dir, None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = crate::common::client(running.address, None).await;
 	let status = client
 		.status(v1::StatusRequest {})
@@ -105,7 +106,8 @@ async fn a_duplicate_batch_is_not_counted_twice() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_token_is_unauthenticated() {
-	let running = start(test_config(temp_dir("token"), Some("right"))).await;
+	let temp = temp_dir("token");
+	let running = start(test_config(temp.to_path_buf(), Some("right"))).await;
 	let mut wrong = client(running.address, Some("wrong")).await;
 	let error = wrong.join(join_request("w3")).await.unwrap_err();
 	assert_eq!(error.code(), Code::Unauthenticated);
@@ -121,7 +123,8 @@ async fn a_bad_token_is_unauthenticated() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_samples_are_refused_and_the_coordinator_keeps_serving() {
-	let running = start(test_config(temp_dir("malformed"), None)).await;
+	let temp = temp_dir("malformed");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let secret = join(&mut client, "w4").await;
 	let (sender, mut inbound, _) = session(&mut client, "w4", &secret).await;
@@ -180,7 +183,8 @@ async fn malformed_samples_are_refused_and_the_coordinator_keeps_serving() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_version_mismatch_is_refused() {
-	let running = start(test_config(temp_dir("version"), None)).await;
+	let temp = temp_dir("version");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let old = v1::JoinRequest {
 		build_version: "0.0.1".into(),
@@ -222,7 +226,8 @@ async fn a_version_mismatch_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_must_follow_a_join() {
-	let running = start(test_config(temp_dir("nojoin"), None)).await;
+	let temp = temp_dir("nojoin");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let (sender, receiver) = tokio::sync::mpsc::channel(4);
 	sender.send(open("stranger", "")).await.unwrap();
@@ -237,7 +242,8 @@ async fn a_session_must_follow_a_join() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_open_address_without_a_token_is_refused() {
-	let mut config = test_config(temp_dir("open"), None);
+	let temp = temp_dir("open");
+	let mut config = test_config(temp.to_path_buf(), None);
 	config.listen = "0.0.0.0:0".parse().unwrap();
 	let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
 	let error = tigers_coordinator::server::run(config, listener, async {})
@@ -248,7 +254,8 @@ async fn an_open_address_without_a_token_is_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutting_down_ends_open_sessions() {
-	let running = start(test_config(temp_dir("shutdown"), None)).await;
+	let temp = temp_dir("shutdown");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let secret = join(&mut client, "w6").await;
 	let (sender, mut inbound, _) = session(&mut client, "w6", &secret).await;
@@ -274,7 +281,7 @@ async fn shutting_down_ends_open_sessions() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resumed_run_shows_its_last_loss_until_training_runs_again() {
 	let dir = temp_dir("resumed-loss");
-	let running = start(test_config(dir.clone(), None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let secret = join(&mut client, "w1").await;
 	let (sender, mut inbound, _) = session(&mut client, "w1", &secret).await;
@@ -302,7 +309,7 @@ async fn a_resumed_run_shows_its_last_loss_until_training_runs_again() {
 	drop(sender);
 	running.stop().await;
 
-	let running = start(test_config(dir, None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut again = crate::common::client(running.address, None).await;
 	let status = again
 		.status(v1::StatusRequest {})
@@ -354,7 +361,7 @@ fn listed<'a>(status: &'a v1::Progress, worker_id: &str) -> &'a v1::WorkerSummar
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn after_a_restart_a_worker_not_back_shows_what_the_ledger_knows() {
 	let dir = temp_dir("restart-fleet");
-	let running = start(test_config(dir.clone(), None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let secret = join(&mut client, "w4").await;
 	let (sender, mut inbound, _) = session(&mut client, "w4", &secret).await;
@@ -382,7 +389,7 @@ async fn after_a_restart_a_worker_not_back_shows_what_the_ledger_knows() {
 
 	// Long enough that "heard" by the new process's clock would differ.
 	tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
-	let running = start(test_config(dir, None)).await;
+	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = crate::common::client(running.address, None).await;
 	let status = client
 		.status(v1::StatusRequest {})

@@ -276,7 +276,7 @@ async fn bad_calls_are_refused_and_change_nothing() {
 		.await
 		.expect("a free port");
 	let address = listener.local_addr().expect("an address");
-	let mut config = SolveConfig::new(dir.clone(), table_path());
+	let mut config = SolveConfig::new(dir.to_path_buf(), table_path());
 	config.from_placed = FROM_PLACED;
 	config.token = Some(TOKEN.into());
 	let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -380,7 +380,7 @@ async fn bad_calls_are_refused_and_change_nothing() {
 
 	// A coordinator that trains refuses the solve's calls.
 	let training_dir = temp_dir("solve-training");
-	let training = start(test_config(training_dir.clone(), None)).await;
+	let training = start(test_config(training_dir.to_path_buf(), None)).await;
 	let mut trainer = crate::common::client(training.address, None).await;
 	let refused = trainer
 		.solve_work(v1::SolveWorkRequest { worker: "w".into() })
@@ -408,7 +408,7 @@ async fn a_failed_solve_stops_the_coordinator() {
 	let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
 		.await
 		.expect("a free port");
-	let mut config = SolveConfig::new(dir.clone(), table_path());
+	let mut config = SolveConfig::new(dir.to_path_buf(), table_path());
 	config.from_placed = FROM_PLACED;
 	let running = tigers_coordinator::solve::run(config, listener, std::future::pending());
 	let ended = tokio::time::timeout(Duration::from_secs(120), running)

@@ -56,11 +56,8 @@ fn with_table(run_dir: PathBuf, path: PathBuf, using: TablebaseUse) -> Coordinat
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_loaded_table_is_named_in_assignments_and_sent_whole_to_workers() {
 	let identity = table().identity().to_string();
-	let config = with_table(
-		temp_dir("tb-loaded"),
-		table_path(),
-		TablebaseUse::Adjudicate,
-	);
+	let temp = temp_dir("tb-loaded");
+	let config = with_table(temp.to_path_buf(), table_path(), TablebaseUse::Adjudicate);
 	let running = start(config).await;
 	let mut client = client(running.address, None).await;
 	let shown = status(&mut client)
@@ -115,7 +112,8 @@ async fn a_loaded_table_is_named_in_assignments_and_sent_whole_to_workers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_table_none_is_named_or_sent_and_the_status_says_why() {
-	let running = start(test_config(temp_dir("tb-off"), None)).await;
+	let temp = temp_dir("tb-off");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let shown = status(&mut client)
 		.await
@@ -172,7 +170,7 @@ async fn placement_layers_named_but_missing_or_damaged_stop_the_coordinator() {
 	let dir = temp_dir("tb-placement-bad");
 	std::fs::create_dir_all(&dir).unwrap();
 	let refused = |placement: PathBuf| {
-		let dir = dir.clone();
+		let dir = dir.to_path_buf();
 		async move {
 			let mut config = with_table(dir.join("run"), table_path(), TablebaseUse::Adjudicate);
 			config.placement = Some(placement);
@@ -204,11 +202,8 @@ async fn placement_layers_named_but_missing_or_damaged_stop_the_coordinator() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_placement_layers_the_status_says_where_it_looked() {
-	let config = with_table(
-		temp_dir("tb-no-placement"),
-		table_path(),
-		TablebaseUse::Adjudicate,
-	);
+	let temp = temp_dir("tb-no-placement");
+	let config = with_table(temp.to_path_buf(), table_path(), TablebaseUse::Adjudicate);
 	let running = start(config).await;
 	let mut client = client(running.address, None).await;
 	let layers = status(&mut client)
@@ -285,7 +280,8 @@ async fn a_table_that_arrives_after_the_start_is_announced_to_open_sessions() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn local_workers_adjudicate_and_the_gate_judges_exact_accuracy() {
-	let mut config = with_table(temp_dir("tb-play"), table_path(), TablebaseUse::Adjudicate);
+	let temp = temp_dir("tb-play");
+	let mut config = with_table(temp.to_path_buf(), table_path(), TablebaseUse::Adjudicate);
 	config.placement = Some(last_layers().clone());
 	config.local_workers = 1;
 	config.run.gate.max_plies = 120;

@@ -13,7 +13,7 @@ use crate::common::{client, start, status, temp_dir, test_config};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_incumbent_is_measured_on_the_clock_once_and_kept_across_a_restart() {
 	let run_dir = temp_dir("timed");
-	let mut config = test_config(run_dir.clone(), None);
+	let mut config = test_config(run_dir.to_path_buf(), None);
 	config.run.timed = TimedSettings {
 		move_time: Duration::from_millis(2),
 		pairs: 3,
@@ -65,7 +65,7 @@ async fn the_incumbent_is_measured_on_the_clock_once_and_kept_across_a_restart()
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stop_abandons_a_long_measurement_between_moves() {
 	let run_dir = temp_dir("timed-stop");
-	let mut config = test_config(run_dir.clone(), None);
+	let mut config = test_config(run_dir.to_path_buf(), None);
 	config.run.timed = TimedSettings {
 		move_time: Duration::from_millis(500),
 		pairs: 100,

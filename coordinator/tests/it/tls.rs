@@ -38,7 +38,8 @@ async fn tls_client(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tls_coordinator_serves_trusting_clients_and_its_local_worker() {
-	let mut config = test_config(temp_dir("tls"), None);
+	let temp = temp_dir("tls");
+	let mut config = test_config(temp.to_path_buf(), None);
 	config.tls = Some((
 		test_data("test-coordinator.pem"),
 		test_data("test-coordinator.key"),
@@ -94,7 +95,8 @@ fn coordinator_binary(args: &[&str]) -> (Option<i32>, String, String) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn status_reaches_a_tls_coordinator_given_its_certificate() {
-	let mut config = test_config(temp_dir("tls-status"), Some("s3cret"));
+	let temp = temp_dir("tls-status");
+	let mut config = test_config(temp.to_path_buf(), Some("s3cret"));
 	config.tls = Some((
 		test_data("test-coordinator.pem"),
 		test_data("test-coordinator.key"),

@@ -8,7 +8,8 @@ use crate::common::{client, start, temp_dir, test_config};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn training_on_two_threads_takes_steps_and_offers_candidates() {
-	let mut config = test_config(temp_dir("train-threads"), None);
+	let temp = temp_dir("train-threads");
+	let mut config = test_config(temp.to_path_buf(), None);
 	config.run.training.threads = 2;
 	config.run.training.batch_size = 64;
 	config.run.steps_per_candidate = 20;

@@ -44,7 +44,7 @@ async fn read_session(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_coordinator_fed_faster_than_it_trains_raises_the_depth_within_bounds() {
 	let dir = temp_dir("workload");
-	let mut config = test_config(dir.clone(), None);
+	let mut config = test_config(dir.to_path_buf(), None);
 	config.run.depth = 1;
 	config.run.adapt = DepthAdaptation {
 		max_depth: 3,
