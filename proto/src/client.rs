@@ -297,9 +297,9 @@ mod tests {
 		let error = connector("https://coord:50051").unwrap_err().to_string();
 		assert!(error.contains("--tls-ca"), "{error}");
 
-		let dir = std::env::temp_dir().join(format!("tigers-proto-client-{}", std::process::id()));
-		std::fs::create_dir_all(&dir).unwrap();
-		let not_pem = dir.join("ca.txt");
+		// Removed when the test ends, however it ends.
+		let dir = tempfile::tempdir().unwrap();
+		let not_pem = dir.path().join("ca.txt");
 		std::fs::write(&not_pem, "hello").unwrap();
 		let mut settings = ClientSettings {
 			tls_ca: Some(not_pem),
@@ -310,7 +310,7 @@ mod tests {
 			error.to_string().contains("not a PEM certificate"),
 			"{error}"
 		);
-		settings.tls_ca = Some(dir.join("missing.pem"));
+		settings.tls_ca = Some(dir.path().join("missing.pem"));
 		let error = Connector::new("https://coord:50051", &settings, second).unwrap_err();
 		assert!(
 			matches!(error, ClientError::CertificateFile { .. }),
@@ -324,7 +324,6 @@ mod tests {
 			Connector::new("http://coord:1", &bad_token, second),
 			Err(ClientError::Token)
 		));
-		std::fs::remove_dir_all(&dir).unwrap();
 	}
 
 	#[test]

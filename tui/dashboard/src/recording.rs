@@ -97,9 +97,9 @@ mod tests {
 
 	#[test]
 	fn snapshots_read_back_and_damage_is_named() {
-		let dir = std::env::temp_dir().join(format!("tigers-recording-{}", std::process::id()));
-		std::fs::create_dir_all(&dir).unwrap();
-		let path = dir.join("run.pb");
+		// Removed when the test ends, however it ends.
+		let dir = tempfile::tempdir().unwrap();
+		let path = dir.path().join("run.pb");
 		let mut recorder = Recorder::create(&path).unwrap();
 		for samples in [10, 20] {
 			recorder
@@ -120,11 +120,10 @@ mod tests {
 		let error = read_recording(&path).unwrap_err().to_string();
 		assert!(error.contains("snapshot 1 does not decode"), "{error}");
 		// A recording that got nothing leaves no file; one that got something keeps it.
-		let empty = dir.join("empty.pb");
+		let empty = dir.path().join("empty.pb");
 		Recorder::create(&empty).unwrap().finish();
 		assert!(!empty.exists());
 		recorder.finish();
 		assert!(path.exists());
-		std::fs::remove_dir_all(&dir).unwrap();
 	}
 }

@@ -42,9 +42,9 @@ fn with_metadata(net: &Network, key: &'static str, value: &str) -> Vec<u8> {
 #[test]
 fn save_then_load_is_bit_exact() {
 	let net = net();
-	let dir = std::env::temp_dir().join(format!("tigers-net-{}", std::process::id()));
-	std::fs::create_dir_all(&dir).unwrap();
-	let path = dir.join("net.safetensors");
+	// Removed when the test ends, however it ends.
+	let dir = tempfile::tempdir().unwrap();
+	let path = dir.path().join("net.safetensors");
 	net.save(&path).unwrap();
 	let loaded = Network::load(&path).unwrap();
 	let bits = |n: &Network| n.params().iter().map(|p| p.to_bits()).collect::<Vec<_>>();
@@ -52,7 +52,6 @@ fn save_then_load_is_bit_exact() {
 	assert_eq!(loaded.generation, 3);
 	assert_eq!(loaded.shape(), net.shape());
 	assert_eq!(sha256_hex(&std::fs::read(&path).unwrap()), net.sha256());
-	std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
