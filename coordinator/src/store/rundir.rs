@@ -15,9 +15,9 @@
 //! itself survives a power cut. The checkpoint protocol is described in `rundir::checkpoint`.
 
 mod checkpoint;
+mod durable;
 
 use std::fs::{File, TryLockError};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,6 +26,7 @@ use tigers_core::Network;
 use tigers_core::network::file::sha256_hex;
 
 pub(crate) use self::checkpoint::Checkpoint;
+use self::durable::{sync_dir, write_synced};
 use crate::store::ledger::Ledger;
 use crate::store::storage_error::StorageError;
 
@@ -147,6 +148,27 @@ impl RunDir {
 		}
 		Ok(latest)
 	}
+
+	/// Saves `checkpoint` durably and atomically: after a crash at any moment the run opens
+	/// with either this checkpoint or the previous one, whole.
+	pub fn save_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), StorageError> {
+		// A poisoned lock means a save panicked part-way; the save starts by clearing what
+		// such a save leaves, so carrying on is safe.
+		let _guard = self
+			.checkpoint_lock
+			.lock()
+			.unwrap_or_else(|e| e.into_inner());
+		checkpoint::save(&self.root, checkpoint)
+	}
+
+	/// The saved checkpoint; `None` if none was ever saved, an error if it is corrupt.
+	pub fn load_checkpoint(&self) -> Result<Option<Checkpoint>, StorageError> {
+		let _guard = self
+			.checkpoint_lock
+			.lock()
+			.unwrap_or_else(|e| e.into_inner());
+		checkpoint::load(&self.root)
+	}
 }
 
 /// Takes the run directory's lock, or says who holds it.
@@ -199,22 +221,6 @@ fn write_durably(path: &Path, bytes: &[u8]) -> Result<(), StorageError> {
 	}
 	result?;
 	sync_dir(dir)
-}
-
-/// Creates (or truncates) `path`, writes `bytes` and syncs them to the disk. The caller syncs
-/// the directory once it has written all its files.
-fn write_synced(path: &Path, bytes: &[u8]) -> Result<(), StorageError> {
-	let mut file = File::create(path).map_err(StorageError::io(path, "creating"))?;
-	file.write_all(bytes)
-		.map_err(StorageError::io(path, "writing"))?;
-	file.sync_all().map_err(StorageError::io(path, "syncing"))
-}
-
-/// Syncs a directory, so that files created, renamed or removed in it stay so after a crash.
-fn sync_dir(dir: &Path) -> Result<(), StorageError> {
-	File::open(dir)
-		.and_then(|d| d.sync_all())
-		.map_err(StorageError::io(dir, "syncing the directory"))
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ use tigers_core::network::train::Adam;
 use tigers_core::replay::ReplayWindow;
 use tigers_core::selfplay::Sample;
 
-use super::{RunDir, sync_dir, write_synced};
+use super::durable::{sync_dir, write_synced};
 use crate::store::samples_codec::{decode_window, encode_window};
 use crate::store::storage_error::StorageError;
 
@@ -91,45 +91,35 @@ impl Checkpoint {
 	}
 }
 
-impl RunDir {
-	/// Saves `checkpoint` durably and atomically: after a crash at any moment the run opens
-	/// with either this checkpoint or the previous one, whole.
-	pub fn save_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), StorageError> {
-		// A poisoned lock means a save panicked part-way; the steps below start by clearing
-		// what such a save leaves, so carrying on is safe.
-		let _guard = self
-			.checkpoint_lock
-			.lock()
-			.unwrap_or_else(|e| e.into_inner());
-		let (current, temporary, old) = paths(&self.root);
-		remove_dir_if_present(&temporary)?;
-		write_checkpoint(&temporary, checkpoint)?;
-		if current.exists() {
-			if is_empty_dir(&current)? {
-				remove_dir_if_present(&current)?;
-			} else {
-				remove_dir_if_present(&old)?;
-				rename(&current, &old)?;
-			}
-			sync_dir(&self.root)?;
+/// Saves `checkpoint` in the run directory `root` durably and atomically: after a crash at any
+/// moment the run opens with either this checkpoint or the previous one, whole. The caller
+/// holds the run directory's checkpoint lock.
+pub(super) fn save(root: &Path, checkpoint: &Checkpoint) -> Result<(), StorageError> {
+	let (current, temporary, old) = paths(root);
+	remove_dir_if_present(&temporary)?;
+	write_checkpoint(&temporary, checkpoint)?;
+	if current.exists() {
+		if is_empty_dir(&current)? {
+			remove_dir_if_present(&current)?;
+		} else {
+			remove_dir_if_present(&old)?;
+			rename(&current, &old)?;
 		}
-		rename(&temporary, &current)?;
-		sync_dir(&self.root)?;
-		remove_dir_if_present(&old)?;
-		sync_dir(&self.root)
+		sync_dir(root)?;
 	}
+	rename(&temporary, &current)?;
+	sync_dir(root)?;
+	remove_dir_if_present(&old)?;
+	sync_dir(root)
+}
 
-	/// The saved checkpoint; `None` if none was ever saved, an error if it is corrupt.
-	pub fn load_checkpoint(&self) -> Result<Option<Checkpoint>, StorageError> {
-		let _guard = self
-			.checkpoint_lock
-			.lock()
-			.unwrap_or_else(|e| e.into_inner());
-		match inspect(&self.root.join(CURRENT))? {
-			DirState::Missing | DirState::Empty => Ok(None),
-			DirState::Complete(checkpoint) => Ok(Some(*checkpoint)),
-			DirState::Broken(error) => Err(error),
-		}
+/// The checkpoint saved in the run directory `root`; `None` if none was ever saved, an error if
+/// it is corrupt. The caller holds the run directory's checkpoint lock.
+pub(super) fn load(root: &Path) -> Result<Option<Checkpoint>, StorageError> {
+	match inspect(&root.join(CURRENT))? {
+		DirState::Missing | DirState::Empty => Ok(None),
+		DirState::Complete(checkpoint) => Ok(Some(*checkpoint)),
+		DirState::Broken(error) => Err(error),
 	}
 }
 
@@ -396,6 +386,7 @@ fn rename(from: &Path, to: &Path) -> Result<(), StorageError> {
 
 #[cfg(test)]
 mod tests {
+	use crate::store::rundir::RunDir;
 	use tigers_core::network::Shape;
 	use tigers_core::network::train::{AdamSettings, TrainingExample};
 
