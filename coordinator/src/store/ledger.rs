@@ -74,18 +74,17 @@
 //!   `cpu_seconds REAL` (self-play threads times seconds connected, over the run).
 
 mod compaction;
+mod connection;
 mod games;
 mod records;
 mod schema;
 mod stop_reason;
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
-
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{OptionalExtension, params};
 use tigers_core::selfplay::Sample;
 
 pub(crate) use self::compaction::COMPACT_AFTER;
+pub use self::connection::Ledger;
 pub(crate) use self::games::{GameFileRow, PendingGames};
 pub(crate) use self::records::{
 	BatchSummary, GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, table_role_text,
@@ -94,22 +93,6 @@ pub(crate) use self::stop_reason::StopReason;
 use crate::clock::unix_now;
 use crate::store::samples_codec::{check_samples, decode_samples, encode_samples};
 use crate::store::storage_error::StorageError;
-
-/// How long a write waits for another connection (the `sqlite3` shell, a dashboard) to let go
-/// of the database before failing: long enough to ride out a checkpoint of the WAL.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// The run's ledger: one SQLite connection. Writes take `&mut self`: the coordinator has one
-/// writer, which owns the `Ledger`.
-#[derive(Debug)]
-pub struct Ledger {
-	connection: Connection,
-	path: PathBuf,
-	/// Batches before this id may have their samples pruned (see `compaction`).
-	prune_before: i64,
-	/// Every batch before this id has been pruned already, as far as this process knows.
-	pruned_below: i64,
-}
 
 /// What became of a batch given to [`Ledger::insert_batch`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -214,44 +197,6 @@ impl NewBatch {
 }
 
 impl Ledger {
-	/// Opens the ledger at `path`, creating it if missing and migrating its schema.
-	pub fn open(path: &Path) -> Result<Ledger, StorageError> {
-		let mut connection = Connection::open(path).map_err(|source| StorageError::OpenLedger {
-			path: path.to_path_buf(),
-			source,
-		})?;
-		connection
-			.busy_timeout(BUSY_TIMEOUT)
-			.map_err(StorageError::sqlite("setting the busy timeout"))?;
-		let mode: String = connection
-			.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
-			.map_err(StorageError::sqlite("switching to WAL mode"))?;
-		if !mode.eq_ignore_ascii_case("wal") {
-			return Err(StorageError::corrupt(
-				path.display().to_string(),
-				format!("SQLite kept journal mode {mode:?} instead of WAL"),
-			));
-		}
-		connection
-			.pragma_update(None, "synchronous", "FULL")
-			.map_err(StorageError::sqlite("setting synchronous = FULL"))?;
-		connection
-			.pragma_update(None, "foreign_keys", true)
-			.map_err(StorageError::sqlite("turning foreign keys on"))?;
-		schema::migrate(&mut connection)?;
-		Ok(Ledger {
-			connection,
-			path: path.to_path_buf(),
-			prune_before: 0,
-			pruned_below: 0,
-		})
-	}
-
-	/// The database file.
-	pub fn path(&self) -> &Path {
-		&self.path
-	}
-
 	/// Stores a batch from `worker_id` and adds its samples to the worker's count, in one
 	/// transaction that is on disk when this returns, if `sequence` is the next one expected
 	/// (one above the worker's `last_sequence`). A batch whose `(worker_id, sequence)` is already
@@ -280,62 +225,6 @@ impl Ledger {
 				other
 			}
 		}
-	}
-
-	/// Starts a transaction that takes the database's write lock at once (`BEGIN IMMEDIATE`):
-	/// the writes until [`Ledger::commit`] reach the disk together, with one sync.
-	pub fn begin(&mut self) -> Result<(), StorageError> {
-		self.connection
-			.execute_batch("BEGIN IMMEDIATE")
-			.map_err(StorageError::sqlite("starting a transaction"))
-	}
-
-	/// Commits the transaction [`Ledger::begin`] started: on disk when this returns. If the
-	/// commit fails, everything since `begin` is rolled back.
-	pub fn commit(&mut self) -> Result<(), StorageError> {
-		let committed = self
-			.connection
-			.execute_batch("COMMIT")
-			.map_err(StorageError::sqlite("committing"));
-		if committed.is_err() {
-			self.rollback();
-		}
-		committed
-	}
-
-	/// Rolls back the open transaction, if any.
-	pub fn rollback(&mut self) {
-		if !self.connection.is_autocommit() {
-			// A rollback fails only without a transaction, which was just ruled out.
-			let _ = self.connection.execute_batch("ROLLBACK");
-		}
-	}
-
-	/// Runs `write` as one unit, in a savepoint: if it fails, what it wrote is undone and
-	/// whatever the enclosing transaction wrote before it stands. Outside a transaction the
-	/// savepoint is a transaction of its own, committed when `write` succeeds.
-	pub fn write_unit<T>(
-		&mut self,
-		write: impl FnOnce(&mut Ledger) -> Result<T, StorageError>,
-	) -> Result<T, StorageError> {
-		self.connection
-			.execute_batch("SAVEPOINT unit")
-			.map_err(StorageError::sqlite("starting a savepoint"))?;
-		let result = write(self);
-		let end = if result.is_ok() {
-			"RELEASE unit"
-		} else {
-			"ROLLBACK TO unit; RELEASE unit"
-		};
-		// A failed statement may have rolled back the whole transaction already (SQLite does
-		// so for a full disk); then there is no savepoint left to end, and the commit fails.
-		let ended = self
-			.connection
-			.execute_batch(end)
-			.map_err(StorageError::sqlite("ending a savepoint"));
-		let value = result?;
-		ended?;
-		Ok(value)
 	}
 
 	/// Stores `batch` in the open transaction if its sequence is the next one expected, as
@@ -662,6 +551,7 @@ fn decode_batch(id: i64, blob: &[u8]) -> Result<Vec<Sample>, StorageError> {
 
 #[cfg(test)]
 mod tests {
+	use rusqlite::Connection;
 	use tigers_core::{GameBoard, Turn};
 
 	use super::schema::LATEST_VERSION;

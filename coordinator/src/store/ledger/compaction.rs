@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use rusqlite::params;
 
-use super::Ledger;
+use super::connection::Ledger;
 use crate::store::storage_error::StorageError;
 
 /// How long a batch row is kept at least: the restart's count of the last five minutes'

@@ -3,7 +3,7 @@
 
 use rusqlite::{OptionalExtension, params};
 
-use super::Ledger;
+use super::connection::Ledger;
 use crate::store::storage_error::StorageError;
 
 /// A batch whose games wait for the archive.

@@ -6,7 +6,7 @@ use tigers_core::gate::TableRole;
 use tigers_core::tablebase::Accuracy;
 use tigers_core::versus::{MatchResult, SideResult};
 
-use super::Ledger;
+use super::connection::Ledger;
 use super::stop_reason::{StopReason, UnknownStop};
 use crate::store::storage_error::StorageError;
 
