@@ -15,7 +15,7 @@ use tigers_core::tablebase::placement::{
 use tracing::{info, warn};
 
 use crate::solve::plan::{LayerPlan, layer_bytes};
-use crate::solve::{Child, Solver, clock_seed};
+use crate::solve::solver::{Child, Solver, clock_seed};
 
 /// The driver thread: every layer missing, in order, then the manifest.
 pub(super) fn drive(solver: &Solver) -> Result<(), PlacementError> {

@@ -18,7 +18,7 @@ use tonic::{Request, Response, Status, Streaming};
 use crate::error::{CoordinatorError, ServiceError};
 use crate::server::service::{Outgoing, TABLEBASE_TRANSFERS, send_tablebase};
 use crate::solve::plan::Submission;
-use crate::solve::{Child, Solver, WorkerRecord, spot_check};
+use crate::solve::solver::{Child, Solver, WorkerRecord, spot_check};
 use crate::tablebase::CHUNK_BYTES;
 
 /// How long a worker waits before asking again when no slice is free.
