@@ -12,58 +12,7 @@ use tigers_proto::v1;
 /// measurements at equal time (and the one under way), the listed workers with the generation
 /// each plays and counts of all, and uptime.
 pub fn progress_json(progress: &v1::Progress) -> Value {
-	let side = |s: &Option<v1::SideResult>| {
-		let s = s.unwrap_or_default();
-		json!({ "wins": s.wins, "draws": s.draws, "losses": s.losses })
-	};
-	let finite = |x: f64| if x.is_finite() { json!(x) } else { Value::Null };
-	let exact = |a: &Option<v1::ExactAccuracy>| {
-		a.map_or(Value::Null, |a| {
-			json!({
-				"moves": a.moves,
-				"kept": a.kept,
-				"share": f64::from(a.kept) / f64::from(a.moves.max(1)),
-			})
-		})
-	};
 	let tablebase = progress.tablebase.clone().unwrap_or_default();
-	let timed = progress
-		.timed
-		.iter()
-		.map(|t| {
-			json!({
-				"generation": t.generation,
-				"move_ms": t.move_ms,
-				"as_tigers": side(&t.as_tigers),
-				"as_sheep": side(&t.as_sheep),
-				"score": t.score,
-				"score_low": t.score_low,
-				"score_high": t.score_high,
-				"elo": finite(t.elo),
-				"cpu_hours": t.cpu_hours,
-				"finished_at": t.finished_at,
-				"tablebase": table_role(&t.tablebase, t.candidate_exact.is_some()),
-				"exact_accuracy": {
-					"candidate": exact(&t.candidate_exact),
-					"reference": exact(&t.reference_exact),
-				},
-				"placement_accuracy": {
-					"candidate": exact(&t.candidate_placement),
-					"reference": exact(&t.reference_placement),
-				},
-			})
-		})
-		.collect::<Vec<_>>();
-	let timed_running = progress.timed_running.as_ref().map(|r| {
-		json!({
-			"generation": r.generation,
-			"move_ms": r.move_ms,
-			"pairs_done": r.pairs_done,
-			"pairs": r.pairs,
-			"started_at": r.started_at,
-			"tablebase": table_role(&r.tablebase, false),
-		})
-	});
 	let mut json = json!({
 		"run": progress.run_name,
 		"uptime_seconds": progress.uptime_seconds,
@@ -72,14 +21,7 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 		"samples_total": progress.samples_total,
 		"games_total": progress.games_total,
 		"games_kept": progress.games.map_or(0, |g| g.kept),
-		"game_archive": progress.games.map(|g| json!({
-			"kept": g.kept,
-			"pending": g.pending,
-			"pruned": g.pruned,
-			"files": g.files,
-			"bytes": g.bytes,
-			"keep_generations": g.keep_generations,
-		})),
+		"game_archive": progress.games.map(|g| game_archive_json(&g)),
 		"training_steps": progress.training_steps,
 		"loss": finite(progress.loss),
 		"window": { "samples": progress.window_samples, "capacity": progress.window_capacity },
@@ -100,15 +42,7 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"sha256": (!tablebase.sha256.is_empty()).then_some(&tablebase.sha256),
 			"detail": tablebase.detail,
 		},
-		"selfplay": progress.work.map(|w| json!({
-			"depth": w.depth,
-			"depth_min": w.depth_min,
-			"depth_max": w.depth_max,
-			"arriving_per_second": w.arriving_per_second,
-			"trainable_per_second": w.trainable_per_second,
-			"trained_share": w.trained_share,
-			"mean_uses": w.mean_uses,
-		})),
+		"selfplay": progress.work.map(|w| selfplay_json(&w)),
 		"seconds_since_samples": progress.seconds_since_samples,
 		"recent_samples": {
 			"total": progress.recent_samples,
@@ -124,43 +58,10 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			.iter()
 			.map(|w| (w.worker_id.clone(), json!(w.samples)))
 			.collect::<serde_json::Map<_, _>>(),
-		"gates": progress.gates.iter().map(|g| json!({
-			"generation": g.generation,
-			"training_steps": g.training_steps,
-			"promoted": g.promoted,
-			"as_tigers": side(&g.as_tigers),
-			"as_sheep": side(&g.as_sheep),
-			"score": g.score,
-			"score_low": g.score_low,
-			"score_high": g.score_high,
-			"elo": finite(g.elo),
-			"cpu_hours": g.cpu_hours,
-			"measurement": g.measurement,
-			"reason": g.reason,
-			"exact_accuracy": {
-				"candidate": exact(&g.candidate_exact),
-				"reference": exact(&g.reference_exact),
-			},
-			"placement_accuracy": {
-				"candidate": exact(&g.candidate_placement),
-				"reference": exact(&g.reference_placement),
-			},
-		})).collect::<Vec<_>>(),
-		"timed": timed,
-		"timed_running": timed_running,
-		"workers": progress.workers.iter().map(|w| json!({
-			"id": w.worker_id,
-			"name": w.name,
-			"host": w.host,
-			"threads": w.threads,
-			"connected": w.connected,
-			"generation": w.generation,
-			"samples": w.samples,
-			"samples_per_second": w.samples_per_second,
-			"seconds_since_heard": w.seconds_since_heard,
-			"reconnects": w.reconnects,
-			"flagged": w.flagged,
-		})).collect::<Vec<_>>(),
+		"gates": progress.gates.iter().map(gate_json).collect::<Vec<_>>(),
+		"timed": progress.timed.iter().map(timed_json).collect::<Vec<_>>(),
+		"timed_running": progress.timed_running.as_ref().map(timed_running_json),
+		"workers": progress.workers.iter().map(worker_json).collect::<Vec<_>>(),
 	});
 	// Set apart: one more key in the object above passes `json!`'s recursion limit.
 	json["stronger_since"] = json!(progress.stronger_since);
@@ -177,6 +78,133 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 		json["placement_solve"] = placement_solve_json(solve);
 	}
 	json
+}
+
+/// A side's games: wins, draws and losses.
+fn side_json(side: &Option<v1::SideResult>) -> Value {
+	let side = side.unwrap_or_default();
+	json!({ "wins": side.wins, "draws": side.draws, "losses": side.losses })
+}
+
+/// A number, or null if it is not finite (JSON has no infinities).
+fn finite(x: f64) -> Value {
+	if x.is_finite() { json!(x) } else { Value::Null }
+}
+
+/// Moves judged exact and kept, with the share; null when nothing judged them.
+fn exact_json(accuracy: &Option<v1::ExactAccuracy>) -> Value {
+	accuracy.map_or(Value::Null, |a| {
+		json!({
+			"moves": a.moves,
+			"kept": a.kept,
+			"share": f64::from(a.kept) / f64::from(a.moves.max(1)),
+		})
+	})
+}
+
+/// The game archive's counts.
+fn game_archive_json(games: &v1::GameArchive) -> Value {
+	json!({
+		"kept": games.kept,
+		"pending": games.pending,
+		"pruned": games.pruned,
+		"files": games.files,
+		"bytes": games.bytes,
+		"keep_generations": games.keep_generations,
+	})
+}
+
+/// The self-play depth and the rates it follows.
+fn selfplay_json(work: &v1::SelfPlayWork) -> Value {
+	json!({
+		"depth": work.depth,
+		"depth_min": work.depth_min,
+		"depth_max": work.depth_max,
+		"arriving_per_second": work.arriving_per_second,
+		"trainable_per_second": work.trainable_per_second,
+		"trained_share": work.trained_share,
+		"mean_uses": work.mean_uses,
+	})
+}
+
+/// One gate match as the snapshot lists it.
+fn gate_json(g: &v1::GateSummary) -> Value {
+	json!({
+		"generation": g.generation,
+		"training_steps": g.training_steps,
+		"promoted": g.promoted,
+		"as_tigers": side_json(&g.as_tigers),
+		"as_sheep": side_json(&g.as_sheep),
+		"score": g.score,
+		"score_low": g.score_low,
+		"score_high": g.score_high,
+		"elo": finite(g.elo),
+		"cpu_hours": g.cpu_hours,
+		"measurement": g.measurement,
+		"reason": g.reason,
+		"exact_accuracy": {
+			"candidate": exact_json(&g.candidate_exact),
+			"reference": exact_json(&g.reference_exact),
+		},
+		"placement_accuracy": {
+			"candidate": exact_json(&g.candidate_placement),
+			"reference": exact_json(&g.reference_placement),
+		},
+	})
+}
+
+/// One measurement at equal time per move.
+fn timed_json(t: &v1::TimedMeasurement) -> Value {
+	json!({
+		"generation": t.generation,
+		"move_ms": t.move_ms,
+		"as_tigers": side_json(&t.as_tigers),
+		"as_sheep": side_json(&t.as_sheep),
+		"score": t.score,
+		"score_low": t.score_low,
+		"score_high": t.score_high,
+		"elo": finite(t.elo),
+		"cpu_hours": t.cpu_hours,
+		"finished_at": t.finished_at,
+		"tablebase": table_role(&t.tablebase, t.candidate_exact.is_some()),
+		"exact_accuracy": {
+			"candidate": exact_json(&t.candidate_exact),
+			"reference": exact_json(&t.reference_exact),
+		},
+		"placement_accuracy": {
+			"candidate": exact_json(&t.candidate_placement),
+			"reference": exact_json(&t.reference_placement),
+		},
+	})
+}
+
+/// The measurement at equal time under way.
+fn timed_running_json(r: &v1::TimedRunning) -> Value {
+	json!({
+		"generation": r.generation,
+		"move_ms": r.move_ms,
+		"pairs_done": r.pairs_done,
+		"pairs": r.pairs,
+		"started_at": r.started_at,
+		"tablebase": table_role(&r.tablebase, false),
+	})
+}
+
+/// One listed worker.
+fn worker_json(w: &v1::WorkerSummary) -> Value {
+	json!({
+		"id": w.worker_id,
+		"name": w.name,
+		"host": w.host,
+		"threads": w.threads,
+		"connected": w.connected,
+		"generation": w.generation,
+		"samples": w.samples,
+		"samples_per_second": w.samples_per_second,
+		"seconds_since_heard": w.seconds_since_heard,
+		"reconnects": w.reconnects,
+		"flagged": w.flagged,
+	})
 }
 
 /// A placement solve's progress (`coordinator solve`), each field in docs/status.md.
