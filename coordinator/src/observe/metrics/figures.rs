@@ -63,6 +63,17 @@ const GAME_ARCHIVE_BYTES: &str = "tigers_game_archive_bytes";
 /// Gives every metric its help text and unit, shown in the scrape. Call once, after the
 /// recorder is installed.
 pub(crate) fn describe() {
+	describe_totals();
+	describe_run_state();
+	describe_gates();
+	describe_timed();
+	describe_workload();
+	describe_ingest();
+}
+
+/// The run's totals: samples, games (and the archive's), training steps, refusals, duplicates,
+/// gates.
+fn describe_totals() {
 	describe_counter!(SAMPLES, Unit::Count, "Samples durably stored over the run.");
 	describe_counter!(GAMES, Unit::Count, "Self-play games stored over the run.");
 	describe_counter!(TRAINING_STEPS, Unit::Count, "Training steps over the run.");
@@ -102,6 +113,10 @@ pub(crate) fn describe() {
 		"Matches against ClaudePlayer over the run: candidates promoted or refused, and \
 		 measurements of promoted nets."
 	);
+}
+
+/// The run's state: generation, loss, window, workers, CPU time, the last samples.
+fn describe_run_state() {
 	describe_gauge!(GENERATION, Unit::Count, "The latest promoted generation.");
 	describe_gauge!(LOSS, "Mean training loss over the latest 100 steps.");
 	describe_gauge!(WINDOW, Unit::Count, "Samples in the replay window.");
@@ -125,6 +140,10 @@ pub(crate) fn describe() {
 		Unit::Seconds,
 		"Seconds since this process last stored samples (or since it started)."
 	);
+}
+
+/// The latest gate's and the incumbent's results.
+fn describe_gates() {
 	describe_gauge!(
 		GATE_SCORE,
 		"Score (0 to 1) of the latest candidate against ClaudePlayer."
@@ -159,6 +178,10 @@ pub(crate) fn describe() {
 		"The promoted net's placement-phase exact accuracy as last measured (see \
 		 tigers_gate_placement_accuracy)."
 	);
+}
+
+/// The latest measurement at equal time per move, and the one under way.
+fn describe_timed() {
 	describe_gauge!(
 		TIMED_SCORE,
 		"Score (0 to 1) against ClaudePlayer of the latest promoted net measured at equal time \
@@ -188,6 +211,10 @@ pub(crate) fn describe() {
 		Unit::Count,
 		"Pairs played of the measurement at equal time under way; 0 when none is."
 	);
+}
+
+/// The tablebase, and the self-play depth with the rates it follows.
+fn describe_workload() {
 	describe_gauge!(
 		TABLEBASE_READY,
 		"1 once the coordinator has its tablebase, else 0."
@@ -225,6 +252,10 @@ pub(crate) fn describe() {
 		MEAN_USES,
 		"Mean draws for training of the samples that left the replay window."
 	);
+}
+
+/// Ingest latency and the ledger's writer, recorded where the work happens.
+fn describe_ingest() {
 	describe_histogram!(
 		INGEST_SECONDS,
 		Unit::Seconds,
