@@ -155,6 +155,21 @@ pub(crate) fn validate_batch(
 	expect: Expect,
 ) -> Result<ValidBatch, Rejection> {
 	let prefix = format!("batch {}", batch.sequence);
+	check_sizes(&batch, &prefix)?;
+	let samples = check_samples(&batch.samples, expect, &prefix)?;
+	let endings = check_records(&batch.game_records, &prefix)?;
+	Ok(ValidBatch {
+		sequence: batch.sequence,
+		samples: samples.samples,
+		game_records: batch.game_records,
+		endings,
+		superseded: samples.superseded,
+		stale: samples.stale,
+	})
+}
+
+/// Refuses a sequence number out of range, and a batch with no samples or records or too many.
+fn check_sizes(batch: &v1::SampleBatch, prefix: &str) -> Result<(), Rejection> {
 	if batch.sequence == 0 {
 		return Err(Rejection::new(
 			RejectReason::Sequence,
@@ -185,11 +200,28 @@ pub(crate) fn validate_batch(
 			),
 		));
 	}
+	Ok(())
+}
+
+/// A batch's samples as core values, with how many are behind the latest generation.
+struct CheckedSamples {
+	samples: Vec<Sample>,
+	superseded: usize,
+	stale: bool,
+}
+
+/// Converts the samples, each checked by core's rule on the way, and refuses one from a
+/// generation not yet promoted.
+fn check_samples(
+	wire: &[v1::Sample],
+	expect: Expect,
+	prefix: &str,
+) -> Result<CheckedSamples, Rejection> {
 	let oldest = expect.generation.saturating_sub(expect.max_staleness);
 	let mut stale = false;
 	let mut superseded = 0;
-	let mut samples = Vec::with_capacity(batch.samples.len());
-	for (index, wire) in batch.samples.iter().enumerate() {
+	let mut samples = Vec::with_capacity(wire.len());
+	for (index, wire) in wire.iter().enumerate() {
 		let sample = sample_from_wire(index, wire)
 			.map_err(|e| Rejection::new(RejectReason::Sample, format!("{prefix}: {e}")))?;
 		if sample.generation > expect.generation {
@@ -205,8 +237,18 @@ pub(crate) fn validate_batch(
 		superseded += usize::from(sample.generation < expect.generation);
 		samples.push(sample);
 	}
-	let mut endings = Vec::with_capacity(batch.game_records.len());
-	for (index, text) in batch.game_records.iter().enumerate() {
+	Ok(CheckedSamples {
+		samples,
+		superseded,
+		stale,
+	})
+}
+
+/// How each game record ended, refusing one that is too long, does not replay, or names a
+/// player at too great a length.
+fn check_records(records: &[String], prefix: &str) -> Result<Vec<GameEnding>, Rejection> {
+	let mut endings = Vec::with_capacity(records.len());
+	for (index, text) in records.iter().enumerate() {
 		let refuse = |why: String| {
 			Rejection::new(
 				RejectReason::GameRecord,
@@ -237,14 +279,7 @@ pub(crate) fn validate_batch(
 			None => GameEnding::Stopped(record.replay().0.position()),
 		});
 	}
-	Ok(ValidBatch {
-		sequence: batch.sequence,
-		samples,
-		game_records: batch.game_records,
-		endings,
-		superseded,
-		stale,
-	})
+	Ok(endings)
 }
 
 #[cfg(test)]
