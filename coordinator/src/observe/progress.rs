@@ -87,10 +87,13 @@ mod tests {
 		let publisher = tokio::spawn(publish_every(shared.clone(), Duration::from_secs(3600)));
 		let watchers = 20;
 		let mut streams = Vec::new();
+		let mut followers = Vec::new();
 		for _ in 0..watchers {
 			let (sender, receiver) = mpsc::channel(1);
 			let shared = shared.clone();
-			tokio::spawn(async move { follow(&shared, PUBLISH_EVERY, &sender).await });
+			followers.push(tokio::spawn(async move {
+				follow(&shared, PUBLISH_EVERY, &sender).await;
+			}));
 			streams.push(receiver);
 		}
 		let mut received = 0;
@@ -106,6 +109,13 @@ mod tests {
 		assert_eq!(received, 10 * watchers);
 		assert!(built <= 12, "{built} snapshots for {received} messages");
 		publisher.abort();
+		for follower in followers {
+			follower.abort();
+			let _ = follower.await;
+		}
+		let _ = publisher.await;
+		// The run's threads stop with the last handle, before its directory is removed.
+		drop(shared);
 	}
 
 	#[tokio::test(start_paused = true)]
@@ -116,5 +126,8 @@ mod tests {
 		tokio::time::sleep(Duration::from_secs(5)).await;
 		assert_eq!(shared.snapshots_built(), 0);
 		publisher.abort();
+		let _ = publisher.await;
+		// The run's threads stop with the last handle, before its directory is removed.
+		drop(shared);
 	}
 }
