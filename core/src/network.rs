@@ -186,20 +186,32 @@ impl Network {
 		&self.params[start..start + rows * cols.max(1)]
 	}
 
+	/// The six tensors by name, borrowed from the parameters.
+	pub(crate) fn tensors(&self) -> Tensors<'_> {
+		Tensors {
+			w1: self.tensor(0),
+			b1: self.tensor(1),
+			w2: self.tensor(2),
+			b2: self.tensor(3),
+			w3: self.tensor(4),
+			b3: self.tensor(5)[0],
+		}
+	}
+
 	/// The value of a position, in `-1..1`, positive favouring tigers.
 	///
 	/// The board is evaluated as given, in `f32`: the reference for the training code and for
 	/// the quantised copy the search evaluates with ([`quantized::QuantizedNet`]).
 	pub fn forward(&self, board: GameBoard, turn: Turn) -> f32 {
 		let (h1, h2) = (self.shape.hidden1, self.shape.hidden2);
-		let (w1, b1, w2, b2, w3, b3) = (
-			self.tensor(0),
-			self.tensor(1),
-			self.tensor(2),
-			self.tensor(3),
-			self.tensor(4),
-			self.tensor(5)[0],
-		);
+		let Tensors {
+			w1,
+			b1,
+			w2,
+			b2,
+			w3,
+			b3,
+		} = self.tensors();
 		let row = |input: usize| &w1[input * h1..(input + 1) * h1];
 
 		// Layer 1: add the rows of the inputs that are set (or scaled, for the counts).
@@ -233,6 +245,23 @@ impl Network {
 		let out: f32 = hidden2.iter().zip(w3).map(|(a, w)| a * w).sum::<f32>() + b3;
 		out.tanh()
 	}
+}
+
+/// A net's six tensors by name: each layer's weights (row by row, one row per input of the
+/// layer) and biases, the output layer's one bias as a number.
+pub(crate) struct Tensors<'a> {
+	/// The first layer's weights, `INPUTS` rows of `hidden1`.
+	pub(crate) w1: &'a [f32],
+	/// The first layer's biases.
+	pub(crate) b1: &'a [f32],
+	/// The second layer's weights, `hidden1` rows of `hidden2`.
+	pub(crate) w2: &'a [f32],
+	/// The second layer's biases.
+	pub(crate) b2: &'a [f32],
+	/// The output's weights, one per second-layer unit.
+	pub(crate) w3: &'a [f32],
+	/// The output's bias.
+	pub(crate) b3: f32,
 }
 
 /// The inputs that are not piece points, with their values.

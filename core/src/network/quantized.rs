@@ -26,7 +26,7 @@ use crate::board::{DEAD_SHEEP_TO_WIN, GameBoard, TIGERS, TOTAL_SHEEP, each_point
 use crate::moves::Turn;
 use crate::network::{
 	DEAD_INPUT, IN_HAND_INPUT, INPUTS, MAX_HIDDEN, Network, PLACEMENT_INPUT, SHEEP_INPUTS,
-	TIGER_INPUTS, TIGER_TO_MOVE_INPUT, scalar_inputs_of,
+	TIGER_INPUTS, TIGER_TO_MOVE_INPUT, Tensors, scalar_inputs_of,
 };
 
 /// Units in a vector: eight 16-bit activations, or eight 32-bit sums.
@@ -130,14 +130,14 @@ impl QuantizedNet {
 		let (h1, h2) = (shape.hidden1, shape.hidden2);
 		let hidden1_vectors = h1.div_ceil(LANES);
 		let hidden2_padded = h2.div_ceil(BLOCK) * BLOCK;
-		let (w1, b1, w2, b2, w3, b3) = (
-			net.tensor(0),
-			net.tensor(1),
-			net.tensor(2),
-			net.tensor(3),
-			net.tensor(4),
-			net.tensor(5)[0],
-		);
+		let Tensors {
+			w1,
+			b1,
+			w2,
+			b2,
+			w3,
+			b3,
+		} = net.tensors();
 		let weight1 = |input: usize, unit: usize| f64::from(w1[input * h1 + unit]);
 
 		// 1. The first layer's scale, from each unit's largest activation; and no sum of the

@@ -2,7 +2,9 @@
 
 use crate::board::{GameBoard, each_point};
 use crate::moves::Turn;
-use crate::network::{INPUTS, MAX_HIDDEN, Network, SHEEP_INPUTS, TIGER_INPUTS, scalar_inputs};
+use crate::network::{
+	INPUTS, MAX_HIDDEN, Network, SHEEP_INPUTS, TIGER_INPUTS, Tensors, scalar_inputs,
+};
 
 /// One position with the value the net should learn for it (tigers' view, `-1..=1`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -281,14 +283,14 @@ impl Network {
 	/// default widths known to the compiler, which unrolls them, was a third slower.)
 	fn chunk_gradient(&self, examples: &[TrainingExample], scale: f32, grads: &mut [f32]) -> f32 {
 		let (h1, h2) = (self.shape.hidden1, self.shape.hidden2);
-		let (w1, b1, w2, b2, w3, b3) = (
-			self.tensor(0),
-			self.tensor(1),
-			self.tensor(2),
-			self.tensor(3),
-			self.tensor(4),
-			self.tensor(5)[0],
-		);
+		let Tensors {
+			w1,
+			b1,
+			w2,
+			b2,
+			w3,
+			b3,
+		} = self.tensors();
 		let (grad_w1, rest) = grads.split_at_mut(INPUTS * h1);
 		let (grad_b1, rest) = rest.split_at_mut(h1);
 		let (grad_w2, rest) = rest.split_at_mut(h1 * h2);
@@ -403,13 +405,9 @@ mod tests {
 		fn forward_keeping(&self, board: GameBoard, turn: Turn, act: &mut Activations) {
 			let (h1, h2) = (self.shape.hidden1, self.shape.hidden2);
 			act.input = encode(board, turn);
-			let (w1, b1, w2, b2, w3) = (
-				self.tensor(0),
-				self.tensor(1),
-				self.tensor(2),
-				self.tensor(3),
-				self.tensor(4),
-			);
+			let Tensors {
+				w1, b1, w2, b2, w3, ..
+			} = self.tensors();
 			act.hidden1.copy_from_slice(b1);
 			for (i, &x) in act.input.iter().enumerate() {
 				if x != 0.0 {
