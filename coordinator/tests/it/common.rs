@@ -279,6 +279,21 @@ pub async fn status(client: &mut Client) -> v1::Progress {
 		.into_inner()
 }
 
+/// Reads `inbound` to its end, each message within [`WAIT`]: the status it closed with, `None`
+/// if it ended with OK.
+pub async fn closing_status<T>(inbound: &mut tonic::Streaming<T>) -> Option<Status> {
+	loop {
+		match tokio::time::timeout(WAIT, inbound.message())
+			.await
+			.expect("the stream says something within WAIT")
+		{
+			Ok(Some(_)) => continue,
+			Ok(None) => return None,
+			Err(status) => return Some(status),
+		}
+	}
+}
+
 /// A loopback port that was free a moment ago, for a coordinator process to listen on.
 pub fn free_port() -> u16 {
 	std::net::TcpListener::bind("127.0.0.1:0")

@@ -6,14 +6,6 @@ use tonic::Code;
 
 use crate::common::*;
 
-async fn status(client: &mut Client) -> v1::Progress {
-	client
-		.status(v1::StatusRequest {})
-		.await
-		.expect("a status")
-		.into_inner()
-}
-
 fn listed<'a>(progress: &'a v1::Progress, worker_id: &str) -> &'a v1::WorkerSummary {
 	progress
 		.workers
@@ -30,13 +22,9 @@ async fn session_refusal(client: &mut Client, worker_id: &str, secret: &str) -> 
 		Err(status) => status,
 		Ok(response) => {
 			let mut inbound = response.into_inner();
-			loop {
-				match inbound.message().await {
-					Ok(Some(_)) => continue,
-					Ok(None) => panic!("the session was not refused"),
-					Err(status) => return status,
-				}
-			}
+			closing_status(&mut inbound)
+				.await
+				.expect("the session was refused")
 		}
 	}
 }
@@ -229,13 +217,9 @@ async fn a_new_session_takes_over_and_the_worker_stays_connected() {
 	let secret = join(&mut client, "w4").await;
 	let (old_sender, mut old, _) = session(&mut client, "w4", &secret).await;
 	let (sender, mut inbound, _) = session(&mut client, "w4", &secret).await;
-	let ended = loop {
-		match tokio::time::timeout(WAIT, old.message()).await.unwrap() {
-			Ok(Some(_)) => continue,
-			Ok(None) => panic!("the old session ended without a status"),
-			Err(status) => break status,
-		}
-	};
+	let ended = closing_status(&mut old)
+		.await
+		.expect("the old session ends with a status");
 	assert_eq!(ended.code(), Code::Aborted, "{ended}");
 	assert!(ended.message().contains("took over"), "{ended}");
 	drop(old_sender);

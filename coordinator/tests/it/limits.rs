@@ -19,14 +19,6 @@ use tonic::transport::Channel;
 
 use crate::common::*;
 
-async fn status(client: &mut Client) -> v1::Progress {
-	client
-		.status(v1::StatusRequest {})
-		.await
-		.expect("a status")
-		.into_inner()
-}
-
 /// Waits until the worker is shown without a session.
 async fn wait_disconnected(client: &mut Client, worker_id: &str) -> v1::Progress {
 	let deadline = Instant::now() + WAIT;
@@ -54,13 +46,9 @@ async fn a_silent_session_ends_and_stops_counting_cpu_hours() {
 	let secret = join(&mut client, "quiet").await;
 	// The worker keeps its connection and stream open but says nothing.
 	let (sender, mut inbound, _) = session(&mut client, "quiet", &secret).await;
-	let ended = loop {
-		match tokio::time::timeout(WAIT, inbound.message()).await.unwrap() {
-			Ok(Some(_)) => continue,
-			Ok(None) => panic!("ended without a status"),
-			Err(status) => break status,
-		}
-	};
+	let ended = closing_status(&mut inbound)
+		.await
+		.expect("the session ends with a status");
 	assert_eq!(ended.code(), Code::DeadlineExceeded, "{ended}");
 	let gone = wait_disconnected(&mut client, "quiet").await;
 	tokio::time::sleep(Duration::from_millis(200)).await;
@@ -211,13 +199,9 @@ async fn raw_session_end(
 		.await
 		.expect("the session opens");
 	let mut inbound = response.into_inner();
-	loop {
-		match tokio::time::timeout(WAIT, inbound.message()).await.unwrap() {
-			Ok(Some(_)) => continue,
-			Ok(None) => panic!("the session ended with OK"),
-			Err(status) => return status,
-		}
-	}
+	closing_status(&mut inbound)
+		.await
+		.expect("the session ends with a status")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

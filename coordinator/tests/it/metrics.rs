@@ -16,9 +16,7 @@ use crate::common::*;
 
 /// A loopback address that was free a moment ago.
 fn free_address() -> SocketAddr {
-	std::net::TcpListener::bind("127.0.0.1:0")
-		.and_then(|l| l.local_addr())
-		.expect("a free port")
+	SocketAddr::from(([127, 0, 0, 1], free_port()))
 }
 
 /// One scrape of `/metrics`, with HTTP/1.1 over a plain socket: the body if the answer is 200.

@@ -263,17 +263,9 @@ async fn shutting_down_ends_open_sessions() {
 	tokio::time::timeout(WAIT, running.stop())
 		.await
 		.expect("the coordinator stops with a session open");
-	let ended = tokio::time::timeout(WAIT, async {
-		loop {
-			match inbound.message().await {
-				Ok(Some(_)) => continue,
-				Ok(None) => return None,
-				Err(status) => return Some(status.code()),
-			}
-		}
-	})
-	.await
-	.expect("the session ends");
+	let ended = closing_status(&mut inbound)
+		.await
+		.map(|status| status.code());
 	assert!(matches!(ended, None | Some(Code::Unavailable)), "{ended:?}");
 	drop(sender);
 }
