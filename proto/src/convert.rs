@@ -115,73 +115,8 @@ impl Assignment {
 
 	/// From a wire message, if every setting is in range.
 	pub fn from_wire(wire: &v1::Assignment) -> Result<Assignment, ConvertError> {
-		let check = |ok: bool, field, value: String, range| {
-			if ok {
-				Ok(())
-			} else {
-				Err(ConvertError::Assignment {
-					field,
-					value,
-					range,
-				})
-			}
-		};
-		check(
-			(1..=MAX_DEPTH).contains(&wire.depth),
-			"depth",
-			wire.depth.to_string(),
-			"1..=64",
-		)?;
-		check(
-			wire.random_plies <= 100,
-			"random_plies",
-			wire.random_plies.to_string(),
-			"0..=100",
-		)?;
-		check(
-			wire.softmax_plies <= 100,
-			"softmax_plies",
-			wire.softmax_plies.to_string(),
-			"0..=100",
-		)?;
-		let t = wire.temperature;
-		check(
-			t.is_finite() && t > 0.0 && t <= 10.0,
-			"temperature",
-			t.to_string(),
-			"(0, 10]",
-		)?;
-		check(
-			(1..=10_000).contains(&wire.max_plies),
-			"max_plies",
-			wire.max_plies.to_string(),
-			"1..=10000",
-		)?;
-		check(
-			(1..=1000).contains(&wire.games_per_batch),
-			"games_per_batch",
-			wire.games_per_batch.to_string(),
-			"1..=1000",
-		)?;
-		check(
-			is_sha256_hex(&wire.sha256),
-			"sha256",
-			format!("{:?}", wire.sha256),
-			"64 lowercase hex digits",
-		)?;
+		check_assignment(wire)?;
 		let table = &wire.tablebase_sha256;
-		check(
-			table.is_empty() || is_sha256_hex(table),
-			"tablebase_sha256",
-			format!("{table:?}"),
-			"empty or 64 lowercase hex digits",
-		)?;
-		check(
-			!wire.adjudicate || !table.is_empty(),
-			"adjudicate",
-			"true".to_string(),
-			"false without a tablebase",
-		)?;
 		Ok(Assignment {
 			generation: wire.generation,
 			sha256: wire.sha256.clone(),
@@ -196,6 +131,77 @@ impl Assignment {
 			tablebase_sha256: (!table.is_empty()).then(|| table.clone()),
 			adjudicate: wire.adjudicate,
 		})
+	}
+}
+
+/// The first of an assignment's settings out of its range, as an error; the checks are made in
+/// the order of the message's fields.
+fn check_assignment(wire: &v1::Assignment) -> Result<(), ConvertError> {
+	let (t, table) = (wire.temperature, &wire.tablebase_sha256);
+	// (in range, field, value, range)
+	let checks = [
+		(
+			(1..=MAX_DEPTH).contains(&wire.depth),
+			"depth",
+			wire.depth.to_string(),
+			"1..=64",
+		),
+		(
+			wire.random_plies <= 100,
+			"random_plies",
+			wire.random_plies.to_string(),
+			"0..=100",
+		),
+		(
+			wire.softmax_plies <= 100,
+			"softmax_plies",
+			wire.softmax_plies.to_string(),
+			"0..=100",
+		),
+		(
+			t.is_finite() && t > 0.0 && t <= 10.0,
+			"temperature",
+			t.to_string(),
+			"(0, 10]",
+		),
+		(
+			(1..=10_000).contains(&wire.max_plies),
+			"max_plies",
+			wire.max_plies.to_string(),
+			"1..=10000",
+		),
+		(
+			(1..=1000).contains(&wire.games_per_batch),
+			"games_per_batch",
+			wire.games_per_batch.to_string(),
+			"1..=1000",
+		),
+		(
+			is_sha256_hex(&wire.sha256),
+			"sha256",
+			format!("{:?}", wire.sha256),
+			"64 lowercase hex digits",
+		),
+		(
+			table.is_empty() || is_sha256_hex(table),
+			"tablebase_sha256",
+			format!("{table:?}"),
+			"empty or 64 lowercase hex digits",
+		),
+		(
+			!wire.adjudicate || !table.is_empty(),
+			"adjudicate",
+			"true".to_string(),
+			"false without a tablebase",
+		),
+	];
+	match checks.into_iter().find(|(ok, ..)| !ok) {
+		None => Ok(()),
+		Some((_, field, value, range)) => Err(ConvertError::Assignment {
+			field,
+			value,
+			range,
+		}),
 	}
 }
 
