@@ -94,6 +94,9 @@ use crate::clock::unix_now;
 use crate::store::samples_codec::{check_samples, decode_samples, encode_samples};
 use crate::store::storage_error::StorageError;
 
+/// What a failure while storing a batch says it was doing.
+const INSERTING_BATCH: &str = "inserting a batch";
+
 /// What became of a batch given to [`Ledger::insert_batch`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BatchInsert {
@@ -232,32 +235,65 @@ impl Ledger {
 	/// refusal (`BatchInsert::Duplicate`, `BatchInsert::OutOfOrder`) writes nothing but
 	/// the worker's row, if it was missing.
 	pub fn store_batch(&mut self, batch: &NewBatch) -> Result<BatchInsert, StorageError> {
-		const DOING: &str = "inserting a batch";
-		let (worker_id, sequence) = (batch.worker_id.as_str(), batch.sequence);
 		let now = unix_now();
 		// First, so that the batch's foreign key finds its worker.
+		self.add_worker_if_new(&batch.worker_id, now)?;
+		if let Some(refusal) = self.out_of_order(&batch.worker_id, batch.sequence)? {
+			return Ok(refusal);
+		}
+		let Some(id) = self.insert_batch_row(batch, now)? else {
+			return Ok(BatchInsert::Duplicate);
+		};
+		if batch.game_count > 0 {
+			self.insert_batch_games(id, batch)?;
+		}
+		self.count_stored_batch(batch, now)?;
+		Ok(BatchInsert::Inserted { id })
+	}
+
+	/// Adds `worker_id` to `workers`, first seen `now`, unless it is there.
+	fn add_worker_if_new(&mut self, worker_id: &str, now: f64) -> Result<(), StorageError> {
 		self.connection
 			.prepare_cached(
 				"INSERT INTO workers (worker_id, first_seen, last_seen) VALUES (?1, ?2, ?2)
 				ON CONFLICT (worker_id) DO NOTHING",
 			)
 			.and_then(|mut statement| statement.execute(params![worker_id, now]))
-			.map_err(StorageError::sqlite(DOING))?;
+			.map_err(StorageError::sqlite(INSERTING_BATCH))?;
+		Ok(())
+	}
+
+	/// Why batch `sequence` of `worker_id` is not stored, if it is not the next one expected:
+	/// stored before (a duplicate), or out of order.
+	fn out_of_order(
+		&self,
+		worker_id: &str,
+		sequence: u64,
+	) -> Result<Option<BatchInsert>, StorageError> {
 		let last: i64 = self
 			.connection
 			.prepare_cached("SELECT last_sequence FROM workers WHERE worker_id = ?1")
 			.and_then(|mut statement| statement.query_row([worker_id], |row| row.get(0)))
-			.map_err(StorageError::sqlite(DOING))?;
+			.map_err(StorageError::sqlite(INSERTING_BATCH))?;
 		// `last` is at most i64::MAX, so one above it always fits a u64.
 		let expected = last as u64 + 1;
-		if sequence != expected || i64::try_from(sequence).is_err() {
-			let stored = sequence < expected && self.was_stored(worker_id, sequence)?;
-			return Ok(if stored {
-				BatchInsert::Duplicate
-			} else {
-				BatchInsert::OutOfOrder { expected }
-			});
+		if sequence == expected && i64::try_from(sequence).is_ok() {
+			return Ok(None);
 		}
+		let stored = sequence < expected && self.was_stored(worker_id, sequence)?;
+		Ok(Some(if stored {
+			BatchInsert::Duplicate
+		} else {
+			BatchInsert::OutOfOrder { expected }
+		}))
+	}
+
+	/// Inserts the batch's row, received `now`: its id, or `None` if the row was there.
+	fn insert_batch_row(
+		&mut self,
+		batch: &NewBatch,
+		now: f64,
+	) -> Result<Option<i64>, StorageError> {
 		let inserted = self
 			.connection
 			.prepare_cached(
@@ -268,8 +304,8 @@ impl Ledger {
 			)
 			.and_then(|mut statement| {
 				statement.execute(params![
-					worker_id,
-					sequence,
+					batch.worker_id,
+					batch.sequence,
 					now,
 					batch.sample_count,
 					batch.game_count,
@@ -279,27 +315,31 @@ impl Ledger {
 					batch.last_game,
 				])
 			})
-			.map_err(StorageError::sqlite(DOING))?;
-		if inserted == 0 {
-			return Ok(BatchInsert::Duplicate);
-		}
-		let id = self.connection.last_insert_rowid();
-		if batch.game_count > 0 {
-			self.connection
-				.prepare_cached(
-					"INSERT INTO batch_games (batch_id, generation_min, game_count, games)
-					VALUES (?1, ?2, ?3, ?4)",
-				)
-				.and_then(|mut statement| {
-					statement.execute(params![
-						id,
-						batch.generation_min,
-						batch.game_count,
-						batch.games
-					])
-				})
-				.map_err(StorageError::sqlite(DOING))?;
-		}
+			.map_err(StorageError::sqlite(INSERTING_BATCH))?;
+		Ok((inserted != 0).then(|| self.connection.last_insert_rowid()))
+	}
+
+	/// Keeps the games of batch `id` until the archive takes them.
+	fn insert_batch_games(&mut self, id: i64, batch: &NewBatch) -> Result<(), StorageError> {
+		self.connection
+			.prepare_cached(
+				"INSERT INTO batch_games (batch_id, generation_min, game_count, games)
+				VALUES (?1, ?2, ?3, ?4)",
+			)
+			.and_then(|mut statement| {
+				statement.execute(params![
+					id,
+					batch.generation_min,
+					batch.game_count,
+					batch.games
+				])
+			})
+			.map_err(StorageError::sqlite(INSERTING_BATCH))?;
+		Ok(())
+	}
+
+	/// Adds a stored batch's samples to its worker's count and makes its sequence the last.
+	fn count_stored_batch(&mut self, batch: &NewBatch, now: f64) -> Result<(), StorageError> {
 		self.connection
 			.prepare_cached(
 				"UPDATE workers SET samples = samples + ?2, last_seen = max(last_seen, ?3),
@@ -307,10 +347,15 @@ impl Ledger {
 				WHERE worker_id = ?1",
 			)
 			.and_then(|mut statement| {
-				statement.execute(params![worker_id, batch.sample_count, now, sequence])
+				statement.execute(params![
+					batch.worker_id,
+					batch.sample_count,
+					now,
+					batch.sequence
+				])
 			})
-			.map_err(StorageError::sqlite(DOING))?;
-		Ok(BatchInsert::Inserted { id })
+			.map_err(StorageError::sqlite(INSERTING_BATCH))?;
+		Ok(())
 	}
 
 	/// Whether batch `sequence` of `worker_id`, at or below its last sequence, was stored: its
