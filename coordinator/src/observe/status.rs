@@ -142,15 +142,17 @@ fn gate_json(g: &v1::GateSummary) -> Value {
 		"cpu_hours": g.cpu_hours,
 		"measurement": g.measurement,
 		"reason": g.reason,
-		"exact_accuracy": {
-			"candidate": exact_json(&g.candidate_exact),
-			"reference": exact_json(&g.reference_exact),
-		},
-		"placement_accuracy": {
-			"candidate": exact_json(&g.candidate_placement),
-			"reference": exact_json(&g.reference_placement),
-		},
+		"exact_accuracy": pair_json(&g.candidate_exact, &g.reference_exact),
+		"placement_accuracy": pair_json(&g.candidate_placement, &g.reference_placement),
 	})
+}
+
+/// The candidate's and the reference's accuracy in one phase.
+fn pair_json(
+	candidate: &Option<v1::ExactAccuracy>,
+	reference: &Option<v1::ExactAccuracy>,
+) -> Value {
+	json!({ "candidate": exact_json(candidate), "reference": exact_json(reference) })
 }
 
 /// One measurement at equal time per move.
@@ -167,14 +169,8 @@ fn timed_json(t: &v1::TimedMeasurement) -> Value {
 		"cpu_hours": t.cpu_hours,
 		"finished_at": t.finished_at,
 		"tablebase": table_role(&t.tablebase, t.candidate_exact.is_some()),
-		"exact_accuracy": {
-			"candidate": exact_json(&t.candidate_exact),
-			"reference": exact_json(&t.reference_exact),
-		},
-		"placement_accuracy": {
-			"candidate": exact_json(&t.candidate_placement),
-			"reference": exact_json(&t.reference_placement),
-		},
+		"exact_accuracy": pair_json(&t.candidate_exact, &t.reference_exact),
+		"placement_accuracy": pair_json(&t.candidate_placement, &t.reference_placement),
 	})
 }
 

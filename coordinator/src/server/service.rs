@@ -45,12 +45,21 @@ pub(crate) struct CoordinatorService {
 /// fleet arriving together should not take all of the coordinator's bandwidth from sessions.
 pub(crate) const TABLEBASE_TRANSFERS: usize = 4;
 
-/// The movement table's pieces, read from the table in memory and sent as the connection takes
-/// them, once one of `transfers` is free: `FetchTablebase` for a run and for a solve alike.
+/// `FetchTablebase` for a run and for a solve alike: refused unless `table` is the one
+/// `wanted` names, else its pieces, read from the table in memory and sent as the connection
+/// takes them, once one of `transfers` is free.
 pub(crate) fn send_tablebase(
 	table: Arc<tigers_core::tablebase::Tablebase>,
+	wanted: String,
 	transfers: Arc<Semaphore>,
-) -> Outgoing<v1::TablebaseChunk> {
+) -> Result<Response<Outgoing<v1::TablebaseChunk>>, Status> {
+	if table.identity() != wanted {
+		return Err(ServiceError::OtherTablebase {
+			ours: table.identity().to_string(),
+			wanted,
+		}
+		.into());
+	}
 	let (sender, receiver) = mpsc::channel(2);
 	tokio::spawn(async move {
 		let Ok(_permit) = transfers.acquire_owned().await else {
@@ -62,7 +71,7 @@ pub(crate) fn send_tablebase(
 			}
 		}
 	});
-	Box::pin(ReceiverStream::new(receiver))
+	Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
 }
 
 impl CoordinatorService {
@@ -353,14 +362,7 @@ impl Coordinator for CoordinatorService {
 			))
 			.into());
 		};
-		if table.identity() != wanted {
-			return Err(ServiceError::OtherTablebase {
-				ours: table.identity().to_string(),
-				wanted,
-			}
-			.into());
-		}
-		Ok(Response::new(send_tablebase(table, self.transfers.clone())))
+		send_tablebase(table, wanted, self.transfers.clone())
 	}
 
 	async fn solve_work(

@@ -155,15 +155,7 @@ impl Coordinator for SolveService {
 		request: Request<v1::FetchTablebaseRequest>,
 	) -> Result<Response<Self::FetchTablebaseStream>, Status> {
 		let wanted = request.into_inner().sha256;
-		let table = self.solver.movement.clone();
-		if table.identity() != wanted {
-			return Err(ServiceError::OtherTablebase {
-				ours: table.identity().to_string(),
-				wanted,
-			}
-			.into());
-		}
-		Ok(Response::new(send_tablebase(table, self.transfers.clone())))
+		send_tablebase(self.solver.movement.clone(), wanted, self.transfers.clone())
 	}
 
 	async fn solve_work(

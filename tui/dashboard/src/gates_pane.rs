@@ -86,6 +86,11 @@ fn share(accuracy: Option<v1::ExactAccuracy>) -> Option<f64> {
 		.map(|a| f64::from(a.kept) / f64::from(a.moves))
 }
 
+/// A share as a percentage to a tenth, or `-` where there is none.
+fn percent(share: Option<f64>) -> String {
+	share.map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a))
+}
+
 /// A gate's decision, and on a promoted net's measurement row its score at equal time with what
 /// the tablebase did in those games: the two figures differ most there.
 fn decision(g: &v1::GateSummary, p: &v1::Progress) -> String {
@@ -104,8 +109,7 @@ fn decision(g: &v1::GateSummary, p: &v1::Progress) -> String {
 			text.push_str(&format!(
 				", placement value kept {:.1}% (ClaudePlayer {})",
 				100.0 * kept,
-				share(t.reference_placement)
-					.map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a))
+				percent(share(t.reference_placement))
 			));
 		}
 	}
@@ -210,20 +214,13 @@ const COLUMNS: [Column; 12] = [
 		header: ("exact", "exact"),
 		width: (6, 6),
 		drop_rank: 0,
-		cell: |g, _| {
-			Cell::from(exact_share(g).map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a)))
-		},
+		cell: |g, _| Cell::from(percent(exact_share(g))),
 	},
 	Column {
 		header: ("placement", "place"),
 		width: (9, 6),
 		drop_rank: 2,
-		cell: |g, _| {
-			Cell::from(
-				share(g.candidate_placement)
-					.map_or("-".to_string(), |a| format!("{:.1}%", 100.0 * a)),
-			)
-		},
+		cell: |g, _| Cell::from(percent(share(g.candidate_placement))),
 	},
 	Column {
 		header: ("verdict", "verdict"),

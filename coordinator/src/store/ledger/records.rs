@@ -459,22 +459,10 @@ impl Ledger {
 						)
 					})?,
 					cpu_seconds: real(row, 18)?,
-					candidate_exact: Accuracy {
-						moves: row.get(19)?,
-						kept: row.get(20)?,
-					},
-					reference_exact: Accuracy {
-						moves: row.get(21)?,
-						kept: row.get(22)?,
-					},
-					candidate_placement: Accuracy {
-						moves: row.get(23)?,
-						kept: row.get(24)?,
-					},
-					reference_placement: Accuracy {
-						moves: row.get(25)?,
-						kept: row.get(26)?,
-					},
+					candidate_exact: accuracy(row, 19)?,
+					reference_exact: accuracy(row, 21)?,
+					candidate_placement: accuracy(row, 23)?,
+					reference_placement: accuracy(row, 25)?,
 				})
 			},
 		)
@@ -564,22 +552,10 @@ impl Ledger {
 							"the pairs column is not five numbers".into(),
 						)
 					})?,
-					candidate_exact: Accuracy {
-						moves: row.get(13)?,
-						kept: row.get(14)?,
-					},
-					reference_exact: Accuracy {
-						moves: row.get(15)?,
-						kept: row.get(16)?,
-					},
-					candidate_placement: Accuracy {
-						moves: row.get(21)?,
-						kept: row.get(22)?,
-					},
-					reference_placement: Accuracy {
-						moves: row.get(23)?,
-						kept: row.get(24)?,
-					},
+					candidate_exact: accuracy(row, 13)?,
+					reference_exact: accuracy(row, 15)?,
+					candidate_placement: accuracy(row, 21)?,
+					reference_placement: accuracy(row, 23)?,
 					started_at: real(row, 17)?,
 					finished_at: real(row, 18)?,
 					cpu_seconds: real(row, 19)?,
@@ -695,6 +671,14 @@ fn worker_row(row: &Row<'_>) -> rusqlite::Result<WorkerRow> {
 		sessions: row.get(8)?,
 		flagged: row.get(9)?,
 		last_generation: row.get(10)?,
+	})
+}
+
+/// An accuracy from two columns, its moves at `first` and those kept after it.
+fn accuracy(row: &Row<'_>, first: usize) -> rusqlite::Result<Accuracy> {
+	Ok(Accuracy {
+		moves: row.get(first)?,
+		kept: row.get(first + 1)?,
 	})
 }
 
