@@ -19,8 +19,10 @@ pub(crate) const BUILD_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// How the run trains, plays and gates.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSettings {
-	/// Hidden layer widths of a new run's net.
-	pub shape: Shape,
+	/// Hidden layer widths chosen for the run's net: a new run's generation 0 has them, and a
+	/// resumed run whose nets have others is refused. `None`: [`Shape::default`] for a new run,
+	/// whatever the nets have for a resumed one.
+	pub shape: Option<Shape>,
 	/// Seed of a new run's first net and of the trainer's draws.
 	pub seed: u64,
 	/// Search depth for self-play at the start, and the shallowest it is adapted to; the gate's
@@ -241,7 +243,7 @@ impl Default for RunSettings {
 	/// Settings that learn visibly within minutes on two cores (docs/training.md).
 	fn default() -> RunSettings {
 		RunSettings {
-			shape: Shape::default(),
+			shape: None,
 			seed: 1,
 			depth: 3,
 			adapt: DepthAdaptation::default(),

@@ -397,6 +397,10 @@ struct ServeArgs {
 	/// Times each sample may be trained on.
 	#[arg(long, default_value_t = run_defaults().training.max_uses)]
 	max_uses: u32,
+	/// Hidden layer widths of the net, as H1xH2: a new run's generation 0 has them (64x32 when
+	/// left out); a resumed run keeps the shape it started with and refuses another.
+	#[arg(long, value_name = "H1xH2")]
+	net_shape: Option<String>,
 	/// Weight of the game result in the target (the rest is the search score).
 	#[arg(long, default_value_t = run_defaults().training.targets.result_weight)]
 	result_weight: f32,
@@ -566,6 +570,10 @@ impl ServeArgs {
 			));
 		}
 		run.training.weight_average = self.weight_average;
+		run.shape = match &self.net_shape {
+			Some(text) => Some(text.parse().map_err(|e| format!("--net-shape: {e}"))?),
+			None => None,
+		};
 		run.training.schedule = LearningRateSchedule {
 			shape: self
 				.lr_schedule
@@ -773,6 +781,7 @@ impl From<CoordinatorError> for Failure {
 #[cfg(test)]
 mod tests {
 	use super::*;
+	use tigers_core::network::Shape;
 
 	#[test]
 	fn the_command_lines_defaults_are_the_librarys() {
@@ -884,6 +893,8 @@ mod tests {
 			"judge",
 			"--gate-tablebase",
 			"play",
+			"--net-shape",
+			"128x64",
 		])
 		.expect("parses");
 		let run = cli.serve.into_config().expect("valid").run;
@@ -906,6 +917,21 @@ mod tests {
 		assert_eq!(run.stall_alarm, Duration::from_secs(45 * 60));
 		assert_eq!(run.timed.tablebase, TableRole::Judge);
 		assert_eq!(run.gate.table, TableRole::Play);
+		assert_eq!(
+			run.shape,
+			Some(Shape {
+				hidden1: 128,
+				hidden2: 64
+			})
+		);
+	}
+
+	#[test]
+	fn a_run_without_a_net_shape_starts_at_64x32_and_resumes_as_it_was() {
+		let cli = Cli::try_parse_from(["coordinator"]).expect("parses");
+		let run = cli.serve.into_config().expect("valid").run;
+		assert_eq!(run.shape, None);
+		assert_eq!(run.shape.unwrap_or_default().to_string(), "64x32");
 	}
 
 	#[test]
@@ -922,6 +948,8 @@ mod tests {
 			("--window-alpha", "0"),
 			("--lr-schedule", "step:0:0.5"),
 			("--weight-average", "1"),
+			("--net-shape", "64x0"),
+			("--net-shape", "wide"),
 			("--local-worker-threads", "0"),
 		] {
 			let cli = Cli::try_parse_from(["coordinator", flag, value]).expect("parses");

@@ -111,6 +111,40 @@ impl Shape {
 	}
 }
 
+/// The text of a shape as settings take it: the two widths joined by `x`, e.g. `64x32`.
+impl std::fmt::Display for Shape {
+	fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+		write!(f, "{}x{}", self.hidden1, self.hidden2)
+	}
+}
+
+/// Why a shape's text was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+	"{0:?} is not a net shape: write the two hidden widths joined by x, each 1 to {MAX_HIDDEN}, \
+	 e.g. 128x64"
+)]
+pub struct ShapeError(pub String);
+
+impl std::str::FromStr for Shape {
+	type Err = ShapeError;
+
+	fn from_str(text: &str) -> Result<Shape, ShapeError> {
+		let refuse = || ShapeError(text.to_string());
+		let (first, second) = text.split_once(['x', 'X']).ok_or_else(refuse)?;
+		let width = |part: &str| part.trim().parse::<usize>().map_err(|_| refuse());
+		let shape = Shape {
+			hidden1: width(first)?,
+			hidden2: width(second)?,
+		};
+		if shape.is_valid() {
+			Ok(shape)
+		} else {
+			Err(refuse())
+		}
+	}
+}
+
 /// A value network: weights, shape and the generation that produced it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Network {
@@ -378,6 +412,25 @@ mod tests {
 		assert_eq!(x[DEAD_INPUT], 2.0 / 5.0);
 		assert_eq!(x[TIGER_TO_MOVE_INPUT], 1.0);
 		assert_eq!(x[PLACEMENT_INPUT], 1.0);
+	}
+
+	#[test]
+	fn shapes_read_and_print_as_widths_joined_by_x() {
+		assert_eq!(Shape::default().to_string(), "64x32");
+		assert_eq!("64x32".parse::<Shape>(), Ok(Shape::default()));
+		assert_eq!(
+			"128X64".parse::<Shape>(),
+			Ok(Shape {
+				hidden1: 128,
+				hidden2: 64
+			})
+		);
+		for bad in [
+			"", "64", "64x", "x32", "0x32", "64x257", "64x32x16", "-1x3", "a x b",
+		] {
+			let error = bad.parse::<Shape>().expect_err(bad);
+			assert!(error.to_string().contains("e.g. 128x64"), "{error}");
+		}
 	}
 
 	#[test]

@@ -33,6 +33,9 @@ pub struct BenchSettings {
 	pub threads: usize,
 	/// Search depth in plies.
 	pub depth: u32,
+	/// Hidden widths of the fresh net that plays: a wider net evaluates more slowly, so its
+	/// nodes per second say what a run with it would play at.
+	pub shape: Shape,
 }
 
 impl Default for BenchSettings {
@@ -43,6 +46,7 @@ impl Default for BenchSettings {
 			games: DEFAULT_GAMES_PER_THREAD * threads as u64,
 			threads,
 			depth: 3,
+			shape: Shape::default(),
 		}
 	}
 }
@@ -84,8 +88,8 @@ impl fmt::Display for BenchReport {
 		let s = &self.settings;
 		writeln!(
 			f,
-			"{} games at depth {} on {} threads in {:.2} s: {} samples, {} nodes",
-			s.games, s.depth, s.threads, self.seconds, self.samples, self.nodes
+			"{} games at depth {} with a {} net on {} threads in {:.2} s: {} samples, {} nodes",
+			s.games, s.depth, s.shape, s.threads, self.seconds, self.samples, self.nodes
 		)?;
 		writeln!(f, "games/s            {:.2}", self.games_per_second())?;
 		writeln!(f, "samples/s          {:.0}", self.samples_per_second())?;
@@ -118,7 +122,10 @@ pub fn bench_with_progress(
 	if !(1..=64).contains(&settings.depth) {
 		return refuse(format!("the depth must be 1 to 64, not {}", settings.depth));
 	}
-	let net = Network::new(Shape::default(), 1);
+	if !settings.shape.is_valid() {
+		return refuse(format!("the net shape {} is not valid", settings.shape));
+	}
+	let net = Network::new(settings.shape, 1);
 	let playing = Arc::new(Playing {
 		assignment: Assignment {
 			generation: 0,
@@ -183,6 +190,7 @@ mod tests {
 			games: 4,
 			threads,
 			depth: 1,
+			shape: Shape::default(),
 		};
 		let one = bench(&settings(1)).unwrap();
 		let two = bench(&settings(2)).unwrap();
@@ -202,6 +210,7 @@ mod tests {
 			games: 6,
 			threads: 2,
 			depth: 1,
+			shape: Shape::default(),
 		};
 		let seen = Mutex::new(Vec::new());
 		bench_with_progress(&settings, |done| seen.lock().unwrap().push(done)).unwrap();
@@ -217,5 +226,29 @@ mod tests {
 			..BenchSettings::default()
 		};
 		assert!(bench(&zero).is_err());
+		let flat = BenchSettings {
+			shape: Shape {
+				hidden1: 0,
+				hidden2: 8,
+			},
+			..BenchSettings::default()
+		};
+		assert!(bench(&flat).is_err());
+	}
+
+	#[test]
+	fn a_wider_net_plays_the_same_number_of_games() {
+		let wide = BenchSettings {
+			games: 2,
+			threads: 1,
+			depth: 1,
+			shape: Shape {
+				hidden1: 128,
+				hidden2: 64,
+			},
+		};
+		let report = bench(&wide).unwrap();
+		assert!(report.samples > 0 && report.nodes > 0, "{report:?}");
+		assert!(report.to_string().contains("with a 128x64 net"), "{report}");
 	}
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use tigers_core::network::Shape;
 use tigers_process::logging::init_logging;
 use tigers_process::signal::shutdown_signal;
 use tigers_proto::client::error_chain;
@@ -139,6 +140,10 @@ struct BenchArgs {
 	#[arg(long, value_name = "D", default_value_t = 3,
 		value_parser = clap::value_parser!(u32).range(1..=64))]
 	depth: u32,
+	/// Hidden widths of the net that plays, as H1xH2 (each 1 to 256), to compare the speed of
+	/// net shapes.
+	#[arg(long, value_name = "H1xH2", default_value_t = Shape::default())]
+	net_shape: Shape,
 }
 
 fn main() -> ExitCode {
@@ -209,6 +214,7 @@ fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
 			.unwrap_or(DEFAULT_GAMES_PER_THREAD * threads as u64),
 		threads,
 		depth: args.depth,
+		shape: args.net_shape,
 	};
 	// Some 500 games a thread take seconds to minutes: show how far along it is, on stderr and
 	// only on a terminal, so that the report on stdout stays clean for scripts.

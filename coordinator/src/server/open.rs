@@ -48,6 +48,7 @@ pub(crate) fn open_run(
 	let mut ledger = Ledger::open(&run_dir.ledger_path())?;
 	let generation = latest_or_first_generation(&run_dir, &mut ledger, settings)?;
 	let incumbent = run_dir.load_net(generation)?;
+	check_shape(settings, &incumbent, &run_dir)?;
 	let mut restored = restore_trainer(&run_dir, &ledger, settings, &incumbent)?;
 	let gates = ledger.gates()?;
 	let live = live_from_ledger(&ledger, config, generation, &restored, &gates)?;
@@ -93,7 +94,7 @@ fn latest_or_first_generation(
 	if let Some(generation) = run_dir.latest_generation()? {
 		return Ok(generation);
 	}
-	let net = Network::new(settings.shape, settings.seed);
+	let net = Network::new(settings.shape.unwrap_or_default(), settings.seed);
 	let sha256 = run_dir.save_net(&net)?;
 	ledger.record_generation(&GenerationRow {
 		generation: 0,
@@ -104,6 +105,24 @@ fn latest_or_first_generation(
 	})?;
 	info!(run = %run_dir.name(), "new run: generation 0 created");
 	Ok(0)
+}
+
+/// Refuses to resume a run with a net shape other than its nets': the shape is chosen when a run
+/// starts, and a checkpoint's optimiser state only fits the nets it trained.
+fn check_shape(
+	settings: &RunSettings,
+	incumbent: &Network,
+	run_dir: &RunDir,
+) -> Result<(), CoordinatorError> {
+	match settings.shape {
+		Some(wanted) if wanted != incumbent.shape() => Err(CoordinatorError::Config(format!(
+			"--net-shape {wanted}: the nets of run {} are {}, and a run keeps the shape it \
+			 started with; leave --net-shape out to resume it, or start a new run directory",
+			run_dir.name(),
+			incumbent.shape()
+		))),
+		_ => Ok(()),
+	}
 }
 
 /// The trainer as the checkpoint left it, or a new one training `incumbent` if there is no

@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use tigers_core::Network;
+use tigers_core::network::Shape;
 use tigers_proto::v1;
 
 use crate::common::{client, start, temp_dir, test_config};
@@ -34,4 +36,45 @@ async fn training_on_two_threads_takes_steps_and_offers_candidates() {
 	assert!(progress.loss.is_finite(), "{}", progress.loss);
 	assert!(progress.loss_history.is_empty() || progress.loss_history[0].loss.is_finite());
 	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_keeps_the_net_shape_it_started_with() {
+	let temp = temp_dir("net-shape");
+	let narrow = Shape {
+		hidden1: 16,
+		hidden2: 8,
+	};
+	let mut config = test_config(temp.to_path_buf(), None);
+	config.run.shape = Some(narrow);
+	start(config).await.stop().await;
+	let first = Network::load(&temp.join("nets/gen-000000.safetensors")).expect("generation 0");
+	assert_eq!(first.shape(), narrow);
+	// Resumed with another shape: refused with both shapes named, and the run is unchanged.
+	let output = std::process::Command::new(env!("CARGO_BIN_EXE_coordinator"))
+		.args(["--listen", "127.0.0.1:0", "--headless", "--no-tablebase"])
+		.args(["--net-shape", "64x32", "--run-dir"])
+		.arg(&*temp)
+		.output()
+		.expect("the coordinator runs");
+	let stderr = String::from_utf8_lossy(&output.stderr);
+	assert_eq!(output.status.code(), Some(1), "{stderr}");
+	assert!(
+		stderr.contains("--net-shape 64x32") && stderr.contains("are 16x8"),
+		"{stderr}"
+	);
+	// Resumed without one (or with its own): the run goes on with its shape.
+	for shape in [None, Some(narrow)] {
+		let mut config = test_config(temp.to_path_buf(), None);
+		config.run.shape = shape;
+		let running = start(config).await;
+		let mut asker = client(running.address, None).await;
+		let progress = asker
+			.status(v1::StatusRequest {})
+			.await
+			.expect("status")
+			.into_inner();
+		assert_eq!(progress.generation, 0);
+		running.stop().await;
+	}
 }

@@ -13,11 +13,34 @@ fn bench_through_a_pipe_prints_the_report_and_no_progress_bar() {
 	let stderr = String::from_utf8_lossy(&output.stderr);
 	assert!(output.status.success(), "{stderr}");
 	assert!(
-		stdout.starts_with("4 games at depth 1 on 1 threads"),
+		stdout.starts_with("4 games at depth 1 with a 64x32 net on 1 threads"),
 		"{stdout}"
 	);
 	assert!(stdout.contains("samples/s"), "{stdout}");
 	// The bar draws to stderr, and not at all when stderr is not a terminal.
 	assert!(!stderr.contains("ETA"), "{stderr}");
 	assert!(!stdout.contains("ETA"), "{stdout}");
+}
+
+#[test]
+fn bench_plays_the_net_shape_it_is_given_and_refuses_a_malformed_one() {
+	let run = |shape: &str| {
+		Command::new(env!("CARGO_BIN_EXE_worker"))
+			.args(["bench", "--games", "2", "--threads", "1", "--depth", "1"])
+			.args(["--net-shape", shape])
+			.output()
+			.expect("the worker binary runs")
+	};
+	let output = run("32x16");
+	let stdout = String::from_utf8_lossy(&output.stdout);
+	assert!(
+		output.status.success(),
+		"{}",
+		String::from_utf8_lossy(&output.stderr)
+	);
+	assert!(stdout.contains("with a 32x16 net"), "{stdout}");
+	let output = run("32x0");
+	let stderr = String::from_utf8_lossy(&output.stderr);
+	assert_eq!(output.status.code(), Some(2), "{stderr}");
+	assert!(stderr.contains("e.g. 128x64"), "{stderr}");
 }
