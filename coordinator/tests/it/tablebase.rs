@@ -34,11 +34,17 @@ pub(crate) fn table() -> &'static Arc<Tablebase> {
 }
 
 /// The placement layers from 19 placed (the last two), solved once into the target directory
-/// and kept there, so that later runs find them solved.
+/// and kept there, so that later runs find them solved. Tests may run in processes of their
+/// own, which take turns under a file lock: the first solves, the others find the layers.
 pub(crate) fn last_layers() -> &'static PathBuf {
 	static DIR: OnceLock<PathBuf> = OnceLock::new();
 	DIR.get_or_init(|| {
-		let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("placement-from-19");
+		let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+		std::fs::create_dir_all(&target).expect("the target's temporary directory");
+		let lock = std::fs::File::create(target.join("placement-from-19.lock"))
+			.expect("the lock file is writable");
+		lock.lock().expect("the lock");
+		let dir = target.join("placement-from-19");
 		tigers_core::tablebase::placement::build(&dir, table(), 19, 2, &|_| {})
 			.expect("the last placement layers solve");
 		dir

@@ -22,18 +22,40 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 /// The layers from 18 placed up, solved once for the tests that only read them: first those
-/// with 19 placed, then, as a stopped build resumes, the two with 18.
+/// with 19 placed, then, as a stopped build resumes, the two with 18. Test runners may run each
+/// test in a process of its own, so the processes take turns under a file lock, and the first
+/// of each build of the tests solves them (the note beside the layers names that build).
 fn solved() -> &'static Path {
 	static DIR: OnceLock<PathBuf> = OnceLock::new();
 	DIR.get_or_init(|| {
-		let dir = scratch("from-18");
-		let first = placement::build(&dir, table(), 19, 2, &|_| {}).expect("the last layers solve");
-		assert_eq!(first.solved.len(), 2);
-		let resumed = placement::build(&dir, table(), 18, 2, &|_| {}).expect("the build resumes");
-		assert_eq!(resumed.kept, first.solved, "the finished layers are kept");
-		assert_eq!(resumed.solved.len(), 2);
+		let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+		let dir = target.join("placement-from-18");
+		std::fs::create_dir_all(&target).expect("the target's temporary directory");
+		let lock = std::fs::File::create(target.join("placement-from-18.lock"))
+			.expect("the lock file is writable");
+		lock.lock().expect("the lock");
+		let note = target.join("placement-from-18.solved-by");
+		let this_build = this_build();
+		if std::fs::read_to_string(&note).ok().as_deref() != Some(this_build.as_str()) {
+			let _ = std::fs::remove_dir_all(&dir);
+			let first =
+				placement::build(&dir, table(), 19, 2, &|_| {}).expect("the last layers solve");
+			assert_eq!(first.solved.len(), 2);
+			let resumed =
+				placement::build(&dir, table(), 18, 2, &|_| {}).expect("the build resumes");
+			assert_eq!(resumed.kept, first.solved, "the finished layers are kept");
+			assert_eq!(resumed.solved.len(), 2);
+			std::fs::write(&note, &this_build).expect("the note is writable");
+		}
 		dir
 	})
+}
+
+/// This test binary's path and modification time: the same for every test of one build.
+fn this_build() -> String {
+	let exe = std::env::current_exe().expect("the test binary's path");
+	let modified = std::fs::metadata(&exe).and_then(|m| m.modified()).ok();
+	format!("{} {modified:?}", exe.display())
 }
 
 /// The value for `turn` by plain negamax over the game's moves down to the movement phase,
