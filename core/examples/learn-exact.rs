@@ -26,6 +26,7 @@ use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::{Sample, SelfPlaySettings, play_self_play_game_with};
 use tigers_core::tablebase::Tablebase;
 use tigers_core::tablebase::placement::PlacementTable;
+use tigers_core::trainer::schedule::LearningRateSchedule;
 use tigers_core::trainer::{Trainer, TrainingSettings};
 use tigers_core::{ClaudePlayer, Network};
 
@@ -223,6 +224,9 @@ fn main() {
 		window: samples.len(),
 		max_uses: u32::MAX,
 		threads,
+		// A constant rate and the last weights, as the experiment in docs/training.md ran.
+		schedule: LearningRateSchedule::default(),
+		weight_average: 0.0,
 		..TrainingSettings::default()
 	};
 	let mut trainer = Trainer::new(Network::new(shape, options.seed), settings, options.seed);

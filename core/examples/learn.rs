@@ -17,6 +17,7 @@ use tigers_core::replay::Augmentation;
 use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::{Sample, SelfPlaySettings, play_self_play_game};
 use tigers_core::stats::{GateRecord, PromotionRule, promote};
+use tigers_core::trainer::schedule::LearningRateSchedule;
 use tigers_core::trainer::{Trainer, TrainingSettings};
 use tigers_core::{Network, NeuralPlayer};
 
@@ -126,7 +127,13 @@ fn main() {
 	let first = gate(&incumbent, &gate_settings, options.threads as usize);
 	let mut incumbent_record: Option<GateRecord> = first.record();
 	println!("round 0 generation 0 minutes 0.0 {}", describe(&first));
-	let mut training = TrainingSettings::default();
+	// A constant rate, as the figures in docs/training.md were made with; the candidate is the
+	// trained net itself, so no running average is kept.
+	let mut training = TrainingSettings {
+		schedule: LearningRateSchedule::default(),
+		weight_average: 0.0,
+		..TrainingSettings::default()
+	};
 	if options.canonical {
 		training.targets.augmentation = Augmentation::Canonical;
 	}

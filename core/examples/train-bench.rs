@@ -23,6 +23,7 @@ use tigers_core::network::{Shape, encode};
 use tigers_core::neural::SELF_PLAY_TABLE_BITS;
 use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::{Sample, SelfPlaySettings, play_self_play_game};
+use tigers_core::trainer::schedule::LearningRateSchedule;
 use tigers_core::trainer::{Trainer, TrainingSettings};
 use tigers_core::{Network, NeuralPlayer};
 
@@ -119,8 +120,12 @@ fn main() -> ExitCode {
 		eprintln!("{path}: {error}");
 		return ExitCode::FAILURE;
 	}
+	// The step alone, as docs/benchmarks.md measured it: no running average to update, and the
+	// rate (which does not change the work) constant.
 	let settings = TrainingSettings {
 		threads: options.threads,
+		schedule: LearningRateSchedule::default(),
+		weight_average: 0.0,
 		..defaults
 	};
 	let net = Network::new(Shape::default(), options.seed);

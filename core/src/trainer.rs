@@ -49,11 +49,14 @@ pub struct TrainingSettings {
 
 impl Default for TrainingSettings {
 	/// Batches of 256 from a window of 200,000 samples that does not grow, each used at most 8
-	/// times, at a constant learning rate; these trained steadily in the experiments recorded
-	/// in docs/training.md (whether a growing window or a falling rate does better is issue
-	/// 24's question, not yet measured). One thread: the
-	/// coordinator trains beside self-play and gating on the same cores, and a step started on
-	/// more threads pays for starting them (see [`Trainer::train`]).
+	/// times; the learning rate warms up over 5,000 steps and then falls by half a cosine to a
+	/// tenth of itself over 1.5 million steps (about 75 minutes of training on the two-core
+	/// development machine), and each candidate is a running average of the weights over about
+	/// the last thousand steps. The falling rate and the average are issue 24's levers that
+	/// kept the promoted nets improving in the runs of docs/training.md, where a constant rate
+	/// and the last weights stopped after some 15 minutes. One thread: the coordinator trains
+	/// beside self-play and gating on the same cores, and a step started on more threads pays
+	/// for starting them (see [`Trainer::train`]).
 	fn default() -> TrainingSettings {
 		TrainingSettings {
 			batch_size: 256,
@@ -62,8 +65,14 @@ impl Default for TrainingSettings {
 			max_uses: 8,
 			targets: TargetSettings::default(),
 			adam: AdamSettings::default(),
-			schedule: LearningRateSchedule::default(),
-			weight_average: 0.0,
+			schedule: LearningRateSchedule {
+				shape: schedule::ScheduleShape::Cosine {
+					period: 1_500_000,
+					floor: 0.1,
+				},
+				warmup_steps: 5_000,
+			},
+			weight_average: 0.999,
 			threads: 1,
 		}
 	}
@@ -308,25 +317,38 @@ mod tests {
 		assert_eq!(resumed.adam.settings.learning_rate, base * 0.5);
 		resumed.step().unwrap();
 		assert_eq!(resumed.adam.settings.learning_rate, base * 0.25);
-		// By default the rate is the settings' at every step.
+		// A constant schedule keeps the settings' rate at every step.
 		let mut constant = Trainer::new(
 			Network::new(Shape::default(), 1),
-			TrainingSettings::default(),
+			TrainingSettings {
+				schedule: LearningRateSchedule::default(),
+				..TrainingSettings::default()
+			},
 			1,
 		);
 		constant.add_samples(random_samples(300));
 		constant.step().unwrap();
 		assert_eq!(constant.adam.settings.learning_rate, 1e-3);
+		// The default warms up: the first step is at 1 / 5,000 of the base rate.
+		let mut warming = Trainer::new(
+			Network::new(Shape::default(), 1),
+			TrainingSettings::default(),
+			1,
+		);
+		warming.add_samples(random_samples(300));
+		warming.step().unwrap();
+		assert!((warming.adam.settings.learning_rate - 1e-3 / 5_000.0).abs() < 1e-12);
 	}
 
 	#[test]
-	fn the_default_training_keeps_a_fixed_window_and_a_constant_rate() {
+	fn the_default_training_keeps_a_fixed_window_a_falling_rate_and_an_average() {
 		let settings = TrainingSettings::default();
 		assert_eq!(settings.window, 200_000);
 		assert!(settings.window_growth.is_fixed());
-		assert_eq!(settings.schedule, LearningRateSchedule::default());
+		assert_eq!(settings.schedule.shape.to_string(), "cosine:1500000:0.1");
+		assert_eq!(settings.schedule.warmup_steps, 5_000);
 		assert_eq!(settings.adam.learning_rate, 1e-3);
-		assert_eq!(settings.weight_average, 0.0);
+		assert_eq!(settings.weight_average, 0.999);
 	}
 
 	#[test]
@@ -367,7 +389,11 @@ mod tests {
 		assert_eq!(threaded.train(2).len(), 2);
 		assert_eq!(threaded.candidate().params(), trainer.candidate().params());
 		// Without an average, the candidate is the net.
-		let mut plain = Trainer::new(start, TrainingSettings::default(), 1);
+		let plain_settings = TrainingSettings {
+			weight_average: 0.0,
+			..TrainingSettings::default()
+		};
+		let mut plain = Trainer::new(start, plain_settings, 1);
 		plain.add_samples(random_samples(300));
 		plain.step().unwrap();
 		assert!(plain.average.is_none());

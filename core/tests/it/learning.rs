@@ -11,6 +11,7 @@ use tigers_core::network::train::TrainingExample;
 use tigers_core::replay::TargetSettings;
 use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::{Sample, SelfPlaySettings, play_self_play_game};
+use tigers_core::trainer::schedule::LearningRateSchedule;
 use tigers_core::trainer::{Trainer, TrainingSettings};
 use tigers_core::{ClaudePlayer, Network};
 
@@ -63,6 +64,9 @@ fn training_lowers_held_out_loss() {
 		batch_size: 32,
 		max_uses: 2,
 		targets,
+		// A constant rate from the first step: the test trains a few hundred steps, far fewer
+		// than the default warm-up.
+		schedule: LearningRateSchedule::default(),
 		..TrainingSettings::default()
 	};
 	let mut trainer = Trainer::new(
