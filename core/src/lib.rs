@@ -11,7 +11,7 @@
 //! - [`outcome`]: how a game ends;
 //! - [`position`]: [`Position`] and its one-line text notation;
 //! - [`symmetry`]: the eight symmetries and the canonical board;
-//! - [`reference`]: a slow, obviously correct rules implementation to check the fast one;
+//! - [`reference`](mod@reference): a slow, obviously correct rules implementation to check the fast one;
 //! - [`perft`]: counting move paths, fast and slow;
 //! - [`game`]: [`Game`], a game with its history, repetitions and outcome;
 //! - [`record`]: [`GameRecord`], a whole game as text;

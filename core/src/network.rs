@@ -1,7 +1,7 @@
 //! `Network`: a small multilayer perceptron that scores positions, its input encoding, and a
 //! forward pass without allocation.
 //!
-//! - [`file`]: the safetensors file format for nets and optimizer state;
+//! - [`file`](mod@file): the safetensors file format for nets and optimizer state;
 //! - [`quantized`]: the net in integers, with an incrementally updated first layer, for the
 //!   search;
 //! - [`train`]: gradients by backpropagation and the Adam optimiser.

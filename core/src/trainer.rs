@@ -1,7 +1,7 @@
 //! `Trainer`: a net with its optimiser, the replay window and the seeded randomness that draws
 //! mini-batches, so the coordinator, the experiments and the tests train the same way.
 //!
-//! - [`crew`]: the helper threads of one [`Trainer::train`] call;
+//! - `crew`: the helper threads of one [`Trainer::train`] call;
 //! - [`schedule`]: the learning rate by step and the window's size by samples seen;
 //! - [`average`]: the running average of the weights, which may stand as the candidate.
 

@@ -2,7 +2,8 @@
 
 use thiserror::Error;
 
-use super::{HEADER, PlayerNameError};
+use super::header::HEADER;
+use super::name::PlayerNameError;
 use crate::board::MoveError;
 use crate::moves::{Move, ParseMoveError};
 use crate::outcome::Outcome;

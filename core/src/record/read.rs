@@ -1,6 +1,8 @@
 //! Reading a record's text: its lines, their order and their values.
 
-use super::{FORMAT_NAME, HEADER, PlayerName, RecordError};
+use super::error::RecordError;
+use super::header::{FORMAT_NAME, HEADER};
+use super::name::PlayerName;
 use crate::moves::Move;
 use crate::outcome::Outcome;
 use crate::position::Position;

@@ -1,6 +1,7 @@
 //! The promotion rule: whether a candidate network replaces the incumbent, from their gate matches.
 
-use super::{Estimate, GateStop, PairCounts};
+use super::score::{Estimate, PairCounts};
+use super::sprt::GateStop;
 
 /// How one network did in its gate match against the fixed reference player.
 ///

@@ -4,7 +4,7 @@ use std::fmt;
 
 use thiserror::Error;
 
-use super::{PairCounts, mean_and_variance, score_from_elo};
+use super::score::{PairCounts, mean_and_variance, score_from_elo};
 
 /// Before the LLR is taken, a pair score never seen counts as this many pairs, as fishtest does
 /// (`regularize` in its `LLRcalc.py`). Without it, pairs that all went the same way would have

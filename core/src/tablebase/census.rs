@@ -5,7 +5,7 @@ use crate::board::GameBoard;
 use crate::moves::Turn;
 use crate::position::Position;
 use crate::tablebase::index::{LAYERS, Layout};
-use crate::tablebase::{Value, decode_value};
+use crate::tablebase::value::{Value, decode_value};
 
 /// Wins, draws and losses for the side to move, counted up to symmetry.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | 0 | 8 | magic `TIGERSTB` |
 //! | 8 | 4 | format version ([`TABLEBASE_FORMAT_VERSION`]) |
-//! | 12 | 4 | rules version ([`RULES_VERSION`](super::RULES_VERSION)) |
+//! | 12 | 4 | rules version ([`RULES_VERSION`]) |
 //! | 16 | 4 | tiger classes in the index (1,666) |
 //! | 20 | 4 | zero |
 //! | 24 | 8 | entries |
@@ -25,7 +25,11 @@ use thiserror::Error;
 
 use crate::network::file::hex;
 use crate::tablebase::index::Layout;
-use crate::tablebase::{POSITIONS, POSITIONS_UP_TO_SYMMETRY, RULES_VERSION, Tablebase};
+use crate::tablebase::index::{POSITIONS, POSITIONS_UP_TO_SYMMETRY};
+
+/// The rules the table was solved under; a table solved under other rules is refused. Raise it
+/// with any change to `docs/rules.md` that changes a movement-phase value.
+pub const RULES_VERSION: u32 = 1;
 
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"TIGERSTB";
@@ -91,87 +95,45 @@ pub enum TablebaseFileError {
 	},
 }
 
-impl Tablebase {
-	/// Reads a table file: one read of the whole file, then every check.
-	pub fn read(path: &Path) -> Result<Tablebase, TablebaseFileError> {
-		let bytes = std::fs::read(path).map_err(|source| TablebaseFileError::Io {
-			path: path.display().to_string(),
-			source,
-		})?;
-		Tablebase::from_bytes(bytes)
+/// The checked entries of a table file's bytes, with the file's header and identity (its
+/// sha256 in hex).
+pub(crate) fn checked_entries(
+	mut bytes: Vec<u8>,
+) -> Result<(Vec<u8>, [u8; HEADER_BYTES], String), TablebaseFileError> {
+	let header = Header::parse(&bytes)?;
+	let identity = hex(&Sha256::digest(&bytes));
+	bytes.drain(..HEADER_BYTES);
+	let digest: [u8; 32] = Sha256::digest(&bytes).into();
+	if digest != header.entries_sha256 {
+		return Err(TablebaseFileError::Digest {
+			found: hex(&digest),
+			expected: hex(&header.entries_sha256),
+		});
 	}
+	Ok((bytes, header.bytes, identity))
+}
 
-	/// The table at `path`, or `None` if there is no file there; any other failure, or a file
-	/// that is not a good table, is an error.
-	pub fn read_if_present(path: &Path) -> Result<Option<Tablebase>, TablebaseFileError> {
-		match Tablebase::read(path) {
-			Ok(table) => Ok(Some(table)),
-			Err(TablebaseFileError::Io { source, .. })
-				if source.kind() == std::io::ErrorKind::NotFound =>
-			{
-				Ok(None)
-			}
-			Err(error) => Err(error),
-		}
+/// Writes a table file from its header and entries, through a temporary file renamed into
+/// place, so that a reader never sees half a table.
+pub(crate) fn write_file(
+	path: &Path,
+	header: &[u8],
+	values: &[u8],
+) -> Result<(), TablebaseFileError> {
+	let io = |source| TablebaseFileError::Io {
+		path: path.display().to_string(),
+		source,
+	};
+	if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+		std::fs::create_dir_all(dir).map_err(io)?;
 	}
-
-	/// A table from the bytes of its file, checked.
-	pub fn from_bytes(mut bytes: Vec<u8>) -> Result<Tablebase, TablebaseFileError> {
-		let header = Header::parse(&bytes)?;
-		let identity = hex(&Sha256::digest(&bytes));
-		bytes.drain(..HEADER_BYTES);
-		let digest: [u8; 32] = Sha256::digest(&bytes).into();
-		if digest != header.entries_sha256 {
-			return Err(TablebaseFileError::Digest {
-				found: hex(&digest),
-				expected: hex(&header.entries_sha256),
-			});
-		}
-		Ok(Tablebase {
-			values: bytes,
-			header: header.bytes,
-			identity,
-		})
-	}
-
-	/// Writes the table's file, through a temporary file renamed into place, so that a reader
-	/// never sees half a table.
-	pub fn write(&self, path: &Path) -> Result<(), TablebaseFileError> {
-		let io = |source| TablebaseFileError::Io {
-			path: path.display().to_string(),
-			source,
-		};
-		if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-			std::fs::create_dir_all(dir).map_err(io)?;
-		}
-		let partial = path.with_extension("partial");
-		let mut file = std::fs::File::create(&partial).map_err(io)?;
-		file.write_all(&self.header).map_err(io)?;
-		file.write_all(&self.values).map_err(io)?;
-		file.sync_all().map_err(io)?;
-		drop(file);
-		std::fs::rename(&partial, path).map_err(io)
-	}
-
-	/// The whole file's bytes (80 bytes of header, then the entries).
-	pub fn to_bytes(&self) -> Vec<u8> {
-		let (header, entries) = self.file_parts();
-		let mut bytes = Vec::with_capacity(header.len() + entries.len());
-		bytes.extend_from_slice(header);
-		bytes.extend_from_slice(entries);
-		bytes
-	}
-
-	/// The file as its two parts, the header and the entries, without copying them: to send
-	/// or write it piece by piece.
-	pub fn file_parts(&self) -> (&[u8], &[u8]) {
-		(&self.header, &self.values)
-	}
-
-	/// The file's length in bytes.
-	pub fn file_len(&self) -> u64 {
-		(HEADER_BYTES + self.values.len()) as u64
-	}
+	let partial = path.with_extension("partial");
+	let mut file = std::fs::File::create(&partial).map_err(io)?;
+	file.write_all(header).map_err(io)?;
+	file.write_all(values).map_err(io)?;
+	file.sync_all().map_err(io)?;
+	drop(file);
+	std::fs::rename(&partial, path).map_err(io)
 }
 
 /// The hex sha256 of the file made of this header and these entries.

@@ -23,6 +23,11 @@ use crate::board::BOARD_MASK;
 use crate::moves::Turn;
 use crate::symmetry::Symmetry;
 
+/// Movement-phase positions up to the board's eight symmetries.
+pub const POSITIONS_UP_TO_SYMMETRY: u64 = 88_260_972;
+/// Movement-phase positions counting every symmetric image.
+pub const POSITIONS: u64 = 705_743_500;
+
 /// Layers of the table: one per number of dead sheep, 0 to 4.
 pub const LAYERS: usize = 5;
 /// Points left for sheep and empty points once the four tigers stand.

@@ -8,6 +8,7 @@
 //! layer at a time from the movement table (the tigers to move with all 20 placed), two layers
 //! in memory, and writes each layer to a file as it finishes.
 //!
+//! - [`Verdict`]: a position's value without a distance, and its two-bit code;
 //! - [`index`]: layers, blocks by dead sheep and tiger class, ranks of sheep sets;
 //! - [`solve`]: one layer from its child layer, on scoped threads;
 //! - [`store`]: the layer files, the manifest, resuming a stopped solve, probing from disk;
@@ -20,9 +21,8 @@ pub mod index;
 pub mod judge;
 pub mod solve;
 pub mod store;
+mod verdict;
 pub mod verify;
-
-use std::fmt;
 
 pub use census::{LayerCount, count_layer, count_layer_on, count_up_to_symmetry};
 pub use index::{LAST_PLACED, LayerId, LayerShape, MAX_DEAD};
@@ -32,85 +32,9 @@ pub use solve::{
 	solve_one_slice,
 };
 pub use store::{
-	BuildProgress, BuildReport, PartialSlices, PlacementError, PlacementTable, build,
-	check_manifest, has_layer, read_layer, write_layer, write_manifest_if_complete,
+	BuildProgress, BuildReport, PLACEMENT_FORMAT_VERSION, PartialSlices, PlacementError,
+	PlacementTable, build, check_manifest, has_layer, read_layer, write_layer,
+	write_manifest_if_complete,
 };
+pub use verdict::Verdict;
 pub use verify::{PlacementVerifyError, VerifyChildren, VerifyLayerReport, verify_layer};
-
-/// The layout of the layer files and their index.
-pub const PLACEMENT_FORMAT_VERSION: u32 = 1;
-
-/// A placement position's value for the side to move, without a distance.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Verdict {
-	/// The side to move can force a win.
-	Win,
-	/// Neither side can force a win.
-	Draw,
-	/// The other side can force a win.
-	Loss,
-}
-
-/// The two-bit code of a draw.
-pub(crate) const DRAW: u8 = 0;
-/// The two-bit code of a win for the side to move.
-pub(crate) const WIN: u8 = 1;
-/// The two-bit code of a loss for the side to move.
-pub(crate) const LOSS: u8 = 2;
-/// The two-bit code of padding after a block's last entry; never a position's.
-pub(crate) const PAD: u8 = 3;
-
-impl Verdict {
-	/// The value for the other side.
-	pub fn flip(self) -> Verdict {
-		match self {
-			Verdict::Win => Verdict::Loss,
-			Verdict::Draw => Verdict::Draw,
-			Verdict::Loss => Verdict::Win,
-		}
-	}
-
-	/// Win, draw or loss as 1, 0, -1.
-	pub fn sign(self) -> i32 {
-		match self {
-			Verdict::Win => 1,
-			Verdict::Draw => 0,
-			Verdict::Loss => -1,
-		}
-	}
-
-	/// The movement table's value without its distance.
-	pub fn of_value(value: super::Value) -> Verdict {
-		match value {
-			super::Value::Win(_) => Verdict::Win,
-			super::Value::Draw => Verdict::Draw,
-			super::Value::Loss(_) => Verdict::Loss,
-		}
-	}
-
-	pub(crate) fn from_code(code: u8) -> Option<Verdict> {
-		match code {
-			DRAW => Some(Verdict::Draw),
-			WIN => Some(Verdict::Win),
-			LOSS => Some(Verdict::Loss),
-			_ => None,
-		}
-	}
-}
-
-impl fmt::Display for Verdict {
-	/// `win`, `draw` or `loss`, from the side to move's point of view.
-	fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-		f.write_str(match self {
-			Verdict::Win => "win",
-			Verdict::Draw => "draw",
-			Verdict::Loss => "loss",
-		})
-	}
-}
-
-/// The code of entry `rank` in a block that starts at `bytes[0]`.
-#[inline]
-pub(crate) fn code_at(bytes: &[u8], start: u64, rank: u32) -> u8 {
-	(bytes[(start + u64::from(rank / 4)) as usize] >> (2 * (rank % 4))) & 3
-}

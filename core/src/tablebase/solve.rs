@@ -31,10 +31,8 @@ use thiserror::Error;
 
 use crate::lines::{JUMPS, NEIGHBOURS};
 use crate::moves::Turn;
-use crate::tablebase::index::{Entry, LAYERS, Layout};
-use crate::tablebase::{
-	MAX_DISTANCE, POSITIONS, POSITIONS_UP_TO_SYMMETRY, encode_loss, encode_win,
-};
+use crate::tablebase::index::{Entry, LAYERS, Layout, POSITIONS, POSITIONS_UP_TO_SYMMETRY};
+use crate::tablebase::value::{MAX_DISTANCE, encode_loss, encode_win};
 
 /// Entries a thread takes at a time.
 const CHUNK: usize = 1 << 14;

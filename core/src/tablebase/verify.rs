@@ -12,9 +12,10 @@ use thiserror::Error;
 
 use crate::position::Position;
 use crate::tablebase::census::position_of;
-use crate::tablebase::index::Layout;
+use crate::tablebase::index::{Layout, POSITIONS, POSITIONS_UP_TO_SYMMETRY};
 use crate::tablebase::solve::parallel;
-use crate::tablebase::{POSITIONS, POSITIONS_UP_TO_SYMMETRY, Tablebase, Value, decode_value};
+use crate::tablebase::table::Tablebase;
+use crate::tablebase::value::{Value, decode_value};
 
 /// How far a verification has got, in entries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

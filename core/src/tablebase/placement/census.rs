@@ -14,7 +14,7 @@ use crate::tablebase::placement::index::{
 	LayerId, LayerShape, MAX_DEAD, colex_rank, sets_in_rank_order, sets_of, to_board_mask,
 	to_free_set,
 };
-use crate::tablebase::placement::{DRAW, LOSS, WIN, code_at};
+use crate::tablebase::placement::verdict::{DRAW, LOSS, WIN, code_at};
 
 /// One layer counted.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,12 +6,12 @@
 //! side to move; inside it the entries go by dead sheep, then by tiger class, then by the rank of
 //! the sheep set:
 //!
-//! - **Tigers by class**, as in the movement table ([`Layout`]): the 1,666 classes of tiger sets
+//! - **Tigers by class**, as in the movement table (`Layout`): the 1,666 classes of tiger sets
 //!   under the eight symmetries, each stored under its least mask.
 //! - **Sheep by rank.** The sheep stand on some of the 21 points the class's tigers leave free.
 //!   Numbered 0 to 20 in ascending order, those points turn the sheep into a 21-bit set, whose
 //!   colexicographic rank among the `C(21, s)` sets of its size is the entry's place in the
-//!   class's block. [`colex_rank`] takes three table lookups.
+//!   class's block. `colex_rank` takes three table lookups.
 //!
 //! An entry is two bits ([`Verdict`](super::Verdict)), four to a byte, and every class's block
 //! starts on a byte of its own (the last byte is padded with the code 3), so that the solve's

@@ -4,7 +4,8 @@
 
 use crate::game::Game;
 use crate::moves::{Move, Turn};
-use crate::tablebase::placement::{PlacementTable, Verdict};
+use crate::tablebase::placement::store::PlacementTable;
+use crate::tablebase::placement::verdict::Verdict;
 use crate::tablebase::{Accuracy, Tablebase};
 use crate::{GameBoard, board::DEAD_SHEEP_TO_WIN};
 

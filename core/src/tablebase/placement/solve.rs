@@ -28,8 +28,9 @@ use crate::tablebase::index::{FREE_POINTS, Layout, TIGER_CLASSES};
 use crate::tablebase::placement::index::{
 	ALL_FREE, LayerId, LayerShape, MAX_DEAD, colex_rank, sets_in_rank_order, sets_of, to_board_mask,
 };
-use crate::tablebase::placement::{DRAW, LOSS, WIN, code_at};
-use crate::tablebase::{Tablebase, Value, decode_value};
+use crate::tablebase::placement::verdict::{DRAW, LOSS, WIN, code_at};
+use crate::tablebase::table::Tablebase;
+use crate::tablebase::value::{Value, decode_value};
 
 /// Where a layer's moves lead.
 #[derive(Clone, Copy)]

@@ -37,8 +37,11 @@ use crate::network::file::hex;
 use crate::tablebase::index::TIGER_CLASSES;
 use crate::tablebase::placement::index::{LAST_PLACED, LayerId, LayerShape, locate};
 use crate::tablebase::placement::solve::{Children, LayerProgress, Slice, SliceStore, solve_layer};
-use crate::tablebase::placement::{PLACEMENT_FORMAT_VERSION, Verdict};
+use crate::tablebase::placement::verdict::Verdict;
 use crate::tablebase::{RULES_VERSION, Tablebase};
+
+/// The layout of the layer files and their index.
+pub const PLACEMENT_FORMAT_VERSION: u32 = 1;
 
 /// The first eight bytes of every layer file.
 pub const MAGIC: [u8; 8] = *b"TIGERSPL";

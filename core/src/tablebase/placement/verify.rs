@@ -21,7 +21,7 @@ use crate::tablebase::placement::census::is_canonical;
 use crate::tablebase::placement::index::{
 	LayerId, LayerShape, locate, sets_in_rank_order, sets_of, to_board_mask,
 };
-use crate::tablebase::placement::{PAD, Verdict, code_at};
+use crate::tablebase::placement::verdict::{PAD, Verdict, code_at};
 
 /// What a layer's check found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
