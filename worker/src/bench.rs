@@ -106,7 +106,7 @@ pub fn bench(settings: &BenchSettings) -> Result<BenchReport, WorkerError> {
 	bench_with_progress(settings, |_| {})
 }
 
-/// [`bench`], calling `finished` with the number of games finished so far after each game (from
+/// [`bench()`], calling `finished` with the number of games finished so far after each game (from
 /// the playing threads, so it should be quick): for a progress bar.
 pub fn bench_with_progress(
 	settings: &BenchSettings,

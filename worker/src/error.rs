@@ -10,7 +10,7 @@ use thiserror::Error;
 use crate::spool::SpoolError;
 use tigers_process::metrics::MetricsError;
 
-/// Why [`run`](crate::run) or [`bench`](crate::bench) stopped with an error.
+/// Why [`run`](crate::run) or [`bench`](crate::bench()) stopped with an error.
 #[derive(Debug, Error)]
 pub enum WorkerError {
 	/// A setting is out of range.

@@ -14,7 +14,7 @@
 //! - [`config`]: the settings, [`WorkerConfig`], and their defaults;
 //! - [`error`]: what can stop a worker, [`WorkerError`];
 //! - `state`: the state directory: lock, stable worker id and its secret;
-//! - [`spool`]: [`Spool`](spool::Spool), the on-disk queue of unacknowledged batches;
+//! - [`spool`]: [`Spool`], the on-disk queue of unacknowledged batches;
 //! - `selfplay`: the rayon pool and the assignment it plays;
 //! - `batcher`: finished games into batches into the spool;
 //! - `stats`: games, samples and the sample rate, for heartbeats;

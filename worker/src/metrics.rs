@@ -1,4 +1,4 @@
-//! Prometheus metrics: the worker's own figures in [`figures`](mod@figures), served by the
+//! Prometheus metrics: the worker's own figures in `figures`, served by the
 //! endpoint both binaries share (`tigers_process::metrics`).
 //!
 //! The recorder is global to the process, so one endpoint per process. Recording with no
