@@ -26,7 +26,7 @@ use crate::board::{DEAD_SHEEP_TO_WIN, GameBoard, TIGERS, TOTAL_SHEEP, each_point
 use crate::moves::Turn;
 use crate::network::{
 	DEAD_INPUT, IN_HAND_INPUT, INPUTS, MAX_HIDDEN, Network, PLACEMENT_INPUT, SHEEP_INPUTS,
-	TIGER_INPUTS, TIGER_TO_MOVE_INPUT, Tensors, scalar_inputs_of,
+	TIGER_INPUTS, TIGER_TO_MOVE_INPUT, scalar_inputs_of,
 };
 
 /// Units in a vector: eight 16-bit activations, or eight 32-bit sums.
@@ -127,121 +127,24 @@ impl QuantizedNet {
 	/// saturates, and only rounding separates the result from the float net's.
 	pub fn new(net: &Network) -> QuantizedNet {
 		let shape = net.shape();
-		let (h1, h2) = (shape.hidden1, shape.hidden2);
-		let hidden1_vectors = h1.div_ceil(LANES);
-		let hidden2_padded = h2.div_ceil(BLOCK) * BLOCK;
-		let Tensors {
-			w1,
-			b1,
-			w2,
-			b2,
-			w3,
-			b3,
-		} = net.tensors();
-		let weight1 = |input: usize, unit: usize| f64::from(w1[input * h1 + unit]);
-
-		// 1. The first layer's scale, from each unit's largest activation; and no sum of the
-		//    weights' magnitudes may reach 2^30 at the fine scale.
-		let sum_of_largest = |j: usize, part: &dyn Fn(f64) -> f64| {
-			let largest = |inputs: std::ops::Range<usize>, count: usize| {
-				let mut values: Vec<f64> = inputs.map(|i| part(weight1(i, j))).collect();
-				values.sort_by(|a, b| b.total_cmp(a));
-				values.iter().take(count).sum::<f64>()
-			};
-			[
-				IN_HAND_INPUT,
-				DEAD_INPUT,
-				TIGER_TO_MOVE_INPUT,
-				PLACEMENT_INPUT,
-			]
-			.iter()
-			.map(|&i| part(weight1(i, j)))
-			.sum::<f64>() + largest(TIGER_INPUTS..SHEEP_INPUTS, TIGERS as usize)
-				+ largest(SHEEP_INPUTS..PIECE_INPUTS, TOTAL_SHEEP as usize)
+		let tensors = net.tensors();
+		let first = FirstLayer {
+			weights: tensors.w1,
+			bias: tensors.b1,
+			units: shape.hidden1,
 		};
-		let highest: Vec<f64> = (0..h1)
-			.map(|j| (f64::from(b1[j]) + sum_of_largest(j, &|w| w.max(0.0))).max(0.0))
-			.collect();
-		let magnitude = (0..h1)
-			.map(|j| f64::from(b1[j]).abs() + sum_of_largest(j, &f64::abs))
-			.fold(0.0, f64::max);
-		// Rounding adds at most one unit to an activation: two units of headroom.
-		let scale1 = scale_for(highest.iter().copied().fold(0.0, f64::max), 32_765.0)
-			.min(scale_for(magnitude, f64::from(1 << (30 - FINE_BITS))));
+		let (highest, scale1) = first.scale();
+		let hidden1_vectors = shape.hidden1.div_ceil(LANES);
 		let fine = scale1 * f64::from(1 << FINE_BITS);
-		let quantize1 = |value: f64| (value * fine).round() as i32;
-
-		let row = |values: &dyn Fn(usize) -> f64| -> Vec<i32x8> {
-			(0..hidden1_vectors)
-				.map(|v| {
-					i32x8::new(std::array::from_fn(|lane| {
-						let unit = v * LANES + lane;
-						if unit < h1 {
-							quantize1(values(unit))
-						} else {
-							0
-						}
-					}))
-				})
-				.collect()
+		let second = SecondLayer {
+			weights: tensors.w2,
+			inputs: shape.hidden1,
+			outputs: shape.hidden2,
 		};
-		let mut piece_rows = Vec::with_capacity(PIECE_INPUTS * hidden1_vectors);
-		for input in 0..PIECE_INPUTS {
-			piece_rows.extend(row(&|unit| weight1(input, unit)));
-		}
-		let half = i32x8::splat(1 << (FINE_BITS - 1));
-		let mut context_rows = vec![i32x8::ZERO; CONTEXTS * hidden1_vectors];
-		for (index, scalars) in contexts() {
-			let values = row(&|unit| {
-				f64::from(b1[unit])
-					+ scalars
-						.iter()
-						.map(|&(input, x)| f64::from(x) * weight1(input, unit))
-						.sum::<f64>()
-			});
-			for (slot, value) in context_rows[index * hidden1_vectors..]
-				.iter_mut()
-				.zip(values)
-			{
-				*slot = value + half;
-			}
-		}
-
-		// 2. The second layer's scales, one per output: its weights within 16 bits, and its sum
-		//    of products (each activation at most its bound) within 32.
-		let activation_bound = |j: usize| highest[j] * scale1 + 1.0;
-		let rounding: f64 = (0..h1).map(|j| 0.5 * activation_bound(j)).sum();
-		let scales2: Vec<f64> = (0..h2)
-			.map(|k| {
-				let column = (0..h1).map(|j| f64::from(w2[j * h2 + k]).abs());
-				let sum = column
-					.clone()
-					.enumerate()
-					.map(|(j, w)| activation_bound(j) * w)
-					.sum::<f64>();
-				scale_for(sum, f64::from(i32::MAX) - rounding)
-					.min(scale_for(column.fold(0.0, f64::max), 32_767.0))
-			})
-			.collect();
-		let weight2 = |j: usize, k: usize| -> i16 {
-			if j < h1 && k < h2 {
-				(f64::from(w2[j * h2 + k]) * scales2[k]).round() as i16
-			} else {
-				0
-			}
-		};
-		let pairs = hidden1_vectors * LANES / 2;
-		let mut layer2 = Vec::with_capacity(hidden2_padded / BLOCK * pairs);
-		for block in 0..hidden2_padded / BLOCK {
-			for pair in 0..pairs {
-				layer2.push(std::array::from_fn(|group| {
-					i16x8::new(std::array::from_fn(|lane| {
-						let output = block * BLOCK + group * 4 + lane / 2;
-						weight2(2 * pair + lane % 2, output)
-					}))
-				}));
-			}
-		}
+		// Rounding adds at most one unit to an activation.
+		let activation_bounds: Vec<f64> = highest.iter().map(|h| h * scale1 + 1.0).collect();
+		let scales2 = second.scales(&activation_bounds);
+		let hidden2_padded = shape.hidden2.div_ceil(BLOCK) * BLOCK;
 		let padded = |values: &[f32]| -> Vec<f32x4> {
 			(0..hidden2_padded / 4)
 				.map(|g| {
@@ -251,20 +154,19 @@ impl QuantizedNet {
 				})
 				.collect()
 		};
+		let unscale2: Vec<f32> = scales2
+			.iter()
+			.map(|s| (1.0 / (scale1 * s)) as f32)
+			.collect();
 		QuantizedNet {
 			hidden1_vectors,
-			piece_rows,
-			context_rows,
-			layer2,
-			layer2_scale: padded(
-				&scales2
-					.iter()
-					.map(|s| (1.0 / (scale1 * s)) as f32)
-					.collect::<Vec<_>>(),
-			),
-			layer2_bias: padded(b2),
-			output_weights: padded(w3),
-			output_bias: b3,
+			piece_rows: first.piece_rows(fine, hidden1_vectors),
+			context_rows: first.context_rows(fine, hidden1_vectors),
+			layer2: second.blocks(&scales2, hidden1_vectors, hidden2_padded),
+			layer2_scale: padded(&unscale2),
+			layer2_bias: padded(tensors.b2),
+			output_weights: padded(tensors.w3),
+			output_bias: tensors.b3,
 		}
 	}
 
@@ -365,6 +267,160 @@ fn tanh(x: f32) -> f32 {
 	let q = x2 * q + 2.268_434_6e-3;
 	let q = x2 * q + 4.893_525e-3;
 	x * p / q
+}
+
+/// The float net's first layer, to be quantised.
+struct FirstLayer<'a> {
+	/// `INPUTS` rows of `units`.
+	weights: &'a [f32],
+	bias: &'a [f32],
+	units: usize,
+}
+
+impl FirstLayer<'_> {
+	fn weight(&self, input: usize, unit: usize) -> f64 {
+		f64::from(self.weights[input * self.units + unit])
+	}
+
+	/// Unit `unit`'s scalar weights and its largest piece weights, each mapped by `part`
+	/// first: four tigers and twenty sheep at most are on the board.
+	fn sum_of_largest(&self, unit: usize, part: &dyn Fn(f64) -> f64) -> f64 {
+		let largest = |inputs: std::ops::Range<usize>, count: usize| {
+			let mut values: Vec<f64> = inputs.map(|i| part(self.weight(i, unit))).collect();
+			values.sort_by(|a, b| b.total_cmp(a));
+			values.iter().take(count).sum::<f64>()
+		};
+		let scalars: f64 = [
+			IN_HAND_INPUT,
+			DEAD_INPUT,
+			TIGER_TO_MOVE_INPUT,
+			PLACEMENT_INPUT,
+		]
+		.iter()
+		.map(|&i| part(self.weight(i, unit)))
+		.sum();
+		scalars
+			+ largest(TIGER_INPUTS..SHEEP_INPUTS, TIGERS as usize)
+			+ largest(SHEEP_INPUTS..PIECE_INPUTS, TOTAL_SHEEP as usize)
+	}
+
+	/// Each unit's largest activation over every reachable board, and the scale that fits the
+	/// largest in 16 bits (two units of headroom for rounding) while no sum of the weights'
+	/// magnitudes reaches 2^30 at the fine scale.
+	fn scale(&self) -> (Vec<f64>, f64) {
+		let highest: Vec<f64> = (0..self.units)
+			.map(|j| (f64::from(self.bias[j]) + self.sum_of_largest(j, &|w| w.max(0.0))).max(0.0))
+			.collect();
+		let magnitude = (0..self.units)
+			.map(|j| f64::from(self.bias[j]).abs() + self.sum_of_largest(j, &f64::abs))
+			.fold(0.0, f64::max);
+		let scale = scale_for(highest.iter().copied().fold(0.0, f64::max), 32_765.0)
+			.min(scale_for(magnitude, f64::from(1 << (30 - FINE_BITS))));
+		(highest, scale)
+	}
+
+	/// One row of the units' values at the fine scale, padded to whole vectors with zeros.
+	fn row(&self, fine: f64, vectors: usize, values: &dyn Fn(usize) -> f64) -> Vec<i32x8> {
+		(0..vectors)
+			.map(|v| {
+				i32x8::new(std::array::from_fn(|lane| {
+					let unit = v * LANES + lane;
+					if unit < self.units {
+						(values(unit) * fine).round() as i32
+					} else {
+						0
+					}
+				}))
+			})
+			.collect()
+	}
+
+	/// A row per piece input, in input order.
+	fn piece_rows(&self, fine: f64, vectors: usize) -> Vec<i32x8> {
+		(0..PIECE_INPUTS)
+			.flat_map(|input| self.row(fine, vectors, &|unit| self.weight(input, unit)))
+			.collect()
+	}
+
+	/// A row per combination of scalar inputs: the bias and the scalars' contribution, plus
+	/// half a fine unit so that the shift back to the coarse scale rounds.
+	fn context_rows(&self, fine: f64, vectors: usize) -> Vec<i32x8> {
+		let half = i32x8::splat(1 << (FINE_BITS - 1));
+		let mut rows = vec![i32x8::ZERO; CONTEXTS * vectors];
+		for (index, scalars) in contexts() {
+			let values = self.row(fine, vectors, &|unit| {
+				f64::from(self.bias[unit])
+					+ scalars
+						.iter()
+						.map(|&(input, x)| f64::from(x) * self.weight(input, unit))
+						.sum::<f64>()
+			});
+			for (slot, value) in rows[index * vectors..].iter_mut().zip(values) {
+				*slot = value + half;
+			}
+		}
+		rows
+	}
+}
+
+/// The float net's second layer, to be quantised.
+struct SecondLayer<'a> {
+	/// `inputs` rows of `outputs`.
+	weights: &'a [f32],
+	inputs: usize,
+	outputs: usize,
+}
+
+impl SecondLayer<'_> {
+	/// One scale per output: its weights within 16 bits, and its sum of products (each
+	/// activation at most its bound, in first-layer units) within 32 bits with room for the
+	/// rounding of every activation.
+	fn scales(&self, activation_bounds: &[f64]) -> Vec<f64> {
+		let rounding: f64 = activation_bounds.iter().map(|bound| 0.5 * bound).sum();
+		(0..self.outputs)
+			.map(|k| {
+				let column =
+					(0..self.inputs).map(|j| f64::from(self.weights[j * self.outputs + k]).abs());
+				let sum = column
+					.clone()
+					.zip(activation_bounds)
+					.map(|(w, bound)| bound * w)
+					.sum::<f64>();
+				scale_for(sum, f64::from(i32::MAX) - rounding)
+					.min(scale_for(column.fold(0.0, f64::max), 32_767.0))
+			})
+			.collect()
+	}
+
+	/// The weights in 16 bits, laid out for the search's inner loop: by blocks of `BLOCK`
+	/// outputs, then by pairs of inputs, each vector holding two inputs for four outputs.
+	fn blocks(
+		&self,
+		scales: &[f64],
+		hidden1_vectors: usize,
+		padded_outputs: usize,
+	) -> Vec<[i16x8; GROUPS]> {
+		let weight = |j: usize, k: usize| -> i16 {
+			if j < self.inputs && k < self.outputs {
+				(f64::from(self.weights[j * self.outputs + k]) * scales[k]).round() as i16
+			} else {
+				0
+			}
+		};
+		let pairs = hidden1_vectors * LANES / 2;
+		let mut blocks = Vec::with_capacity(padded_outputs / BLOCK * pairs);
+		for block in 0..padded_outputs / BLOCK {
+			for pair in 0..pairs {
+				blocks.push(std::array::from_fn(|group| {
+					i16x8::new(std::array::from_fn(|lane| {
+						let output = block * BLOCK + group * 4 + lane / 2;
+						weight(2 * pair + lane % 2, output)
+					}))
+				}));
+			}
+		}
+		blocks
+	}
 }
 
 /// The scale that maps `largest` to `limit` (1 when there is nothing to scale).
