@@ -354,115 +354,138 @@ enum Measure {
 	Exact,
 }
 
-fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &mut Buffer) {
-	let start = p.gates.first().map_or(0.0, |g| g.finished_at);
-	let x = |g: &v1::GateSummary| match axis {
-		GateAxis::Time => (g.finished_at - start) / 3600.0,
-		GateAxis::CpuHours => g.cpu_hours,
-	};
-	let y = |g: &v1::GateSummary| match measure {
-		Measure::Score => g.score,
-		Measure::Elo => g.elo.clamp(-MAX_ELO, MAX_ELO),
-		Measure::Exact => exact_share(g).unwrap_or(f64::NAN),
-	};
-	let point = |g: &v1::GateSummary| (x(g), y(g));
-	let mut by_generation: BTreeMap<u64, &v1::GateSummary> = BTreeMap::new();
-	for g in p.gates.iter().filter(|g| g.promoted) {
-		// A measurement comes after the match that promoted the net, and replaces it.
-		by_generation.insert(g.generation, g);
+impl Measure {
+	/// What the chart plots for a gate, NaN where there is nothing (no exact accuracy).
+	fn of_gate(self, g: &v1::GateSummary) -> f64 {
+		match self {
+			Measure::Score => g.score,
+			Measure::Elo => g.elo.clamp(-MAX_ELO, MAX_ELO),
+			Measure::Exact => exact_share(g).unwrap_or(f64::NAN),
+		}
 	}
-	let promoted: Vec<(f64, f64)> = by_generation
-		.values()
-		.filter(|g| y(g).is_finite())
-		.map(|g| point(g))
-		.collect();
-	let rejected: Vec<(f64, f64)> = p
-		.gates
-		.iter()
-		.filter(|g| !g.promoted && y(g).is_finite())
-		.map(point)
-		.collect();
-	let timed: Vec<(f64, f64)> = p
-		.timed
-		.iter()
-		.map(|t| {
-			let x = match axis {
-				GateAxis::Time => (t.finished_at - start) / 3600.0,
-				GateAxis::CpuHours => t.cpu_hours,
-			};
-			let y = match measure {
-				Measure::Score => t.score,
-				Measure::Elo => t.elo.clamp(-MAX_ELO, MAX_ELO),
-				Measure::Exact => share(t.candidate_exact).unwrap_or(f64::NAN),
-			};
-			(x, y)
-		})
-		.filter(|(x, y)| x.is_finite() && y.is_finite())
-		.collect();
-	let (title, y_bounds) = match measure {
-		Measure::Score => ("score vs ClaudePlayer", [0.0, 1.0]),
-		Measure::Exact => {
-			let lo = promoted
-				.iter()
-				.chain(&rejected)
-				.chain(&timed)
-				.fold(1.0_f64, |lo, (_, y)| lo.min(*y));
-			("exact accuracy", [(lo - 0.02).clamp(0.0, 0.98), 1.0])
+
+	/// What the chart plots for an equal-time measurement.
+	fn of_timed(self, t: &v1::TimedMeasurement) -> f64 {
+		match self {
+			Measure::Score => t.score,
+			Measure::Elo => t.elo.clamp(-MAX_ELO, MAX_ELO),
+			Measure::Exact => share(t.candidate_exact).unwrap_or(f64::NAN),
 		}
-		Measure::Elo => {
-			let (lo, hi) = promoted
-				.iter()
-				.chain(&rejected)
-				.chain(&timed)
-				.fold((0.0_f64, 0.0_f64), |(lo, hi), (_, y)| {
-					(lo.min(*y), hi.max(*y))
-				});
-			("Elo vs ClaudePlayer", [lo - 50.0, hi + 50.0])
+	}
+
+	/// The chart's title and vertical range for these points: scores on 0 to 1, Elo and exact
+	/// accuracy fitted to what there is.
+	fn range(self, points: &Series) -> (&'static str, [f64; 2]) {
+		let ys = || points.all().map(|(_, y)| *y);
+		match self {
+			Measure::Score => ("score vs ClaudePlayer", [0.0, 1.0]),
+			Measure::Exact => {
+				let lo = ys().fold(1.0_f64, f64::min);
+				("exact accuracy", [(lo - 0.02).clamp(0.0, 0.98), 1.0])
+			}
+			Measure::Elo => {
+				let (lo, hi) = ys().fold((0.0_f64, 0.0_f64), |(lo, hi), y| (lo.min(y), hi.max(y)));
+				("Elo vs ClaudePlayer", [lo - 50.0, hi + 50.0])
+			}
 		}
-	};
+	}
+
+	/// A value as the vertical axis labels it.
+	fn label(self, v: f64) -> String {
+		match self {
+			Measure::Score => format!("{v:.2}"),
+			Measure::Elo => format!("{v:+.0}"),
+			Measure::Exact => format!("{:.0}%", 100.0 * v),
+		}
+	}
+}
+
+/// The chart's three sets of (hours or CPU-hours, measure) points.
+struct Series {
+	/// Each promoted net's last gate or measurement, by generation.
+	promoted: Vec<(f64, f64)>,
+	/// The candidates kept out.
+	rejected: Vec<(f64, f64)>,
+	/// The run's equal-time measurements.
+	timed: Vec<(f64, f64)>,
+}
+
+impl Series {
+	fn of(p: &v1::Progress, axis: GateAxis, measure: Measure) -> Series {
+		let start = p.gates.first().map_or(0.0, |g| g.finished_at);
+		let x = |finished_at: f64, cpu_hours: f64| match axis {
+			GateAxis::Time => (finished_at - start) / 3600.0,
+			GateAxis::CpuHours => cpu_hours,
+		};
+		let point = |g: &v1::GateSummary| (x(g.finished_at, g.cpu_hours), measure.of_gate(g));
+		let mut by_generation: BTreeMap<u64, &v1::GateSummary> = BTreeMap::new();
+		for g in p.gates.iter().filter(|g| g.promoted) {
+			// A measurement comes after the match that promoted the net, and replaces it.
+			by_generation.insert(g.generation, g);
+		}
+		let promoted = by_generation
+			.values()
+			.map(|g| point(g))
+			.filter(|(_, y)| y.is_finite());
+		let rejected = p.gates.iter().filter(|g| !g.promoted).map(point);
+		let timed = p
+			.timed
+			.iter()
+			.map(|t| (x(t.finished_at, t.cpu_hours), measure.of_timed(t)))
+			.filter(|(x, _)| x.is_finite());
+		Series {
+			promoted: promoted.collect(),
+			rejected: rejected.filter(|(_, y)| y.is_finite()).collect(),
+			timed: timed.filter(|(_, y)| y.is_finite()).collect(),
+		}
+	}
+
+	fn all(&self) -> impl Iterator<Item = &(f64, f64)> {
+		self.promoted
+			.iter()
+			.chain(&self.rejected)
+			.chain(&self.timed)
+	}
+}
+
+/// A series drawn as a line.
+fn line<'a>(name: &'static str, color: Color, data: &'a [(f64, f64)]) -> Dataset<'a> {
+	Dataset::default()
+		.name(name)
+		.marker(Marker::Braille)
+		.graph_type(GraphType::Line)
+		.style(Style::new().fg(color))
+		.data(data)
+}
+
+fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &mut Buffer) {
+	let series = Series::of(p, axis, measure);
+	let (title, y_bounds) = measure.range(&series);
 	let block = Block::bordered().title(title);
-	let hide_legend = (Constraint::Length(0), Constraint::Length(0));
-	if promoted.is_empty() && rejected.is_empty() && timed.is_empty() {
+	if series.all().next().is_none() {
 		let inner = block.inner(area);
 		block.render(area, buf);
 		Paragraph::new(Line::from("nothing to chart yet")).render(inner, buf);
 		return;
 	}
-	let x_max = promoted
-		.iter()
-		.chain(&rejected)
-		.chain(&timed)
+	let x_max = series
+		.all()
 		.map(|(x, _)| *x)
 		.fold(0.0_f64, f64::max)
 		.max(0.01);
 	let dim = Style::new().fg(Color::DarkGray);
-	let label = |v: f64| match measure {
-		Measure::Score => format!("{v:.2}"),
-		Measure::Elo => format!("{v:+.0}"),
-		Measure::Exact => format!("{:.0}%", 100.0 * v),
-	};
 	Chart::new(vec![
 		Dataset::default()
 			.name("rejected")
 			.marker(Marker::Dot)
 			.graph_type(GraphType::Scatter)
 			.style(dim)
-			.data(&rejected),
-		Dataset::default()
-			.name("promoted")
-			.marker(Marker::Braille)
-			.graph_type(GraphType::Line)
-			.style(Style::new().fg(Color::Green))
-			.data(&promoted),
-		Dataset::default()
-			.name("equal time")
-			.marker(Marker::Braille)
-			.graph_type(GraphType::Line)
-			.style(Style::new().fg(Color::Yellow))
-			.data(&timed),
+			.data(&series.rejected),
+		line("promoted", Color::Green, &series.promoted),
+		line("equal time", Color::Yellow, &series.timed),
 	])
 	.block(block)
-	.hidden_legend_constraints(hide_legend)
+	.hidden_legend_constraints((Constraint::Length(0), Constraint::Length(0)))
 	.legend_position(None)
 	.x_axis(
 		Axis::default()
@@ -474,7 +497,7 @@ fn chart(p: &v1::Progress, axis: GateAxis, measure: Measure, area: Rect, buf: &m
 		Axis::default()
 			.bounds(y_bounds)
 			.style(dim)
-			.labels([label(y_bounds[0]), label(y_bounds[1])]),
+			.labels([measure.label(y_bounds[0]), measure.label(y_bounds[1])]),
 	)
 	.render(area, buf);
 }
