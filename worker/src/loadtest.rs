@@ -13,6 +13,7 @@
 mod report;
 
 use std::collections::VecDeque;
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -331,19 +332,20 @@ impl Plan {
 /// Sends copies of `template` under the session's next sequence numbers, at most
 /// `plan.in_flight` unacknowledged, until `plan.end`; then waits up to [`DRAIN`] for the rest.
 async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> SessionTally {
-	let mut tally = SessionTally::default();
-	// The coordinator handles a session's batches in order, so acknowledgements come in the
-	// order the batches went.
-	let mut unacked: VecDeque<(u64, Instant)> = VecDeque::new();
-	let samples = u32::try_from(template.samples.len()).unwrap_or(u32::MAX);
+	let mut books = Books {
+		tally: SessionTally::default(),
+		unacked: VecDeque::new(),
+		samples: u32::try_from(template.samples.len()).unwrap_or(u32::MAX),
+		plan,
+	};
 	let drained_by = tokio::time::Instant::from_std(plan.end + DRAIN);
 	loop {
 		let now = Instant::now();
 		let sending = now < plan.end;
-		if !sending && unacked.is_empty() {
+		if !sending && books.unacked.is_empty() {
 			break;
 		}
-		if sending && unacked.len() < plan.in_flight {
+		if sending && books.unacked.len() < plan.in_flight {
 			let batch = SampleBatch {
 				sequence: session.next_sequence,
 				..(*template).clone()
@@ -352,10 +354,14 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 				body: Some(worker_message::Body::Batch(batch)),
 			};
 			if session.outbound.send(message).await.is_err() {
-				tally.error(plan.second(now), || "the session stream closed".into());
+				books
+					.tally
+					.error(plan.second(now), || "the session stream closed".into());
 				break;
 			}
-			unacked.push_back((session.next_sequence, Instant::now()));
+			books
+				.unacked
+				.push_back((session.next_sequence, Instant::now()));
 			session.next_sequence += 1;
 			continue;
 		}
@@ -364,55 +370,87 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 		} else {
 			drained_by
 		};
-		tokio::select! {
-			message = session.inbound.message() => {
-				let at = Instant::now();
-				let second = plan.second(at);
-				let ack = match message {
-					Ok(Some(CoordinatorMessage {
-						body: Some(coordinator_message::Body::Ack(ack)),
-					})) => ack,
-					// A new assignment after a promotion: the copies stay as they are.
-					Ok(Some(_)) => continue,
-					Ok(None) => {
-						tally.error(second, || "the coordinator closed the session".into());
-						break;
-					}
-					Err(status) => {
-						tally.error(second, || {
-							format!("the session failed: {} ({})", status.message(), status.code())
-						});
-						break;
-					}
-				};
-				match unacked.pop_front() {
-					Some((sequence, sent)) if sequence == ack.sequence && ack.accepted => {
-						tally.acked.push(Acked {
-							second,
-							latency_us: micros(at - sent),
-							samples,
-						});
-					}
-					_ => tally.error(second, || {
-						format!(
-							"batch {} was acknowledged out of order or as already stored",
-							ack.sequence
-						)
-					}),
-				}
-			}
+		let flow = tokio::select! {
+			message = session.inbound.message() => books.received(message),
 			() = tokio::time::sleep_until(wake) => {
-				if !sending {
-					let late = unacked.len();
-					for _ in 0..late {
-						tally.error(plan.second(Instant::now()), || {
-							format!("{late} batches were not acknowledged within {DRAIN:?} of the end")
-						});
-					}
-					break;
-				}
+				if sending { ControlFlow::Continue(()) } else { books.gave_up() }
 			}
+		};
+		if flow.is_break() {
+			break;
 		}
 	}
-	tally
+	books.tally
+}
+
+/// What one session has sent and had acknowledged.
+struct Books {
+	tally: SessionTally,
+	/// The coordinator handles a session's batches in order, so acknowledgements come in the
+	/// order the batches went: sequence numbers and when they were sent, oldest first.
+	unacked: VecDeque<(u64, Instant)>,
+	/// Samples in each batch.
+	samples: u32,
+	plan: Plan,
+}
+
+impl Books {
+	/// Books a message from the coordinator: an acknowledgement of the oldest batch, an
+	/// assignment to ignore, or the end of the session.
+	fn received(
+		&mut self,
+		message: Result<Option<CoordinatorMessage>, tonic::Status>,
+	) -> ControlFlow<()> {
+		let at = Instant::now();
+		let second = self.plan.second(at);
+		let ack = match message {
+			Ok(Some(CoordinatorMessage {
+				body: Some(coordinator_message::Body::Ack(ack)),
+			})) => ack,
+			// A new assignment after a promotion: the copies stay as they are.
+			Ok(Some(_)) => return ControlFlow::Continue(()),
+			Ok(None) => {
+				self.tally
+					.error(second, || "the coordinator closed the session".into());
+				return ControlFlow::Break(());
+			}
+			Err(status) => {
+				self.tally.error(second, || {
+					format!(
+						"the session failed: {} ({})",
+						status.message(),
+						status.code()
+					)
+				});
+				return ControlFlow::Break(());
+			}
+		};
+		match self.unacked.pop_front() {
+			Some((sequence, sent)) if sequence == ack.sequence && ack.accepted => {
+				self.tally.acked.push(Acked {
+					second,
+					latency_us: micros(at - sent),
+					samples: self.samples,
+				});
+			}
+			_ => self.tally.error(second, || {
+				format!(
+					"batch {} was acknowledged out of order or as already stored",
+					ack.sequence
+				)
+			}),
+		}
+		ControlFlow::Continue(())
+	}
+
+	/// Counts every batch still unacknowledged after the drain as an error.
+	fn gave_up(&mut self) -> ControlFlow<()> {
+		let late = self.unacked.len();
+		for _ in 0..late {
+			self.tally.error(self.plan.second(Instant::now()), || {
+				format!("{late} batches were not acknowledged within {DRAIN:?} of the end")
+			});
+		}
+		ControlFlow::Break(())
+	}
 }
