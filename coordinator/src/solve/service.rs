@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use metrics::{counter, gauge};
 use tigers_core::moves::Turn;
-use tigers_core::tablebase::placement::{LayerId, SliceStore as _};
+use tigers_core::tablebase::placement::{LayerId, Slice, SliceStore as _};
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_server::Coordinator;
 use tokio::sync::{Semaphore, mpsc};
@@ -264,68 +264,112 @@ impl Coordinator for SolveService {
 		let request = request.into_inner();
 		check_worker(&request.worker)?;
 		let worker = request.worker;
-		let (id, index, slice, child, class) = {
-			let mut inner = self.solver.lock();
-			if let Some(record) = inner.workers.get_mut(&worker) {
-				record.last_seen = Instant::now();
-				if let Some(reason) = &record.flagged {
-					return Err(ServiceError::Flagged {
-						worker,
-						reason: reason.clone(),
-					}
-					.into());
-				}
-			}
-			let child = inner.child.clone();
-			let Some(plan) = inner.plan.as_mut() else {
-				return Err(ServiceError::NoSuchLease(request.lease).into());
-			};
-			let id = plan.id();
-			let submission = plan.submit(&worker, request.lease, request.values.len() as u64)?;
-			let Submission::Check { index, slice } = submission else {
-				return Ok(Response::new(v1::SubmitSliceResponse { accepted: false }));
-			};
-			let class = Solver::pick_class(&mut inner, slice);
-			(
-				id,
-				index,
-				slice,
-				child.expect("a plan has its child"),
-				class,
-			)
+		let bytes = request.values.len() as u64;
+		let Some(claim) = self.claim(&worker, request.lease, bytes)? else {
+			return Ok(Response::new(v1::SubmitSliceResponse { accepted: false }));
 		};
-		// Until it is settled below, the submission holds its slice as under its check: were
-		// this future dropped meanwhile (the worker's connection gone), the slice is let go,
-		// else it would never be handed out again.
+		let (wrong, values) = self.check(&claim, &worker, request.values).await?;
+		let accepted = self.settle(&claim, worker, wrong, values)?;
+		Ok(Response::new(v1::SubmitSliceResponse { accepted }))
+	}
+}
+
+/// A submitted slice held for its spot check: where it sits, and the class to recompute.
+struct Claim {
+	id: LayerId,
+	index: usize,
+	slice: Slice,
+	child: Arc<Child>,
+	class: usize,
+}
+
+impl SolveService {
+	/// Takes a submission under `lease` for its check. A flagged worker, or a lease when no
+	/// layer is under way, is refused; a lease no longer this worker's (or whose slice is done)
+	/// gives `None`, and the values are not wanted.
+	fn claim(&self, worker: &str, lease: u64, bytes: u64) -> Result<Option<Claim>, Status> {
+		let mut inner = self.solver.lock();
+		if let Some(record) = inner.workers.get_mut(worker) {
+			record.last_seen = Instant::now();
+			if let Some(reason) = &record.flagged {
+				return Err(ServiceError::Flagged {
+					worker: worker.to_string(),
+					reason: reason.clone(),
+				}
+				.into());
+			}
+		}
+		let child = inner.child.clone();
+		let Some(plan) = inner.plan.as_mut() else {
+			return Err(ServiceError::NoSuchLease(lease).into());
+		};
+		let id = plan.id();
+		let Submission::Check { index, slice } = plan.submit(worker, lease, bytes)? else {
+			return Ok(None);
+		};
+		let class = Solver::pick_class(&mut inner, slice);
+		Ok(Some(Claim {
+			id,
+			index,
+			slice,
+			child: child.expect("a plan has its child"),
+			class,
+		}))
+	}
+
+	/// One class of the claimed slice computed again, off the async threads: the reason the
+	/// values are wrong, if they are, and the values back. Until this returns, the slice is
+	/// held as under its check: were this future dropped meanwhile (the worker's connection
+	/// gone), the slice is let go, else it would never be handed out again.
+	async fn check(
+		&self,
+		claim: &Claim,
+		worker: &str,
+		values: Vec<u8>,
+	) -> Result<(Option<String>, Vec<u8>), Status> {
 		let solver = &self.solver;
 		let under_check = Undo::new(|| {
 			let mut inner = solver.lock();
-			if let Some(plan) = inner.plan.as_mut().filter(|plan| plan.id() == id) {
-				plan.accept(index, &worker, Vec::new(), false);
+			if let Some(plan) = inner.plan.as_mut().filter(|plan| plan.id() == claim.id) {
+				plan.accept(claim.index, worker, Vec::new(), false);
 			}
 		});
-		// A class of the slice computed again: CPU work, off the async threads.
-		let values = request.values;
+		let (id, child, slice, class) = (claim.id, claim.child.clone(), claim.slice, claim.class);
 		let checked = tokio::task::spawn_blocking(move || {
 			let wrong = spot_check(id, &child, slice, class, &values);
 			(wrong, values)
 		})
 		.await;
-		let (wrong, values) = match checked {
-			Ok(checked) => checked,
+		match checked {
+			Ok(checked) => {
+				under_check.disarm();
+				Ok(checked)
+			}
 			Err(error) => {
 				drop(under_check);
-				return Err(ServiceError::Task {
+				Err(ServiceError::Task {
 					what: "the spot check",
 					error,
 				}
-				.into());
+				.into())
 			}
-		};
-		under_check.disarm();
+		}
+	}
+
+	/// Keeps checked values (and saves the slice once all its values are in), or flags the
+	/// worker whose values were wrong, even when the layer has moved on meanwhile. Whether the
+	/// values were taken.
+	fn settle(
+		&self,
+		claim: &Claim,
+		worker: String,
+		wrong: Option<String>,
+		values: Vec<u8>,
+	) -> Result<bool, Status> {
+		let solver = &self.solver;
+		let (id, index, slice) = (claim.id, claim.index, claim.slice);
 		let mut inner = solver.lock();
 		let same_layer = inner.plan.as_ref().is_some_and(|plan| plan.id() == id);
-		// Wrong values are flagged even when the layer has moved on meanwhile.
 		if let Some(reason) = wrong {
 			if let Some(plan) = inner.plan.as_mut().filter(|_| same_layer) {
 				plan.accept(index, &worker, values, false);
@@ -334,7 +378,7 @@ impl Coordinator for SolveService {
 			return Err(ServiceError::Flagged { worker, reason }.into());
 		}
 		if !same_layer {
-			return Ok(Response::new(v1::SubmitSliceResponse { accepted: false }));
+			return Ok(false);
 		}
 		let flagged = inner
 			.workers
@@ -348,7 +392,7 @@ impl Coordinator for SolveService {
 		if taken {
 			let record = inner
 				.workers
-				.entry(worker.clone())
+				.entry(worker)
 				.or_insert_with(|| WorkerRecord::new(Instant::now()));
 			record.slices += 1;
 			record.positions += slice.entries(id);
@@ -365,7 +409,7 @@ impl Coordinator for SolveService {
 		}
 		drop(inner);
 		solver.poke();
-		Ok(Response::new(v1::SubmitSliceResponse { accepted: taken }))
+		Ok(taken)
 	}
 }
 
