@@ -70,6 +70,9 @@ pub(crate) enum ServiceError {
 		/// What was sent.
 		value: u64,
 	},
+	/// A heartbeat's rate that is not a number from 0 up to a billion.
+	#[error("a heartbeat's samples per second must be a number from 0 to 1e9, not {0}")]
+	Rate(f64),
 	/// A worker of another build.
 	#[error(
 		"this coordinator is version {BUILD_VERSION} and needs workers of the same version; this \
@@ -254,6 +257,7 @@ impl From<ServiceError> for Status {
 		match error {
 			ServiceError::Text { .. }
 			| ServiceError::OutOfRange { .. }
+			| ServiceError::Rate(_)
 			| ServiceError::NoOpen
 			| ServiceError::Undecodable(_)
 			| ServiceError::AlreadyOpen

@@ -5,6 +5,8 @@
 //! - [`v1`]: the generated messages, client and server;
 //! - [`client`]: the one client of the coordinator (endpoint, TLS, token, limits, errors)
 //!   and the check of a received net against its announced hash;
+//! - [`codec`]: prost's encoding, with a message that does not decode answered
+//!   `INVALID_ARGUMENT`;
 //! - [`console`]: lines for the terminal that end quietly on a closed pipe;
 //! - [`convert`]: samples and assignments to and from core types;
 //! - [`games`]: games at rest, a run's game archive (gzip files of core's text records);
@@ -14,6 +16,7 @@
 //! - [`encode_batch`] and [`decode_batch`]: a sample batch as bytes, for a worker's spool.
 
 pub mod client;
+pub mod codec;
 pub mod console;
 pub mod convert;
 pub mod games;

@@ -163,6 +163,7 @@ impl Session {
 				Ok(())
 			}
 			Some(FromWorker::Heartbeat(beat)) => {
+				check_heartbeat(&beat, self.shared.current().assignment.generation)?;
 				if let Some(worker) = self.shared.live().workers.get_mut(&self.worker_id) {
 					worker.generation = beat.generation;
 					worker.samples_per_second = beat.samples_per_second;
@@ -348,6 +349,27 @@ fn is_connection_gone(status: &Status) -> bool {
 		cause = error.source();
 	}
 	false
+}
+
+/// The fastest a heartbeat may say a worker plays, in samples a second: far above any machine.
+const MAX_SAMPLES_PER_SECOND: f64 = 1e9;
+
+/// A heartbeat's claims checked before they are shown: a generation the run has (none above
+/// the current one), and a rate that is a number from 0 to [`MAX_SAMPLES_PER_SECOND`].
+fn check_heartbeat(beat: &v1::Heartbeat, current: u64) -> Result<(), ServiceError> {
+	if let Some(generation) = beat.generation.filter(|&g| g > current) {
+		return Err(ServiceError::OutOfRange {
+			field: "a heartbeat's generation",
+			min: 0,
+			max: current,
+			value: generation,
+		});
+	}
+	let rate = beat.samples_per_second;
+	if !(0.0..=MAX_SAMPLES_PER_SECOND).contains(&rate) {
+		return Err(ServiceError::Rate(rate));
+	}
+	Ok(())
 }
 
 #[cfg(test)]

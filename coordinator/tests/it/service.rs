@@ -224,6 +224,139 @@ async fn a_version_mismatch_is_refused() {
 	running.stop().await;
 }
 
+/// Writes its bytes as they are, and reads an answer's bytes as they are.
+#[derive(Clone, Copy, Default)]
+struct RawBytes;
+
+impl tonic::codec::Codec for RawBytes {
+	type Encode = Vec<u8>;
+	type Decode = Vec<u8>;
+	type Encoder = RawBytes;
+	type Decoder = RawBytes;
+
+	fn encoder(&mut self) -> RawBytes {
+		RawBytes
+	}
+
+	fn decoder(&mut self) -> RawBytes {
+		RawBytes
+	}
+}
+
+impl tonic::codec::Encoder for RawBytes {
+	type Item = Vec<u8>;
+	type Error = tonic::Status;
+
+	fn encode(
+		&mut self,
+		item: Vec<u8>,
+		buf: &mut tonic::codec::EncodeBuf<'_>,
+	) -> Result<(), tonic::Status> {
+		bytes::BufMut::put_slice(buf, &item);
+		Ok(())
+	}
+}
+
+impl tonic::codec::Decoder for RawBytes {
+	type Item = Vec<u8>;
+	type Error = tonic::Status;
+
+	fn decode(
+		&mut self,
+		buf: &mut tonic::codec::DecodeBuf<'_>,
+	) -> Result<Option<Vec<u8>>, tonic::Status> {
+		let remaining = bytes::Buf::remaining(buf);
+		Ok(Some(bytes::Buf::copy_to_bytes(buf, remaining).to_vec()))
+	}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bytes_that_are_no_message_are_an_invalid_argument_and_change_nothing() {
+	let temp = temp_dir("raw-bytes");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
+	let channel = tonic::transport::Channel::from_shared(format!("http://{}", running.address))
+		.expect("a URL")
+		.connect()
+		.await
+		.expect("the coordinator accepts connections");
+	let mut grpc = tonic::client::Grpc::new(channel);
+	// A field 1 announced as a varint whose bytes never end, then a wire type that does not
+	// exist.
+	let garbage = vec![
+		0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x0f,
+	];
+	for bytes in [garbage, vec![0x0f; 64]] {
+		grpc.ready().await.expect("the channel is ready");
+		let error = grpc
+			.unary(
+				tonic::Request::new(bytes),
+				tonic::codegen::http::uri::PathAndQuery::from_static("/tigers.v1.Coordinator/Join"),
+				RawBytes,
+			)
+			.await
+			.expect_err("bytes that are no JoinRequest are refused");
+		assert_eq!(error.code(), Code::InvalidArgument, "{error}");
+		assert!(
+			error.message().contains("not a valid JoinRequest"),
+			"{}",
+			error.message()
+		);
+	}
+	// Nothing was joined, and the coordinator goes on serving.
+	let mut client = client(running.address, None).await;
+	assert_eq!(status(&mut client).await.workers.len(), 0);
+	join(&mut client, "after-garbage").await;
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_heartbeat_claiming_a_generation_the_run_lacks_or_no_rate_ends_its_session() {
+	let temp = temp_dir("heartbeat");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
+	let mut client = client(running.address, None).await;
+	let secret = join(&mut client, "beat").await;
+	let beat = |generation: Option<u64>, samples_per_second: f64| v1::WorkerMessage {
+		body: Some(v1::worker_message::Body::Heartbeat(v1::Heartbeat {
+			generation,
+			games: 1,
+			samples_per_second,
+			unacked_batches: 0,
+		})),
+	};
+	// A good one is shown.
+	let (sender, mut inbound, _) = session(&mut client, "beat", &secret).await;
+	sender.send(beat(Some(0), 12.5)).await.unwrap();
+	let shown = status_when(&mut client, |p| {
+		p.workers.iter().any(|w| w.samples_per_second == 12.5)
+	})
+	.await;
+	assert_eq!(shown.workers[0].generation, Some(0));
+	drop(sender);
+	closing_status(&mut inbound).await;
+	for (bad, says) in [
+		(beat(Some(u64::MAX), 12.5), "generation"),
+		(beat(Some(1), 12.5), "generation"),
+		(beat(Some(0), f64::NAN), "samples per second"),
+		(beat(Some(0), -1.0), "samples per second"),
+		(beat(None, f64::INFINITY), "samples per second"),
+	] {
+		let (sender, mut inbound, _) = session(&mut client, "beat", &secret).await;
+		sender.send(bad).await.unwrap();
+		let status = closing_status(&mut inbound)
+			.await
+			.expect("the session ends with an error");
+		assert_eq!(status.code(), Code::InvalidArgument, "{status:?}");
+		assert!(status.message().contains(says), "{}", status.message());
+		drop(sender);
+	}
+	// Nothing of them was kept: the generation is the good heartbeat's, and the rate that of a
+	// worker without a session.
+	let after = status(&mut client).await;
+	assert_eq!(after.workers[0].generation, Some(0));
+	assert_eq!(after.workers[0].samples_per_second, 0.0);
+	running.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_must_follow_a_join() {
 	let temp = temp_dir("nojoin");
