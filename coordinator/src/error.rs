@@ -3,7 +3,10 @@
 
 use thiserror::Error;
 use tigers_process::metrics::MetricsError;
-use tigers_proto::{MAX_MESSAGE_BYTES, REJECTED_SEQUENCE_KEY};
+use tigers_proto::{
+	MAX_MESSAGE_BYTES, MIN_WORKER_PROTOCOL, PROTOCOL_VERSION, REJECTED_SEQUENCE_KEY,
+	VERSION_REFUSED_KEY,
+};
 use tonic::Status;
 
 use crate::config::BUILD_VERSION;
@@ -73,19 +76,26 @@ pub(crate) enum ServiceError {
 	/// A heartbeat's rate that is not a number from 0 up to a billion.
 	#[error("a heartbeat's samples per second must be a number from 0 to 1e9, not {0}")]
 	Rate(f64),
-	/// A worker of another build.
-	#[error(
-		"this coordinator is version {BUILD_VERSION} and needs workers of the same version; this \
-		 worker is {}",
-		excerpt(.0)
-	)]
-	BuildVersion(String),
+	/// A worker whose protocol this coordinator does not speak: who must upgrade, and to what.
+	#[error("{}", version_refusal(.build, *.protocol))]
+	Version {
+		/// The worker's build version, as it said.
+		build: String,
+		/// The worker's protocol (0 from a worker too old to send one).
+		protocol: u32,
+	},
 	/// A worker that encodes positions another way.
 	#[error(
-		"this run's nets read input encoding {INPUT_VERSION}; this worker encodes positions as \
-		 version {0}"
+		"this run's nets read input encoding {INPUT_VERSION}; this worker (build {}) encodes \
+		 positions as version {version}: run workers of build {BUILD_VERSION}",
+		excerpt(.build)
 	)]
-	InputVersion(u32),
+	InputVersion {
+		/// The worker's build version, as it said.
+		build: String,
+		/// Its input encoding.
+		version: u32,
+	},
 	/// A `worker loadtest` session at a coordinator not started to take them.
 	#[error(
 		"this coordinator takes no load test: the run would store, train on and archive its \
@@ -251,6 +261,34 @@ impl ServiceError {
 	}
 }
 
+/// Why a worker of `build` speaking `protocol` is refused, and who must upgrade to what.
+fn version_refusal(build: &str, protocol: u32) -> String {
+	let worker = match protocol {
+		0 => format!(
+			"this worker (build {}, sending no protocol version)",
+			excerpt(build)
+		),
+		_ => format!(
+			"this worker (build {}, protocol {protocol})",
+			excerpt(build)
+		),
+	};
+	let coordinator = format!(
+		"this coordinator (build {BUILD_VERSION}, worker protocols {MIN_WORKER_PROTOCOL} to \
+		 {PROTOCOL_VERSION})"
+	);
+	if protocol < MIN_WORKER_PROTOCOL {
+		format!(
+			"{worker} is older than {coordinator} accepts: upgrade the worker to build {BUILD_VERSION}"
+		)
+	} else {
+		format!(
+			"{worker} is newer than {coordinator} understands: upgrade the coordinator, or run \
+			 workers of build {BUILD_VERSION}"
+		)
+	}
+}
+
 impl From<ServiceError> for Status {
 	fn from(error: ServiceError) -> Status {
 		let message = bounded(error.to_string());
@@ -284,9 +322,15 @@ impl From<ServiceError> for Status {
 			}
 			ServiceError::TakenOver => Status::aborted(message),
 			ServiceError::Idle(_) => Status::deadline_exceeded(message),
-			ServiceError::BuildVersion(_)
-			| ServiceError::InputVersion(_)
-			| ServiceError::NotJoined(_)
+			ServiceError::Version { .. } | ServiceError::InputVersion { .. } => {
+				let mut status = Status::failed_precondition(message);
+				let accepted = format!("{MIN_WORKER_PROTOCOL}-{PROTOCOL_VERSION}");
+				if let Ok(value) = accepted.parse() {
+					status.metadata_mut().insert(VERSION_REFUSED_KEY, value);
+				}
+				status
+			}
+			ServiceError::NotJoined(_)
 			| ServiceError::LoadtestRefused
 			| ServiceError::NotSolving
 			| ServiceError::NotTraining
@@ -345,7 +389,10 @@ mod tests {
 			),
 			(ServiceError::NoOpen, Code::InvalidArgument, "SessionOpen"),
 			(
-				ServiceError::InputVersion(9),
+				ServiceError::InputVersion {
+					build: "0.1.0".into(),
+					version: 9,
+				},
 				Code::FailedPrecondition,
 				"as version 9",
 			),

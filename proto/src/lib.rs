@@ -29,6 +29,19 @@ use prost::Message;
 /// refused: the refused batch's sequence number, in decimal, so the worker drops that batch.
 pub const REJECTED_SEQUENCE_KEY: &str = "tigers-rejected-sequence";
 
+/// The protocol this build speaks. Raise it with any change to the messages, or to what they
+/// mean, that a peer of the previous version would get wrong; raise [`MIN_WORKER_PROTOCOL`] with
+/// it when the coordinator can no longer serve workers of the older one.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The oldest worker protocol this build's coordinator accepts.
+pub const MIN_WORKER_PROTOCOL: u32 = 1;
+
+/// Trailing metadata on the `FAILED_PRECONDITION` status that refuses a worker's `Join` for its
+/// version: the protocols the coordinator accepts, as `MIN-MAX`. A worker that sees it stops
+/// for good (exit status 76) instead of retrying.
+pub const VERSION_REFUSED_KEY: &str = "tigers-version-refused";
+
 /// The largest message either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 

@@ -46,10 +46,14 @@ pub enum WorkerError {
 	/// The self-play thread pool could not be started.
 	#[error("cannot start the self-play threads: {0}")]
 	Pool(#[from] rayon::ThreadPoolBuildError),
-	/// The coordinator refused this worker (FAILED_PRECONDITION from `Join`): another build or
-	/// input encoding. Retrying cannot help.
+	/// The coordinator refused this worker (FAILED_PRECONDITION from `Join`), for instance a
+	/// load test at a coordinator that takes none. Retrying cannot help.
 	#[error("the coordinator refused this worker: {0}")]
 	Refused(String),
+	/// The coordinator refused this worker's version (protocol or input encoding): the message
+	/// says which side to upgrade. The worker exits with [`crate::EXIT_VERSION_REFUSED`].
+	#[error("the coordinator refused this worker's version: {0}")]
+	Version(String),
 	/// The coordinator did not accept the token (UNAUTHENTICATED). Retrying cannot help.
 	#[error("the coordinator did not accept the token (check --token or TIGERS_TOKEN): {0}")]
 	Unauthenticated(String),

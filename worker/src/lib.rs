@@ -65,9 +65,14 @@ use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
+/// The exit status of a worker whose version the coordinator refused (`EX_PROTOCOL` in
+/// sysexits.h): a restart cannot help, only another build. The systemd unit does not restart on
+/// it.
+pub const EXIT_VERSION_REFUSED: u8 = 76;
+
 pub use crate::backoff::BackoffSettings;
 pub use crate::bench::{BenchReport, BenchSettings, bench, bench_with_progress};
-pub use crate::config::WorkerConfig;
+pub use crate::config::{OnVersionRefused, WorkerConfig};
 pub use crate::error::WorkerError;
 pub use crate::loadtest::{LoadtestReport, LoadtestSettings, loadtest};
 pub use crate::tablebase::{FetchError, fetch_tablebase, share_tablebase};
@@ -190,6 +195,7 @@ fn join_request(config: &WorkerConfig, worker_id: &str) -> JoinRequest {
 		// Filled in by each session from the state directory.
 		worker_secret: String::new(),
 		loadtest: false,
+		protocol_version: config.protocol_version,
 	}
 }
 

@@ -242,6 +242,7 @@ async fn open_session(
 		input_version: tigers_core::network::INPUT_VERSION,
 		worker_secret: String::new(),
 		loadtest: true,
+		protocol_version: tigers_proto::PROTOCOL_VERSION,
 	};
 	let joined = client
 		.join(join)

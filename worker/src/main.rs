@@ -16,7 +16,10 @@ use tigers_proto::client::error_chain;
 use tigers_proto::console;
 use tigers_worker::bench::DEFAULT_GAMES_PER_THREAD;
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
-use tigers_worker::{BenchSettings, LoadtestSettings, WorkerConfig};
+use tigers_worker::{
+	BenchSettings, EXIT_VERSION_REFUSED, LoadtestSettings, OnVersionRefused, WorkerConfig,
+	WorkerError,
+};
 
 /// Plays self-play games for a Tigers and Sheep coordinator and streams the samples to it.
 #[derive(Debug, Parser)]
@@ -60,6 +63,14 @@ struct Cli {
 	/// Play without the tablebase even if the coordinator names one.
 	#[arg(long, conflicts_with = "tablebase")]
 	no_tablebase: bool,
+	/// When the coordinator refuses this worker's version: exit with status 76, or wait for a
+	/// stop signal first (for a supervisor that restarts whatever exits, such as Kubernetes).
+	#[arg(long, value_enum, value_name = "WHAT", default_value_t = OnVersionRefused::Exit)]
+	on_version_refused: OnVersionRefused,
+	/// The protocol version to claim at Join, for tests of a worker older or newer than its
+	/// coordinator.
+	#[arg(long, value_name = "N", hide = true, default_value_t = tigers_proto::PROTOCOL_VERSION)]
+	protocol_version: u32,
 	/// Log as JSON lines (the default when stderr is not a terminal). Levels from RUST_LOG.
 	#[arg(long, global = true)]
 	log_json: bool,
@@ -161,7 +172,10 @@ fn main() -> ExitCode {
 			// One line, each cause once, and no backtrace even with RUST_BACKTRACE set: these
 			// are a user's errors, not the program's.
 			console::err(format_args!("worker: {}", error_chain(&*error)));
-			ExitCode::FAILURE
+			match error.downcast_ref::<WorkerError>() {
+				Some(WorkerError::Version(_)) => ExitCode::from(EXIT_VERSION_REFUSED),
+				_ => ExitCode::FAILURE,
+			}
 		}
 	}
 }
@@ -178,7 +192,18 @@ fn run_worker(cli: Cli) -> anyhow::Result<()> {
 		.enable_all()
 		.build()
 		.context("cannot start the async runtime")?;
+	let wait_if_refused = config.on_version_refused == OnVersionRefused::Wait;
 	let result = runtime.block_on(tigers_worker::run(config, shutdown_signal()));
+	if let Err(WorkerError::Version(reason)) = &result
+		&& wait_if_refused
+	{
+		tracing::error!(
+			%reason,
+			"the coordinator refused this worker's version; waiting for a stop signal \
+			 (--on-version-refused wait), then exiting with status {EXIT_VERSION_REFUSED}"
+		);
+		runtime.block_on(shutdown_signal());
+	}
 	// Not a plain drop, which waits for every blocking task however long it takes: the worker
 	// has stopped, and nothing left may keep the process from ending.
 	runtime.shutdown_timeout(RUNTIME_STOP);
@@ -203,6 +228,8 @@ fn worker_config(cli: Cli) -> anyhow::Result<WorkerConfig> {
 	config.metrics_listen = cli.metrics_listen;
 	config.tablebase = cli.tablebase;
 	config.no_tablebase = cli.no_tablebase;
+	config.protocol_version = cli.protocol_version;
+	config.on_version_refused = cli.on_version_refused;
 	Ok(config)
 }
 

@@ -21,12 +21,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
-use tigers_proto::REJECTED_SEQUENCE_KEY;
 use tigers_proto::convert::{Assignment, ConvertError};
 use tigers_proto::v1::{
 	self, CoordinatorMessage, Heartbeat, JoinRequest, SessionOpen, WorkerMessage,
 	coordinator_message, worker_message,
 };
+use tigers_proto::{REJECTED_SEQUENCE_KEY, VERSION_REFUSED_KEY};
 use tokio::sync::{Notify, mpsc, watch};
 use tokio::time::MissedTickBehavior;
 use tokio_stream::wrappers::ReceiverStream;
@@ -132,7 +132,12 @@ impl SessionError {
 			Code::Unauthenticated => Some(WorkerError::Unauthenticated(status.message().into())),
 			Code::PermissionDenied => Some(WorkerError::IdentityRefused(status.message().into())),
 			Code::FailedPrecondition if *call == "Join" => {
-				Some(WorkerError::Refused(status.message().into()))
+				let message = status.message().into();
+				if status.metadata().contains_key(VERSION_REFUSED_KEY) {
+					Some(WorkerError::Version(message))
+				} else {
+					Some(WorkerError::Refused(message))
+				}
 			}
 			_ => None,
 		}
@@ -199,7 +204,8 @@ async fn retry_sessions(
 			Err(error) => error,
 		};
 		if let Some(fatal) = error.fatal() {
-			tracing::error!(%error, "the coordinator will not take this worker; stopping");
+			// The reason is the worker's last line, printed once by whoever runs it.
+			tracing::error!("the coordinator will not take this worker; stopping");
 			return Err(fatal);
 		}
 		if let Some(sequence) = error.rejected_sequence() {
@@ -629,8 +635,18 @@ mod tests {
 
 	#[test]
 	fn only_refusals_and_bad_tokens_are_fatal() {
-		let refused = failed("Join", Status::failed_precondition("build 0.2.0 wanted"));
-		assert!(matches!(refused.fatal(), Some(WorkerError::Refused(m)) if m.contains("0.2.0")));
+		let refused = failed("Join", Status::failed_precondition("takes no load test"));
+		assert!(
+			matches!(refused.fatal(), Some(WorkerError::Refused(m)) if m.contains("load test"))
+		);
+		let mut version = Status::failed_precondition("upgrade the worker to build 0.2.0");
+		version
+			.metadata_mut()
+			.insert(VERSION_REFUSED_KEY, "2-3".parse().unwrap());
+		assert!(matches!(
+			failed("Join", version).fatal(),
+			Some(WorkerError::Version(m)) if m.contains("upgrade the worker")
+		));
 		let token = failed("Session", Status::unauthenticated("wrong token"));
 		assert!(matches!(
 			token.fatal(),

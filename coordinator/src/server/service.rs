@@ -11,6 +11,7 @@ use tigers_core::network::INPUT_VERSION;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_server::Coordinator;
 use tigers_proto::v1::worker_message::Body as FromWorker;
+use tigers_proto::{MIN_WORKER_PROTOCOL, PROTOCOL_VERSION};
 use tokio::sync::{Notify, Semaphore, mpsc};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
@@ -170,6 +171,7 @@ impl Coordinator for CoordinatorService {
 		check_text("worker_id", &join.worker_id, 1, 128)?;
 		check_text("name", &join.name, 1, 128)?;
 		check_text("host", &join.host, 0, 255)?;
+		check_text("build_version", &join.build_version, 0, 64)?;
 		if !(1..=4096).contains(&join.threads) {
 			return Err(ServiceError::OutOfRange {
 				field: "threads",
@@ -179,11 +181,19 @@ impl Coordinator for CoordinatorService {
 			}
 			.into());
 		}
-		if join.build_version != BUILD_VERSION {
-			return Err(ServiceError::BuildVersion(join.build_version).into());
+		if !(MIN_WORKER_PROTOCOL..=PROTOCOL_VERSION).contains(&join.protocol_version) {
+			return Err(ServiceError::Version {
+				build: join.build_version,
+				protocol: join.protocol_version,
+			}
+			.into());
 		}
 		if join.input_version != INPUT_VERSION {
-			return Err(ServiceError::InputVersion(join.input_version).into());
+			return Err(ServiceError::InputVersion {
+				build: join.build_version,
+				version: join.input_version,
+			}
+			.into());
 		}
 		// Before the ledger: a refused load test leaves no worker behind.
 		if join.loadtest && !self.limits.accept_loadtest {
@@ -219,6 +229,8 @@ impl Coordinator for CoordinatorService {
 			last_acked_sequence: last_acked,
 			run_name: self.shared.run_name.clone(),
 			worker_secret: joined.issued.unwrap_or_default(),
+			build_version: BUILD_VERSION.into(),
+			protocol_version: PROTOCOL_VERSION,
 		}))
 	}
 

@@ -159,6 +159,7 @@ pub fn join_request(worker_id: &str) -> v1::JoinRequest {
 		input_version: tigers_core::network::INPUT_VERSION,
 		worker_secret: String::new(),
 		loadtest: false,
+		protocol_version: tigers_proto::PROTOCOL_VERSION,
 	}
 }
 

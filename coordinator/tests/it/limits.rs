@@ -246,7 +246,7 @@ async fn long_fields_are_refused_briefly_and_snapshots_stay_bounded() {
 		..join_request("v")
 	};
 	let refused = client.join(version).await.unwrap_err();
-	assert_eq!(refused.code(), Code::FailedPrecondition);
+	assert_eq!(refused.code(), Code::InvalidArgument);
 	assert!(refused.message().len() < 300, "{}", refused.message().len());
 
 	// Many workers with the longest names: the snapshot lists a bounded number and counts all.

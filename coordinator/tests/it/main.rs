@@ -14,4 +14,5 @@ mod tablebase;
 mod timed;
 mod tls;
 mod training;
+mod versions;
 mod workload;

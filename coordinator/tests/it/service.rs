@@ -186,25 +186,67 @@ async fn a_version_mismatch_is_refused() {
 	let temp = temp_dir("version");
 	let running = start(test_config(temp.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
+	let accepted = format!(
+		"{}-{}",
+		tigers_proto::MIN_WORKER_PROTOCOL,
+		tigers_proto::PROTOCOL_VERSION
+	);
+	let refused = |error: &tonic::Status, says: &str| {
+		assert_eq!(error.code(), Code::FailedPrecondition, "{error}");
+		assert!(error.message().contains(says), "{}", error.message());
+		assert_eq!(
+			error
+				.metadata()
+				.get(tigers_proto::VERSION_REFUSED_KEY)
+				.unwrap(),
+			accepted.as_str()
+		);
+	};
+	// A worker from before protocols were sent, and one newer than this coordinator.
 	let old = v1::JoinRequest {
 		build_version: "0.0.1".into(),
+		protocol_version: 0,
 		..join_request("w5")
 	};
-	let error = client.join(old).await.unwrap_err();
-	assert_eq!(error.code(), Code::FailedPrecondition);
-	assert!(
-		error.message().contains("same version"),
-		"{}",
-		error.message()
+	let build = env!("CARGO_PKG_VERSION");
+	let coordinator = format!(
+		"this coordinator (build {build}, worker protocols {} to {})",
+		tigers_proto::MIN_WORKER_PROTOCOL,
+		tigers_proto::PROTOCOL_VERSION
+	);
+	refused(
+		&client.join(old).await.unwrap_err(),
+		&format!(
+			"this worker (build \"0.0.1\", sending no protocol version) is older than {coordinator} \
+			 accepts: upgrade the worker to build {build}"
+		),
+	);
+	let new = v1::JoinRequest {
+		build_version: "0.9.0".into(),
+		protocol_version: tigers_proto::PROTOCOL_VERSION + 1,
+		..join_request("w5")
+	};
+	refused(
+		&client.join(new).await.unwrap_err(),
+		&format!(
+			"is newer than {coordinator} understands: upgrade the coordinator, or run workers of \
+			 build {build}"
+		),
 	);
 	let encoding = v1::JoinRequest {
 		input_version: 99,
 		..join_request("w5")
 	};
-	assert_eq!(
-		client.join(encoding).await.unwrap_err().code(),
-		Code::FailedPrecondition
+	refused(
+		&client.join(encoding).await.unwrap_err(),
+		"encodes positions as version 99",
 	);
+	// Another build speaking the same protocol is welcome.
+	let other_build = v1::JoinRequest {
+		build_version: "0.1.7".into(),
+		..join_request("w-other-build")
+	};
+	client.join(other_build).await.unwrap();
 	let empty = v1::JoinRequest {
 		worker_id: String::new(),
 		..join_request("w5")

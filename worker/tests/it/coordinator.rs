@@ -309,6 +309,8 @@ impl Coordinator for Service {
 			last_acked_sequence: claimed.unwrap_or(stored),
 			run_name: "test-run".into(),
 			worker_secret: issued,
+			build_version: env!("CARGO_PKG_VERSION").into(),
+			protocol_version: tigers_proto::PROTOCOL_VERSION,
 		}))
 	}
 

@@ -6,9 +6,9 @@ use crate::coordinator::{State, TestServer, net_file};
 use crate::{TempDir, Worker, config};
 
 #[tokio::test]
-async fn a_version_mismatch_stops_the_worker_with_the_coordinators_reason() {
+async fn a_refused_join_stops_the_worker_with_the_coordinators_reason() {
 	let state = State::new(net_file(1, 0), 1);
-	state.refuse_joins("build 9.9.9 wanted, this worker is 0.1.0");
+	state.refuse_joins("this coordinator takes no load test (9.9.9)");
 	let server = TestServer::any_port(state.clone());
 	let dir = TempDir::new("refused");
 	let worker = Worker::start(config(&server.url(), dir.path()));
