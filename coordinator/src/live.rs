@@ -143,6 +143,10 @@ pub(crate) struct Live {
 	pub rejections: BTreeMap<RejectReason, u64>,
 	/// Batches received again after being stored, acknowledged without storing them twice.
 	pub batches_duplicate: u64,
+	/// Joins refused for the worker's version, and the last refusal's sentence.
+	pub version_refusals: u64,
+	/// The sentence the last worker refused for its version was told.
+	pub last_version_refusal: String,
 	/// The last game record received.
 	pub last_game: String,
 	/// The mean loss over the run, for the chart.
@@ -535,6 +539,8 @@ impl Shared {
 			workers_known: live.workers.len() as u64,
 			workers_connected,
 			batches_rejected: live.batches_rejected(),
+			version_refusals: live.version_refusals,
+			last_version_refusal: live.last_version_refusal.clone(),
 			last_game: live.last_game.clone(),
 			loss_history: live.loss_history.points().to_vec(),
 			throughput: live.throughput.points().to_vec(),

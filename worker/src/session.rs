@@ -292,6 +292,8 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 	};
 	tracing::info!(
 		run = %joined.run_name,
+		coordinator_build = %joined.build_version,
+		coordinator_protocol = joined.protocol_version,
 		last_acked,
 		dropped = done.deleted,
 		renumbered = done.renumbered,

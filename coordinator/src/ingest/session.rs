@@ -47,8 +47,9 @@ pub(crate) struct Session {
 }
 
 /// The status a session's inbound stream error ends it with: a message that does not decode
-/// is the worker's fault, one over the size limit too; anything else means the connection is
-/// gone and nobody will read the status.
+/// is the worker's fault (`INVALID_ARGUMENT` from proto's codec already, `INTERNAL` from any
+/// other layer that fails to decode), one over the size limit too; anything else means the
+/// connection is gone and nobody will read the status.
 pub(crate) fn inbound_error(status: Status) -> ServiceError {
 	match status.code() {
 		Code::OutOfRange | Code::ResourceExhausted => {
@@ -384,6 +385,9 @@ mod tests {
 		let garbled = status(Status::internal("failed to decode Protobuf message"));
 		assert_eq!(garbled.code(), Code::InvalidArgument);
 		assert!(garbled.message().contains("does not decode"), "{garbled}");
+		let from_codec = Status::invalid_argument("the message is not a valid WorkerMessage");
+		assert_eq!(status(from_codec.clone()).message(), from_codec.message());
+		assert_eq!(status(from_codec).code(), Code::InvalidArgument);
 		assert_eq!(status(Status::cancelled("gone")).code(), Code::Cancelled);
 	}
 }

@@ -29,6 +29,11 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 		"workers_known": progress.workers_known,
 		"workers_connected": progress.workers_connected,
 		"batches_rejected": progress.batches_rejected,
+		"version_refusals": {
+			"count": progress.version_refusals,
+			"last": (!progress.last_version_refusal.is_empty())
+				.then(|| progress.last_version_refusal.clone()),
+		},
 		"rejections": progress
 			.rejections
 			.iter()

@@ -161,6 +161,21 @@ fn join_in_ledger(shared: &Shared, join: &v1::JoinRequest) -> Result<Joined, Coo
 	})
 }
 
+/// Why a worker that joins with `join`'s versions cannot be taken, if it cannot: a protocol
+/// outside the range this build accepts, or another input encoding.
+fn refused_version(join: &v1::JoinRequest) -> Option<ServiceError> {
+	if !(MIN_WORKER_PROTOCOL..=PROTOCOL_VERSION).contains(&join.protocol_version) {
+		return Some(ServiceError::Version {
+			build: join.build_version.clone(),
+			protocol: join.protocol_version,
+		});
+	}
+	(join.input_version != INPUT_VERSION).then(|| ServiceError::InputVersion {
+		build: join.build_version.clone(),
+		version: join.input_version,
+	})
+}
+
 #[tonic::async_trait]
 impl Coordinator for CoordinatorService {
 	async fn join(
@@ -181,19 +196,11 @@ impl Coordinator for CoordinatorService {
 			}
 			.into());
 		}
-		if !(MIN_WORKER_PROTOCOL..=PROTOCOL_VERSION).contains(&join.protocol_version) {
-			return Err(ServiceError::Version {
-				build: join.build_version,
-				protocol: join.protocol_version,
-			}
-			.into());
-		}
-		if join.input_version != INPUT_VERSION {
-			return Err(ServiceError::InputVersion {
-				build: join.build_version,
-				version: join.input_version,
-			}
-			.into());
+		if let Some(refusal) = refused_version(&join) {
+			let mut live = self.shared.live();
+			live.version_refusals += 1;
+			live.last_version_refusal = refusal.to_string();
+			return Err(refusal.into());
 		}
 		// Before the ledger: a refused load test leaves no worker behind.
 		if join.loadtest && !self.limits.accept_loadtest {

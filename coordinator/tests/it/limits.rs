@@ -212,7 +212,12 @@ async fn undecodable_and_oversized_messages_end_the_session_with_a_status() {
 	let secret = join(&mut client, "raw").await;
 	let garbled = raw_session_end(running.address, "raw", &secret, vec![0xff; 3]).await;
 	assert_eq!(garbled.code(), Code::InvalidArgument, "{garbled}");
-	assert!(garbled.message().contains("does not decode"), "{garbled}");
+	assert!(
+		garbled
+			.message()
+			.contains("the message is not a valid WorkerMessage"),
+		"{garbled}"
+	);
 	let huge = vec![0; tigers_proto::MAX_MESSAGE_BYTES + 1];
 	let oversized = raw_session_end(running.address, "raw", &secret, huge).await;
 	assert_eq!(oversized.code(), Code::ResourceExhausted, "{oversized}");

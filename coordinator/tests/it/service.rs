@@ -241,6 +241,16 @@ async fn a_version_mismatch_is_refused() {
 		&client.join(encoding).await.unwrap_err(),
 		"encodes positions as version 99",
 	);
+	// The dashboards and `coordinator status` say what the last refused worker was told.
+	let shown = status(&mut client).await;
+	assert_eq!(shown.version_refusals, 3);
+	assert!(
+		shown
+			.last_version_refusal
+			.contains("encodes positions as version 99"),
+		"{}",
+		shown.last_version_refusal
+	);
 	// Another build speaking the same protocol is welcome.
 	let other_build = v1::JoinRequest {
 		build_version: "0.1.7".into(),

@@ -53,6 +53,13 @@ pub enum Alarm {
 		/// Seconds since the last stronger net.
 		seconds: f64,
 	},
+	/// Workers refused for their version: they stop until someone installs another build.
+	VersionRefused {
+		/// Joins refused so.
+		count: u64,
+		/// The last refusal's sentence, as the worker was told it.
+		last: String,
+	},
 	/// The coordinator's tablebase solve failed; the run goes on without it.
 	TablebaseFailed {
 		/// Why.
@@ -90,6 +97,13 @@ impl fmt::Display for Alarm {
 			),
 			Alarm::NoStrongerNet { seconds } => {
 				write!(f, "no stronger net for {}", format::duration(*seconds))
+			}
+			Alarm::VersionRefused { count, last } => {
+				let joins = if *count == 1 { "join" } else { "joins" };
+				write!(
+					f,
+					"{count} {joins} refused for the worker's version; the last: {last}"
+				)
 			}
 			Alarm::TablebaseFailed { reason } => {
 				write!(f, "no tablebase, the solve failed: {reason}")
@@ -159,6 +173,12 @@ pub fn alarms(progress: &v1::Progress) -> Vec<Alarm> {
 	{
 		found.push(Alarm::NoStrongerNet {
 			seconds: no_stronger,
+		});
+	}
+	if progress.version_refusals > 0 {
+		found.push(Alarm::VersionRefused {
+			count: progress.version_refusals,
+			last: progress.last_version_refusal.clone(),
 		});
 	}
 	if let Some(status) = progress.tablebase.as_ref().filter(|t| t.state == "failed") {
@@ -266,6 +286,8 @@ mod tests {
 			trained_share: Some(0.4),
 			..v1::SelfPlayWork::default()
 		});
+		progress.version_refusals = 3;
+		progress.last_version_refusal = "upgrade the worker to build 0.2.0".into();
 		let found = alarms(&progress);
 		assert_eq!(
 			found,
@@ -282,6 +304,10 @@ mod tests {
 				Alarm::Quiet {
 					workers: vec!["w1".into()]
 				},
+				Alarm::VersionRefused {
+					count: 3,
+					last: "upgrade the worker to build 0.2.0".into()
+				},
 				Alarm::TablebaseFailed {
 					reason: "disk full".into()
 				},
@@ -294,7 +320,11 @@ mod tests {
 		);
 		assert_eq!(found[0].to_string(), "no samples for 5m 00s");
 		assert_eq!(
-			found[6].to_string(),
+			found[5].to_string(),
+			"3 joins refused for the worker's version; the last: upgrade the worker to build 0.2.0"
+		);
+		assert_eq!(
+			found[7].to_string(),
 			"only 40% of samples trained on (self-play depth 5 of at most 5): the fleet outruns \
 			 the trainer"
 		);
