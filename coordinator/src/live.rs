@@ -143,7 +143,7 @@ pub(crate) struct Live {
 	pub rejections: BTreeMap<RejectReason, u64>,
 	/// Batches received again after being stored, acknowledged without storing them twice.
 	pub batches_duplicate: u64,
-	/// Joins refused for the worker's version, and the last refusal's sentence.
+	/// Joins refused for the worker's version over this process's life.
 	pub version_refusals: u64,
 	/// The sentence the last worker refused for its version was told.
 	pub last_version_refusal: String,

@@ -57,20 +57,6 @@ pub struct WorkerConfig {
 	/// The protocol version `Join` claims: this build's, except in tests of how a coordinator
 	/// refuses a worker of another.
 	pub protocol_version: u32,
-	/// What to do when the coordinator refuses this worker's version.
-	pub on_version_refused: OnVersionRefused,
-}
-
-/// What a worker does once the coordinator has refused its version (a retry cannot help).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum OnVersionRefused {
-	/// Exit with status 76 ([`crate::EXIT_VERSION_REFUSED`]), which the systemd unit does not
-	/// restart.
-	#[default]
-	Exit,
-	/// Log the refusal, then wait for a stop signal and exit with status 76: for a supervisor
-	/// that restarts whatever exits, such as a Kubernetes Deployment.
-	Wait,
 }
 
 impl WorkerConfig {
@@ -95,7 +81,6 @@ impl WorkerConfig {
 			tablebase: None,
 			no_tablebase: false,
 			protocol_version: tigers_proto::PROTOCOL_VERSION,
-			on_version_refused: OnVersionRefused::Exit,
 		}
 	}
 

@@ -72,7 +72,7 @@ pub const EXIT_VERSION_REFUSED: u8 = 76;
 
 pub use crate::backoff::BackoffSettings;
 pub use crate::bench::{BenchReport, BenchSettings, bench, bench_with_progress};
-pub use crate::config::{OnVersionRefused, WorkerConfig};
+pub use crate::config::WorkerConfig;
 pub use crate::error::WorkerError;
 pub use crate::loadtest::{LoadtestReport, LoadtestSettings, loadtest};
 pub use crate::tablebase::{FetchError, fetch_tablebase, share_tablebase};

@@ -17,8 +17,7 @@ use tigers_proto::console;
 use tigers_worker::bench::DEFAULT_GAMES_PER_THREAD;
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
 use tigers_worker::{
-	BenchSettings, EXIT_VERSION_REFUSED, LoadtestSettings, OnVersionRefused, WorkerConfig,
-	WorkerError,
+	BenchSettings, EXIT_VERSION_REFUSED, LoadtestSettings, WorkerConfig, WorkerError,
 };
 
 /// Plays self-play games for a Tigers and Sheep coordinator and streams the samples to it.
@@ -76,6 +75,16 @@ struct Cli {
 	log_json: bool,
 	#[command(subcommand)]
 	command: Option<Command>,
+}
+
+/// What the worker does once the coordinator has refused its version (a retry cannot help).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum OnVersionRefused {
+	/// Exit with status 76, which the systemd unit does not restart.
+	Exit,
+	/// Log the refusal, then wait for a stop signal and exit with status 76: for a supervisor
+	/// that restarts whatever exits, such as a Kubernetes Deployment.
+	Wait,
 }
 
 #[derive(Debug, Subcommand)]
@@ -185,6 +194,7 @@ fn main() -> ExitCode {
 const RUNTIME_STOP: Duration = Duration::from_secs(2);
 
 fn run_worker(cli: Cli) -> anyhow::Result<()> {
+	let wait_if_refused = cli.on_version_refused == OnVersionRefused::Wait;
 	let config = worker_config(cli)?;
 	let runtime = tokio::runtime::Builder::new_multi_thread()
 		// The async side only moves bytes; the cores belong to self-play.
@@ -192,7 +202,6 @@ fn run_worker(cli: Cli) -> anyhow::Result<()> {
 		.enable_all()
 		.build()
 		.context("cannot start the async runtime")?;
-	let wait_if_refused = config.on_version_refused == OnVersionRefused::Wait;
 	let result = runtime.block_on(tigers_worker::run(config, shutdown_signal()));
 	if let Err(WorkerError::Version(reason)) = &result
 		&& wait_if_refused
@@ -229,7 +238,6 @@ fn worker_config(cli: Cli) -> anyhow::Result<WorkerConfig> {
 	config.tablebase = cli.tablebase;
 	config.no_tablebase = cli.no_tablebase;
 	config.protocol_version = cli.protocol_version;
-	config.on_version_refused = cli.on_version_refused;
 	Ok(config)
 }
 
