@@ -524,6 +524,7 @@ impl Shared {
 			.collect();
 		v1::Progress {
 			run_name: self.run_name.clone(),
+			run_id: self.run_dir.id().to_string(),
 			uptime_seconds: self.started.elapsed().as_secs_f64(),
 			generation: live.generation,
 			generation_since: live.generation_since,

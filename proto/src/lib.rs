@@ -32,15 +32,27 @@ pub const REJECTED_SEQUENCE_KEY: &str = "tigers-rejected-sequence";
 /// The protocol this build speaks. Raise it with any change to the messages, or to what they
 /// mean, that a peer of the previous version would get wrong; raise [`MIN_WORKER_PROTOCOL`] with
 /// it when the coordinator can no longer serve workers of the older one.
-pub const PROTOCOL_VERSION: u32 = 1;
+///
+/// 2: a run has an identity (`JoinResponse.run_id`), every batch names it, and a batch of
+/// another run is answered with a `BatchRefused`.
+pub const PROTOCOL_VERSION: u32 = 2;
 
-/// The oldest worker protocol this build's coordinator accepts.
-pub const MIN_WORKER_PROTOCOL: u32 = 1;
+/// The oldest worker protocol this build's coordinator accepts: 2, since a batch that names no
+/// run could be another run's.
+pub const MIN_WORKER_PROTOCOL: u32 = 2;
 
 /// Trailing metadata on the `FAILED_PRECONDITION` status that refuses a worker's `Join` for its
 /// version: the protocols the coordinator accepts, as `MIN-MAX`. A worker that sees it stops
 /// for good (exit status 76) instead of retrying.
 pub const VERSION_REFUSED_KEY: &str = "tigers-version-refused";
+
+/// The characters of a run id: lowercase hex digits.
+pub const RUN_ID_CHARS: usize = 32;
+
+/// Whether `text` is a run id as the coordinator makes them (32 lowercase hex digits).
+pub fn is_run_id(text: &str) -> bool {
+	text.len() == RUN_ID_CHARS && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
 
 /// The largest message either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
@@ -92,7 +104,18 @@ mod tests {
 			sequence: 42,
 			samples: vec![v1::Sample::default(); 3],
 			game_records: vec!["tigers-and-sheep record 1\n".into()],
+			run_id: "0123456789abcdef0123456789abcdef".into(),
 		}
+	}
+
+	#[test]
+	fn run_ids_are_32_lowercase_hex_digits() {
+		assert!(is_run_id("0123456789abcdef0123456789abcdef"));
+		assert!(!is_run_id(""));
+		assert!(!is_run_id("0123456789abcdef0123456789abcde"));
+		assert!(!is_run_id("0123456789ABCDEF0123456789abcdef"));
+		assert!(!is_run_id("0123456789abcdef0123456789abcdeg"));
+		assert!(!is_run_id("0123456789abcdef0123456789abcdef0"));
 	}
 
 	proptest! {

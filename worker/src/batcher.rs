@@ -15,7 +15,7 @@ use tigers_proto::convert::sample_to_wire;
 use tigers_proto::v1::SampleBatch;
 use tokio::sync::Notify;
 
-use crate::selfplay::Control;
+use crate::selfplay::{Control, Played};
 use crate::spool::{Spool, SpoolError};
 use crate::stats::Stats;
 
@@ -53,8 +53,17 @@ impl PendingBatch {
 				|| self.bytes + game_bytes(game, record) > MAX_BATCH_BYTES)
 	}
 
-	/// Adds a game with its record text.
-	pub(crate) fn add(&mut self, game: &SelfPlayGame, record: String) {
+	/// The run of the games gathered, if any.
+	pub(crate) fn run_id(&self) -> Option<&str> {
+		(self.games() > 0).then_some(self.batch.run_id.as_str())
+	}
+
+	/// Adds a game played for `run` with its record text; the batch's games are all of one run.
+	pub(crate) fn add(&mut self, run: &str, game: &SelfPlayGame, record: String) {
+		if self.games() == 0 {
+			run.clone_into(&mut self.batch.run_id);
+		}
+		debug_assert_eq!(self.batch.run_id, run, "one run a batch");
 		self.bytes += game_bytes(game, &record);
 		self.batch
 			.samples
@@ -76,7 +85,7 @@ fn game_bytes(game: &SelfPlayGame, record: &str) -> usize {
 /// The batcher's inputs and outputs.
 pub(crate) struct Batcher {
 	/// Finished games from the self-play threads.
-	pub(crate) games: Receiver<SelfPlayGame>,
+	pub(crate) games: Receiver<Played>,
 	/// Where batches go.
 	pub(crate) spool: Arc<Spool>,
 	/// The assignment (for `games_per_batch`) and the stop flag.
@@ -110,14 +119,17 @@ impl Batcher {
 	}
 
 	/// Counts `game`, adds it to the pending batch, and spools the batch once it is complete.
-	fn take_game(&self, pending: &mut PendingBatch, game: &SelfPlayGame) {
+	/// A game of another run than the pending ones' sends those first: a batch is one run's.
+	fn take_game(&self, pending: &mut PendingBatch, played: &Played) {
+		let game = &played.game;
 		self.stats
 			.record_game(game.samples.len() as u64, Instant::now());
 		let record = game.record.to_text();
-		if pending.would_overflow(game, &record) {
+		let other_run = pending.run_id().is_some_and(|run| run != &*played.run_id);
+		if other_run || pending.would_overflow(game, &record) {
 			self.spool_batch(pending);
 		}
-		pending.add(game, record);
+		pending.add(&played.run_id, game, record);
 		let games_per_batch = self
 			.control
 			.current()
@@ -140,6 +152,12 @@ impl Batcher {
 					}
 					tracing::debug!(sequence, "batch spooled");
 					self.spooled.notify_one();
+					return;
+				}
+				Err(error @ SpoolError::OtherRun { .. }) => {
+					// Played with an earlier run's net after the coordinator changed runs.
+					tracing::warn!(%error, games = pending.games(), "games of a run this worker no longer serves are not kept");
+					pending.take();
 					return;
 				}
 				Err(SpoolError::Full { capacity }) => {

@@ -127,6 +127,8 @@ pub fn bench_with_progress(
 	}
 	let net = Network::new(settings.shape, 1);
 	let playing = Arc::new(Playing {
+		// The bench sends nothing anywhere: no run.
+		run_id: "".into(),
 		assignment: Assignment {
 			generation: 0,
 			sha256: net.sha256(),

@@ -30,8 +30,9 @@
 //!   which serves them).
 //!
 //! The state directory ([`WorkerConfig::state_dir`]) holds `worker_id` (the identity, made once),
-//! `worker_secret` (the secret the coordinator bound it to), `lock`, and `spool/` with one
-//! `<sequence>.batch` file per unacknowledged batch and `next_sequence`.
+//! `worker_secret` (the secret the coordinator bound it to), `lock`, `spool/` with one
+//! `<sequence>.batch` file per unacknowledged batch, `next_sequence` and `run` (the run they
+//! were played for), and `spool-aside/` with the batches of earlier runs, kept for a week.
 
 pub mod backoff;
 mod batcher;

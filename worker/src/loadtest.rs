@@ -99,6 +99,8 @@ struct Opened {
 	inbound: Streaming<CoordinatorMessage>,
 	assignment: v1::Assignment,
 	next_sequence: u64,
+	/// The run the coordinator serves, which every batch names.
+	run_id: String,
 }
 
 /// Runs a load test against the coordinator at `config.url` (with its token and TLS
@@ -280,6 +282,7 @@ async fn open_session(
 		inbound,
 		assignment,
 		next_sequence: joined.last_acked_sequence + 1,
+		run_id: joined.run_id,
 	})
 }
 
@@ -294,11 +297,13 @@ async fn template_batch(session: &mut Opened) -> Result<SampleBatch, String> {
 		.map_err(|e| e.to_string())?;
 	let games = assignment.games_per_batch;
 	let playing = Arc::new(Playing {
+		run_id: session.run_id.as_str().into(),
 		assignment,
 		net,
 		tablebase: None,
 	});
 	tokio::task::spawn_blocking(move || {
+		let run = playing.run_id.clone();
 		let mut players = Players::new(playing);
 		let mut pending = PendingBatch::default();
 		for _ in 0..games {
@@ -307,7 +312,7 @@ async fn template_batch(session: &mut Opened) -> Result<SampleBatch, String> {
 			if pending.would_overflow(&game, &record) {
 				break;
 			}
-			pending.add(&game, record);
+			pending.add(&run, &game, record);
 		}
 		pending.take()
 	})

@@ -22,6 +22,8 @@ use crate::seed::random_u64;
 /// tablebase it names once the worker has it.
 #[derive(Debug)]
 pub(crate) struct Playing {
+	/// The run the games are played for (its id, as the join answered it).
+	pub(crate) run_id: Arc<str>,
 	/// The coordinator's settings.
 	pub(crate) assignment: Assignment,
 	/// The assignment's net.
@@ -62,6 +64,7 @@ impl Control {
 			return;
 		}
 		state.playing = Some(Arc::new(Playing {
+			run_id: current.run_id.clone(),
 			assignment: current.assignment.clone(),
 			net: current.net.clone(),
 			tablebase: Some(table.clone()),
@@ -129,7 +132,7 @@ impl SelfPlayPool {
 	pub(crate) fn start(
 		threads: usize,
 		control: &Arc<Control>,
-		games: &SyncSender<SelfPlayGame>,
+		games: &SyncSender<Played>,
 	) -> Result<SelfPlayPool, rayon::ThreadPoolBuildError> {
 		let pool = ThreadPoolBuilder::new()
 			.num_threads(threads)
@@ -186,8 +189,17 @@ impl Players {
 	}
 }
 
+/// A finished game and the run it was played for.
+#[derive(Clone, Debug)]
+pub(crate) struct Played {
+	/// The run of the assignment that played it.
+	pub(crate) run_id: Arc<str>,
+	/// The game.
+	pub(crate) game: SelfPlayGame,
+}
+
 /// One thread's loop: a game per assignment in force, until stopped.
-fn play_games(control: &Control, games: &SyncSender<SelfPlayGame>) {
+fn play_games(control: &Control, games: &SyncSender<Played>) {
 	let mut players: Option<Players> = None;
 	while let Some(playing) = control.next_game() {
 		let players = match &mut players {
@@ -197,7 +209,10 @@ fn play_games(control: &Control, games: &SyncSender<SelfPlayGame>) {
 		};
 		// Every game gets its own random seed, which its record keeps, so any game the
 		// coordinator receives can be replayed exactly.
-		let game = players.play(random_u64());
+		let game = Played {
+			run_id: players.playing.run_id.clone(),
+			game: players.play(random_u64()),
+		};
 		// A full spool makes the batcher stop taking games, and this send then blocks:
 		// self-play pauses rather than drop what it has played.
 		if games.send(game).is_err() {
@@ -222,14 +237,16 @@ mod tests {
 		drop(sender);
 		assert!(games.recv_timeout(Duration::from_millis(50)).is_err());
 		control.set(playing(3, 1, 1));
-		let game = games.recv_timeout(Duration::from_secs(20)).unwrap();
+		let played = games.recv_timeout(Duration::from_secs(20)).unwrap();
+		assert_eq!(&*played.run_id, crate::testing::TEST_RUN);
+		let game = played.game;
 		assert!(!game.samples.is_empty());
 		assert!(game.samples.iter().all(|s| s.generation == 3));
 		assert_eq!(game.record.generation, Some(3));
 		control.set(playing(4, 2, 1));
 		// Games begun before the switch may still arrive, but the switch must happen.
 		let switched = (0..100)
-			.map(|_| games.recv_timeout(Duration::from_secs(20)).unwrap())
+			.map(|_| games.recv_timeout(Duration::from_secs(20)).unwrap().game)
 			.find(|game| game.record.generation == Some(4))
 			.expect("the new assignment is played");
 		assert!(switched.samples.iter().all(|s| s.generation == 4));

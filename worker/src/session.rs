@@ -13,6 +13,12 @@
 //! dropped connection loses is sent again by the next session, and the coordinator drops the
 //! duplicates. A coordinator that claims more than this worker ever numbered is not believed:
 //! nothing is deleted, nothing sent, and the session ends with an error.
+//!
+//! Runs: a join names the run the coordinator serves. A spool of another run is set aside
+//! before anything is sent (one log line says where), so a coordinator started for a new run on
+//! the same address never receives the old run's batches; games played for the old run that
+//! finish later are not kept. A batch the coordinator refuses as another run's is set aside
+//! too, and the session ends so that the next join closes the gap it leaves.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -38,7 +44,7 @@ use crate::error::WorkerError;
 use crate::fetch::{NetError, fetch_net};
 use crate::seed::random_u64;
 use crate::selfplay::{Control, Playing};
-use crate::spool::{Spool, SpoolError};
+use crate::spool::{KEEP_SET_ASIDE, Spool, SpoolError};
 use crate::state::Secret;
 use crate::stats::Stats;
 use crate::tablebase::TablebaseStore;
@@ -114,6 +120,17 @@ pub(crate) enum SessionError {
 	/// The spool failed.
 	#[error(transparent)]
 	Spool(#[from] SpoolError),
+	/// The join named no run (a coordinator of another protocol, or a broken one).
+	#[error("the coordinator's join answer names no run ({0:?} is not a run id)")]
+	NoRun(String),
+	/// The coordinator refused a batch as another run's.
+	#[error("the coordinator refused batch {sequence}: {reason}")]
+	OtherRun {
+		/// The batch.
+		sequence: u64,
+		/// The coordinator's sentence.
+		reason: String,
+	},
 	/// The secret a join handed could not be kept.
 	#[error("cannot keep the identity's secret: {0}")]
 	Secret(WorkerError),
@@ -274,13 +291,14 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 	if !joined.worker_secret.is_empty() {
 		// Kept before it is used: a worker that lost it could not open a session again.
 		let secret = shared.secret.clone();
-		let issued = joined.worker_secret;
+		let issued = joined.worker_secret.clone();
 		blocking(move || secret.store(&issued))
 			.await?
 			.map_err(SessionError::Secret)?;
 		tracing::info!("the coordinator bound this worker's identity to a new secret");
 	}
 	let last_acked = joined.last_acked_sequence;
+	let run_id = begin_run(shared, &joined).await?;
 	let spool = shared.spool.clone();
 	let done = match blocking(move || spool.acknowledge_through(last_acked)).await? {
 		Ok(done) => done,
@@ -311,7 +329,7 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 		.into_inner();
 	// The highest sequence sent in this session: acknowledgements above it are not believed.
 	let sent = AtomicU64::new(last_acked);
-	let receiving = receive_loop(shared, &mut client, inbound, backoff, &sent);
+	let receiving = receive_loop(shared, &mut client, inbound, backoff, &sent, &run_id);
 	tokio::pin!(receiving);
 	let result = tokio::select! {
 		result = send_loop(shared, &outbound, &sent) => result,
@@ -322,6 +340,30 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 	drop(outbound);
 	let _ = tokio::time::timeout(CLOSE_TIMEOUT, &mut receiving).await;
 	result
+}
+
+/// Makes the join's run the spool's, setting aside a spool of another run; returns the run.
+async fn begin_run(shared: &Shared, joined: &v1::JoinResponse) -> Result<Arc<str>, SessionError> {
+	if !tigers_proto::is_run_id(&joined.run_id) {
+		return Err(SessionError::NoRun(joined.run_id.clone()));
+	}
+	let (spool, run, last_acked) = (
+		shared.spool.clone(),
+		joined.run_id.clone(),
+		joined.last_acked_sequence,
+	);
+	if let Some(aside) = blocking(move || spool.begin_run(&run, last_acked)).await?? {
+		tracing::warn!(
+			old_run = %aside.run,
+			run = %joined.run_id,
+			run_name = %joined.run_name,
+			batches = aside.batches,
+			path = %aside.path.display(),
+			kept_days = KEEP_SET_ASIDE.as_secs() / 86_400,
+			"the coordinator serves another run than this worker's spool: its batches are set aside, never to be sent"
+		);
+	}
+	Ok(joined.run_id.as_str().into())
 }
 
 /// Sends what is spooled above `sent` (the highest sequence sent so far, kept up to date),
@@ -389,11 +431,12 @@ async fn receive_loop(
 	mut inbound: Streaming<CoordinatorMessage>,
 	backoff: &mut Backoff,
 	sent: &AtomicU64,
+	run_id: &Arc<str>,
 ) -> Result<(), SessionError> {
 	while let Some(message) = inbound.message().await.map_err(rpc("Session"))? {
 		match message.body {
 			Some(coordinator_message::Body::Assignment(wire)) => {
-				apply_assignment(shared, client, &wire).await?;
+				apply_assignment(shared, client, &wire, run_id).await?;
 				// The coordinator is up and serving: the next loss starts the delays over.
 				backoff.reset();
 			}
@@ -417,6 +460,21 @@ async fn receive_loop(
 					return Ok(());
 				}
 			}
+			Some(coordinator_message::Body::Refused(refused)) => {
+				let spool = shared.spool.clone();
+				let sequence = refused.sequence;
+				let path = blocking(move || spool.set_aside(sequence)).await??;
+				tracing::error!(
+					sequence,
+					path = ?path.map(|p| p.display().to_string()),
+					reason = %refused.reason,
+					"the coordinator refused a batch as another run's; it is set aside"
+				);
+				return Err(SessionError::OtherRun {
+					sequence,
+					reason: refused.reason,
+				});
+			}
 			None => tracing::warn!("the coordinator sent an empty message"),
 		}
 	}
@@ -428,6 +486,7 @@ async fn apply_assignment(
 	shared: &Shared,
 	client: &mut Client,
 	wire: &v1::Assignment,
+	run_id: &Arc<str>,
 ) -> Result<(), SessionError> {
 	let assignment = Assignment::from_wire(wire)?;
 	let held = shared
@@ -470,6 +529,7 @@ async fn apply_assignment(
 		.clone()
 		.filter(|_| tablebase.is_none());
 	shared.control.set(Playing {
+		run_id: run_id.clone(),
 		assignment,
 		net,
 		tablebase,

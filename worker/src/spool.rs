@@ -6,6 +6,8 @@
 //! - `00000000000000000042.batch`: batch 42 in the wire encoding ([`tigers_proto::encode_batch`]);
 //!   zero-padded so that names sort as numbers;
 //! - `next_sequence`: the sequence number the next batch gets, as decimal text;
+//! - `run`: the run the batches were played for (the coordinator's run id), absent until the
+//!   first join (and in a spool written before run ids, which adopts the first run it joins);
 //! - `*.tmp`: a write in progress; removed when the spool is opened.
 //!
 //! A batch is written to a temporary file, synced, renamed into place and the directory synced,
@@ -25,6 +27,11 @@
 //! (a batch set aside as corrupt leaves one), and never deletes a batch on the word of a
 //! coordinator that claims more than this spool ever numbered.
 //!
+//! Runs: every batch is played for one run and names it. The spool holds one run's batches:
+//! [`Spool::push`] refuses a batch of another run, and when a join answers with another run
+//! than the spool's, [`Spool::begin_run`] sets the whole spool aside in one rename (see
+//! `spool::aside`) and starts an empty one for the new run, numbered after what the new run has.
+//!
 //! Concurrency: one `Spool` is shared by the batcher thread (which pushes) and the session
 //! (which reads, and removes on acknowledgement). The index (the sequences present and the next
 //! number) has its own mutex, never held across disk I/O, so the queries that touch only the
@@ -43,12 +50,17 @@ use std::time::Duration;
 
 use thiserror::Error;
 use tigers_proto::v1::SampleBatch;
-use tigers_proto::{decode_batch, encode_batch};
+use tigers_proto::{decode_batch, encode_batch, is_run_id};
+
+pub use self::aside::KEEP_SET_ASIDE;
+
+mod aside;
 
 const BATCH_EXTENSION: &str = "batch";
 const TEMP_EXTENSION: &str = "tmp";
 const CORRUPT_EXTENSION: &str = "corrupt";
 const COUNTER_FILE: &str = "next_sequence";
+const RUN_FILE: &str = "run";
 
 /// Why a spool operation failed.
 #[derive(Debug, Error)]
@@ -74,6 +86,14 @@ pub enum SpoolError {
 		path: PathBuf,
 		/// What is wrong.
 		reason: String,
+	},
+	/// A batch played for another run than the spool's: not spooled.
+	#[error("the batch was played for run {batch_run:?}, but the spool holds run {spool_run}'s")]
+	OtherRun {
+		/// The batch's run.
+		batch_run: String,
+		/// The spool's run.
+		spool_run: String,
 	},
 	/// The coordinator claims batches this spool never numbered; nothing was deleted.
 	#[error(
@@ -101,6 +121,17 @@ pub struct Acknowledged {
 	pub renumbered: usize,
 }
 
+/// What [`Spool::begin_run`] set aside: a spool of another run, moved whole.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetAside {
+	/// The run its batches were played for.
+	pub run: String,
+	/// Batches in it.
+	pub batches: usize,
+	/// Where it is now.
+	pub path: PathBuf,
+}
+
 /// The batches on disk and the next sequence number; see the [module docs](self).
 #[derive(Debug)]
 pub struct Spool {
@@ -117,6 +148,8 @@ pub struct Spool {
 struct Index {
 	sequences: BTreeSet<u64>,
 	next_sequence: u64,
+	/// The run the batches belong to; `None` until the first [`Spool::begin_run`].
+	run: Option<String>,
 }
 
 impl Spool {
@@ -137,12 +170,15 @@ impl Spool {
 		}
 		let counter = read_counter(&dir.join(COUNTER_FILE))?;
 		let past_files = sequences.last().map_or(1, |last| last + 1);
+		let run = read_run(&dir.join(RUN_FILE))?;
+		aside::prune(&aside::aside_root(dir), aside::unix_now(), KEEP_SET_ASIDE);
 		Ok(Spool {
 			dir: dir.to_path_buf(),
 			capacity,
 			index: Mutex::new(Index {
 				sequences,
 				next_sequence: counter.max(past_files),
+				run,
 			}),
 			writer: Mutex::new(()),
 			room: Condvar::new(),
@@ -174,6 +210,11 @@ impl Spool {
 		self.lock().sequences.len() < self.capacity
 	}
 
+	/// The run the spooled batches were played for; `None` before the first join.
+	pub fn run_id(&self) -> Option<String> {
+		self.lock().run.clone()
+	}
+
 	/// The sequence number the next batch will get.
 	pub fn next_sequence(&self) -> u64 {
 		self.lock().next_sequence
@@ -195,6 +236,14 @@ impl Spool {
 		let _writer = lock(&self.writer);
 		let sequence = {
 			let index = self.lock();
+			if let Some(run) = &index.run
+				&& *run != batch.run_id
+			{
+				return Err(SpoolError::OtherRun {
+					batch_run: batch.run_id.clone(),
+					spool_run: run.clone(),
+				});
+			}
 			if index.sequences.len() >= self.capacity {
 				return Err(SpoolError::Full {
 					capacity: self.capacity,
@@ -232,7 +281,11 @@ impl Spool {
 		};
 		let reason = match decode_batch(&bytes) {
 			// The name says which batch it is; the number inside may be from before a renumbering.
-			Ok(batch) => {
+			// A batch spooled before run ids names none: it belongs to the spool's run.
+			Ok(mut batch) => {
+				if batch.run_id.is_empty() {
+					batch.run_id = self.run_id().unwrap_or_default();
+				}
 				return Ok(Some(SampleBatch { sequence, ..batch }));
 			}
 			Err(error) => format!("does not decode: {error}"),
@@ -250,6 +303,66 @@ impl Spool {
 		}
 		remove_if_present(&self.batch_path(sequence))?;
 		Ok(true)
+	}
+
+	/// Makes `run` the spool's run, as a join answered it, before any batch is sent. A spool of
+	/// that run, or of none yet, keeps its batches (a spool from before run ids adopts the first
+	/// run it joins). A spool of another run is set aside whole, in one rename, and an empty
+	/// one takes its place, numbering from `last_acked + 1` (the new run's count for this
+	/// identity): its batches are never sent to `run`. A crash part-way leaves either the old
+	/// spool, or none, which opens empty and adopts the run of the next join.
+	pub fn begin_run(&self, run: &str, last_acked: u64) -> Result<Option<SetAside>, SpoolError> {
+		let _writer = lock(&self.writer);
+		let (old, batches) = {
+			let index = self.lock();
+			(index.run.clone(), index.sequences.len())
+		};
+		let Some(old) = old.filter(|old| old != run) else {
+			if self.lock().run.is_none() {
+				write_durably(&self.dir.join(RUN_FILE), format!("{run}\n").as_bytes())?;
+				self.lock().run = Some(run.to_string());
+			}
+			return Ok(None);
+		};
+		let root = aside::aside_root(&self.dir);
+		let now = aside::unix_now();
+		aside::prune(&root, now, KEEP_SET_ASIDE);
+		fs::create_dir_all(&root).map_err(io_error(&root))?;
+		let path = aside::new_folder(&root, now, &old);
+		fs::rename(&self.dir, &path).map_err(io_error(&self.dir))?;
+		sync_dir(&root)?;
+		{
+			let mut index = self.lock();
+			index.sequences.clear();
+			index.run = None;
+			self.room.notify_all();
+		}
+		fs::create_dir(&self.dir).map_err(io_error(&self.dir))?;
+		self.set_next_sequence(last_acked.saturating_add(1))?;
+		write_durably(&self.dir.join(RUN_FILE), format!("{run}\n").as_bytes())?;
+		self.lock().run = Some(run.to_string());
+		Ok(Some(SetAside {
+			run: old,
+			batches,
+			path,
+		}))
+	}
+
+	/// Moves batch `sequence`, which the coordinator refused as another run's, out of the
+	/// spool into a folder of refused batches beside it; returns where it went, or `None` if it
+	/// was not spooled. Like any batch that is gone, it leaves a gap that the next join closes.
+	pub fn set_aside(&self, sequence: u64) -> Result<Option<PathBuf>, SpoolError> {
+		if !self.forget(&[sequence]) {
+			return Ok(None);
+		}
+		let root = aside::aside_root(&self.dir);
+		let folder = aside::new_folder(&root, aside::unix_now(), "refused");
+		fs::create_dir_all(&folder).map_err(io_error(&folder))?;
+		let from = self.batch_path(sequence);
+		let to = folder.join(from.file_name().expect("a batch file has a name"));
+		fs::rename(&from, &to).map_err(io_error(&from))?;
+		sync_dir(&folder)?;
+		Ok(Some(to))
 	}
 
 	/// Brings the spool in step with a coordinator that has dealt with this worker's batches up
@@ -401,6 +514,22 @@ fn sequence_of(path: &Path) -> Result<u64, SpoolError> {
 			path: path.to_path_buf(),
 			reason: "the name is not a sequence number".into(),
 		})
+}
+
+/// The run a spool's `run` file names; `None` if there is no file.
+fn read_run(path: &Path) -> Result<Option<String>, SpoolError> {
+	match fs::read_to_string(path) {
+		Ok(text) if is_run_id(text.trim_end()) => Ok(Some(text.trim_end().to_string())),
+		Ok(text) => Err(SpoolError::Corrupt {
+			path: path.to_path_buf(),
+			reason: format!("{:?} is not a run id", text.trim_end()),
+		}),
+		Err(error) if error.kind() == ErrorKind::NotFound => Ok(None),
+		Err(source) => Err(SpoolError::Io {
+			path: path.to_path_buf(),
+			source,
+		}),
+	}
 }
 
 /// The counter's value, 1 if there is no counter yet.

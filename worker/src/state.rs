@@ -6,7 +6,8 @@
 //!   worker_id        the identity sent to Join, generated once (name + 16 random hex digits)
 //!   worker_secret    the identity's secret, as the coordinator's first Join handed it (mode 0600)
 //!   lock             held (flock) while a worker runs
-//!   spool/           unacknowledged batches and the next sequence number (see `spool`)
+//!   spool/           unacknowledged batches, the next sequence number and their run (see `spool`)
+//!   spool-aside/     batches of runs the coordinator no longer serves, kept for a week
 //! ```
 
 use std::fs::{self, File, TryLockError};

@@ -40,11 +40,15 @@ impl Drop for TempDir {
 	}
 }
 
+/// The run the test assignments are played for.
+pub(crate) const TEST_RUN: &str = "0123456789abcdef0123456789abcdef";
+
 /// An assignment of a fresh net (from `net_seed`) at depth 1 with short games, as self-play
 /// would play it.
 pub(crate) fn playing(generation: u64, net_seed: u64, games_per_batch: u32) -> Playing {
 	let net = Network::new(Shape::default(), net_seed);
 	Playing {
+		run_id: TEST_RUN.into(),
 		assignment: Assignment {
 			generation,
 			sha256: net.sha256(),

@@ -158,6 +158,11 @@ impl Session {
 			worker.last_heard = unix_now();
 		}
 		match message.body {
+			Some(FromWorker::Batch(batch)) if batch.run_id != self.shared.run_dir.id() => {
+				let refused = self.refuse_other_run(&batch);
+				self.send(ToWorker::Refused(refused)).await;
+				Ok(())
+			}
 			Some(FromWorker::Batch(batch)) => {
 				let ack = self.store(batch).await?;
 				self.send(ToWorker::Ack(ack)).await;
@@ -294,6 +299,32 @@ impl Session {
 		ServiceError::BatchRefused {
 			sequence,
 			rejection,
+		}
+	}
+
+	/// Counts a batch played for another run (or naming none) and makes the answer that tells
+	/// the worker so. Nothing is stored and no sequence is used up: the number belongs to the
+	/// other run, and the session goes on.
+	fn refuse_other_run(&self, batch: &v1::SampleBatch) -> v1::BatchRefused {
+		let run = &self.shared.run_dir;
+		let played_for = if batch.run_id.is_empty() {
+			"names no run".to_string()
+		} else {
+			format!("was played for run {}", excerpt(&batch.run_id))
+		};
+		let reason = format!(
+			"batch {} {played_for}, but this coordinator serves run {} (id {}): it is not \
+			 stored here and must not be sent again",
+			batch.sequence,
+			run.name(),
+			run.id()
+		);
+		self.shared.live().count_rejection(RejectReason::Run);
+		warn!(worker = %excerpt(&self.worker_id), sequence = batch.sequence, reason = %bounded(reason.clone()), "batch of another run refused");
+		v1::BatchRefused {
+			sequence: batch.sequence,
+			run_id: run.id().to_string(),
+			reason,
 		}
 	}
 

@@ -109,19 +109,22 @@ pub(crate) enum RejectReason {
 	Generation,
 	/// A game record that does not read, is too long, or names a player at too great length.
 	GameRecord,
+	/// Played for another run (or naming none): not stored, and the session goes on.
+	Run,
 }
 
 impl RejectReason {
 	/// Every reason, in a fixed order.
-	pub(crate) const ALL: [RejectReason; 5] = [
+	pub(crate) const ALL: [RejectReason; 6] = [
 		RejectReason::Sequence,
 		RejectReason::Size,
 		RejectReason::Sample,
 		RejectReason::Generation,
 		RejectReason::GameRecord,
+		RejectReason::Run,
 	];
 
-	/// The short name: `sequence`, `size`, `sample`, `generation` or `game_record`.
+	/// The short name: `sequence`, `size`, `sample`, `generation`, `game_record` or `run`.
 	pub(crate) const fn name(self) -> &'static str {
 		match self {
 			RejectReason::Sequence => "sequence",
@@ -129,6 +132,7 @@ impl RejectReason {
 			RejectReason::Sample => "sample",
 			RejectReason::Generation => "generation",
 			RejectReason::GameRecord => "game_record",
+			RejectReason::Run => "run",
 		}
 	}
 }
@@ -305,6 +309,7 @@ mod tests {
 				.map(|s| sample_to_wire(&Sample { score: 0.0, ..*s }))
 				.collect(),
 			game_records: vec![game.record.to_text()],
+			run_id: String::new(),
 		}
 	}
 
@@ -456,7 +461,7 @@ mod tests {
 					let at = record.char_indices().nth(edit.0.index(record.chars().count())).map_or(0, |(i, _)| i);
 					record.insert(at, edit.1);
 				}
-				let batch = v1::SampleBatch { sequence, samples, game_records };
+				let batch = v1::SampleBatch { sequence, samples, game_records, run_id: String::new() };
 				match validate_batch(batch, EXPECT) {
 					Ok(valid) => prop_assert!(valid.sequence >= 1 && valid.sequence <= MAX_SEQUENCE),
 					Err(rejection) => prop_assert!(!rejection.message.is_empty()),

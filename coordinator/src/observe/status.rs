@@ -15,6 +15,7 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 	let tablebase = progress.tablebase.clone().unwrap_or_default();
 	let mut json = json!({
 		"run": progress.run_name,
+		"run_id": progress.run_id,
 		"uptime_seconds": progress.uptime_seconds,
 		"generation": progress.generation,
 		"generation_since": progress.generation_since,

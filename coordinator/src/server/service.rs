@@ -238,6 +238,7 @@ impl Coordinator for CoordinatorService {
 			worker_secret: joined.issued.unwrap_or_default(),
 			build_version: BUILD_VERSION.into(),
 			protocol_version: PROTOCOL_VERSION,
+			run_id: self.shared.run_dir.id().to_string(),
 		}))
 	}
 

@@ -3,6 +3,7 @@
 //! ```text
 //! <run>/
 //!   lock                            held (flock) while a coordinator has the run open
+//!   run-id                          the run's identity: 32 lowercase hex digits, made once
 //!   ledger.sqlite                   the ledger (see `ledger`), with its -wal and -shm files
 //!   nets/gen-000007.safetensors     one net per promoted generation, named by generation
 //!   checkpoint/                     the training state: net, Adam, replay window, counters
@@ -22,6 +23,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rand::TryRng;
+use rand::rngs::SysRng;
 use tigers_core::Network;
 use tigers_core::network::file::sha256_hex;
 
@@ -36,12 +39,15 @@ const NETS: &str = "nets";
 const LEDGER: &str = "ledger.sqlite";
 /// The lock file's name.
 const LOCK: &str = "lock";
+/// The file holding the run's identity.
+const RUN_ID: &str = "run-id";
 
 /// A run directory, opened and recovered.
 #[derive(Debug)]
 pub struct RunDir {
 	root: PathBuf,
 	name: String,
+	id: String,
 	/// Serialises checkpoint saves and loads within this process: a save moves directories
 	/// around, and a load in the middle of it could find none.
 	checkpoint_lock: Mutex<()>,
@@ -67,9 +73,11 @@ impl RunDir {
 			|n| n.to_string_lossy().into_owned(),
 		);
 		checkpoint::recover(&root)?;
+		let id = read_or_make_run_id(&root)?;
 		let run = RunDir {
 			root,
 			name,
+			id,
 			checkpoint_lock: Mutex::new(()),
 			_lock: lock,
 		};
@@ -83,6 +91,13 @@ impl RunDir {
 	/// The run's name: the directory's last component.
 	pub fn name(&self) -> &str {
 		&self.name
+	}
+
+	/// The run's identity: 32 lowercase hex digits, made when the directory was first opened
+	/// (by this build or a later one) and never changed. Workers stamp their batches with it,
+	/// so that a batch played for one run is never stored in another.
+	pub fn id(&self) -> &str {
+		&self.id
 	}
 
 	/// The directory itself (canonical).
@@ -187,6 +202,33 @@ fn lock(root: &Path) -> Result<File, StorageError> {
 	}
 }
 
+/// The run's identity from its `run-id` file, made (durably) if the file is missing: a new run,
+/// or one started by a build before run ids. A file that holds anything else is corrupt, and
+/// the run is not opened, since a new identity would orphan every worker's spool.
+fn read_or_make_run_id(root: &Path) -> Result<String, StorageError> {
+	let path = root.join(RUN_ID);
+	match std::fs::read_to_string(&path) {
+		Ok(text) if tigers_proto::is_run_id(text.trim_end()) => {
+			return Ok(text.trim_end().to_string());
+		}
+		Ok(_) => {
+			return Err(StorageError::corrupt(
+				path.display().to_string(),
+				"it does not hold a run id (32 lowercase hex digits)",
+			));
+		}
+		Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+		Err(source) => return Err(StorageError::io(&path, "reading the run id")(source)),
+	}
+	let mut bytes = [0u8; tigers_proto::RUN_ID_CHARS / 2];
+	SysRng.try_fill_bytes(&mut bytes).map_err(|error| {
+		StorageError::io(&path, "making the run id")(std::io::Error::other(error.to_string()))
+	})?;
+	let id: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+	write_durably(&path, format!("{id}\n").as_bytes())?;
+	Ok(id)
+}
+
 fn net_file_name(generation: u64) -> String {
 	format!("gen-{generation:06}.safetensors")
 }
@@ -256,6 +298,41 @@ mod tests {
 		// Opening again keeps what is there.
 		let run = RunDir::open(&root).unwrap();
 		assert_eq!(run.name(), "run-42");
+	}
+
+	#[test]
+	fn a_run_keeps_its_identity_and_a_new_run_gets_another() {
+		let dir = TestDir::new("rundir-id");
+		let run = RunDir::open(&dir.path().join("a")).unwrap();
+		let id = run.id().to_string();
+		assert!(tigers_proto::is_run_id(&id), "{id}");
+		drop(run);
+		assert_eq!(RunDir::open(&dir.path().join("a")).unwrap().id(), id);
+		let other = RunDir::open(&dir.path().join("b")).unwrap();
+		assert_ne!(other.id(), id);
+		// A run from before run ids gets one at its first open, and keeps it.
+		drop(other);
+		std::fs::remove_file(dir.path().join("b/run-id")).unwrap();
+		let made = RunDir::open(&dir.path().join("b"))
+			.unwrap()
+			.id()
+			.to_string();
+		assert!(tigers_proto::is_run_id(&made) && made != id);
+		assert_eq!(RunDir::open(&dir.path().join("b")).unwrap().id(), made);
+	}
+
+	#[test]
+	fn a_damaged_run_id_keeps_the_run_closed() {
+		let dir = TestDir::new("rundir-bad-id");
+		drop(RunDir::open(dir.path()).unwrap());
+		std::fs::write(dir.path().join("run-id"), "not an id\n").unwrap();
+		let error = RunDir::open(dir.path()).unwrap_err().to_string();
+		assert!(error.contains("run-id is corrupt"), "{error}");
+		assert!(error.contains("32 lowercase hex digits"), "{error}");
+		assert_eq!(
+			std::fs::read_to_string(dir.path().join("run-id")).unwrap(),
+			"not an id\n"
+		);
 	}
 
 	#[test]

@@ -98,8 +98,18 @@ impl Running {
 	}
 }
 
-/// Starts a coordinator with `config` on a free loopback port.
+/// The run id of every run directory a test starts a coordinator on (unless the test wrote
+/// its own): the batches of [`real_batch`] name it.
+pub const TEST_RUN: &str = "7e570000000000000000000000000001";
+
+/// Starts a coordinator with `config` on a free loopback port, its run directory named
+/// [`TEST_RUN`] unless it already has a run id.
 pub async fn start(config: CoordinatorConfig) -> Running {
+	std::fs::create_dir_all(&config.run_dir).expect("the run directory");
+	let run_id = config.run_dir.join("run-id");
+	if !run_id.exists() {
+		std::fs::write(&run_id, format!("{TEST_RUN}\n")).expect("the run id");
+	}
 	let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
 		.await
 		.expect("a free port");
@@ -199,6 +209,7 @@ pub fn real_batch(sequence: u64, generation: u64, seed: u64) -> v1::SampleBatch 
 		sequence,
 		samples: game.samples.iter().map(sample_to_wire).collect(),
 		game_records: vec![game.record.to_text()],
+		run_id: TEST_RUN.into(),
 	}
 }
 

@@ -54,6 +54,65 @@ async fn a_session_streams_samples_and_gets_acks() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_another_run_is_refused_and_the_session_goes_on() {
+	let dir = temp_dir("other-run");
+	let running = start(test_config(dir.to_path_buf(), None)).await;
+	let mut client = client(running.address, None).await;
+	let joined = client
+		.join(join_request("w-run"))
+		.await
+		.unwrap()
+		.into_inner();
+	assert_eq!(joined.run_id, TEST_RUN);
+	let (sender, mut inbound, _) = session(&mut client, "w-run", &joined.worker_secret).await;
+	for (run, says) in [
+		(
+			"0000000000000000000000000000dead",
+			"was played for run \"0000",
+		),
+		("", "names no run"),
+	] {
+		let batch = v1::SampleBatch {
+			run_id: run.into(),
+			..real_batch(1, 0, 5)
+		};
+		sender.send(batch_message(batch)).await.unwrap();
+		let refused = loop {
+			let message = tokio::time::timeout(WAIT, inbound.message())
+				.await
+				.expect("an answer in time")
+				.expect("the session goes on")
+				.expect("the stream stays open");
+			match message.body {
+				Some(v1::coordinator_message::Body::Refused(refused)) => break refused,
+				Some(v1::coordinator_message::Body::Ack(ack)) => panic!("acknowledged: {ack:?}"),
+				_ => {}
+			}
+		};
+		assert_eq!((refused.sequence, refused.run_id.as_str()), (1, TEST_RUN));
+		assert!(refused.reason.contains(says), "{}", refused.reason);
+		assert!(refused.reason.contains(TEST_RUN), "{}", refused.reason);
+	}
+	// Nothing was stored or used up: batch 1 of this run is the next one taken.
+	let batch = real_batch(1, 0, 6);
+	let count = batch.samples.len() as u64;
+	sender.send(batch_message(batch)).await.unwrap();
+	let ack = next_ack(&mut inbound).await.unwrap();
+	assert_eq!((ack.sequence, ack.accepted), (1, true));
+	let progress = status(&mut client).await;
+	assert_eq!(progress.run_id, TEST_RUN);
+	assert_eq!(progress.samples_total, count);
+	let refused: Vec<(String, u64)> = progress
+		.rejections
+		.iter()
+		.map(|r| (r.reason.clone(), r.count))
+		.collect();
+	assert_eq!(refused, [("run".to_string(), 2)]);
+	drop(sender);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_duplicate_batch_is_not_counted_twice() {
 	let dir = temp_dir("duplicate");
 	let running = start(test_config(dir.to_path_buf(), None)).await;

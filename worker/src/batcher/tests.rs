@@ -8,10 +8,10 @@ use tigers_proto::convert::sample_from_wire;
 
 use super::*;
 use crate::selfplay::Players;
-use crate::testing::{TempDir, playing};
+use crate::testing::{TEST_RUN, TempDir, playing};
 
 struct Running {
-	games: Option<SyncSender<SelfPlayGame>>,
+	games: Option<SyncSender<Played>>,
 	spool: Arc<Spool>,
 	control: Arc<Control>,
 	stats: Arc<Stats>,
@@ -42,7 +42,15 @@ fn start(dir: &TempDir, capacity: usize, games_per_batch: u32) -> Running {
 
 impl Running {
 	fn send(&self, game: SelfPlayGame) {
-		self.games.as_ref().unwrap().send(game).unwrap();
+		self.send_for(TEST_RUN, game);
+	}
+
+	fn send_for(&self, run: &str, game: SelfPlayGame) {
+		let played = Played {
+			run_id: run.into(),
+			game,
+		};
+		self.games.as_ref().unwrap().send(played).unwrap();
 	}
 
 	fn stop(&mut self) {
@@ -121,7 +129,10 @@ fn a_full_spool_pauses_the_batcher_without_dropping_games() {
 			.games
 			.as_ref()
 			.unwrap()
-			.try_send(played[2].clone())
+			.try_send(Played {
+				run_id: TEST_RUN.into(),
+				game: played[2].clone(),
+			})
 			.is_err()
 	);
 	assert_eq!(running.spool.next_sequence(), 2);
@@ -144,15 +155,39 @@ fn batches_are_cut_before_passing_the_wire_limits() {
 	};
 	let mut pending = PendingBatch::default();
 	assert!(!pending.would_overflow(&huge, "r"));
-	pending.add(&huge, "r".into());
+	pending.add(TEST_RUN, &huge, "r".into());
 	assert!(pending.would_overflow(&huge, "r"));
 	assert!(!pending.would_overflow(&game, "r"));
 
 	let mut pending = PendingBatch::default();
 	let long_record = "x".repeat(MAX_BATCH_BYTES / 2 + 1);
-	pending.add(&game, long_record.clone());
+	pending.add(TEST_RUN, &game, long_record.clone());
 	assert!(pending.would_overflow(&game, &long_record));
 	let batch = pending.take();
 	assert_eq!(batch.game_records.len(), 1);
 	assert_eq!(pending.games(), 0);
+}
+
+#[test]
+fn a_batch_holds_one_runs_games_and_another_runs_are_not_spooled() {
+	const OTHER_RUN: &str = "fedcba9876543210fedcba9876543210";
+	let dir = TempDir::new("batcher-runs");
+	let mut running = start(&dir, 10, 3);
+	running.spool.begin_run(TEST_RUN, 0).unwrap();
+	let played = games(4);
+	running.send(played[0].clone());
+	running.send_for(OTHER_RUN, played[1].clone());
+	running.send(played[2].clone());
+	running.send(played[3].clone());
+	running.stop();
+	let spool = &running.spool;
+	// The first game went out alone when a game of another run came; that game was not kept.
+	assert_eq!(spool.sequences_after(0), vec![1, 2]);
+	let first = spool.read(1).unwrap().unwrap();
+	assert_eq!(first.game_records.len(), 1);
+	assert_eq!(first.run_id, TEST_RUN);
+	let second = spool.read(2).unwrap().unwrap();
+	assert_eq!(second.game_records.len(), 2);
+	assert_eq!(second.run_id, TEST_RUN);
+	assert_eq!(running.stats.snapshot(Instant::now()).games, 4);
 }

@@ -13,6 +13,17 @@ fn batch(tag: &str) -> SampleBatch {
 		sequence: 0,
 		samples: Vec::new(),
 		game_records: vec![tag.to_string()],
+		run_id: String::new(),
+	}
+}
+
+const RUN_A: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+const RUN_B: &str = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+fn batch_of(run: &str, tag: &str) -> SampleBatch {
+	SampleBatch {
+		run_id: run.to_string(),
+		..batch(tag)
 	}
 }
 
@@ -290,4 +301,143 @@ mod decoding {
 			}
 		}
 	}
+}
+
+#[test]
+fn a_spool_adopts_its_first_run_and_refuses_batches_of_another() {
+	let dir = TempDir::new("spool-adopt");
+	let path = dir.path().join("spool");
+	{
+		// Batches spooled before run ids name none, and join the first run.
+		let spool = Spool::open(&path, 10).unwrap();
+		assert_eq!(spool.run_id(), None);
+		spool.push(&mut batch("old")).unwrap();
+		assert_eq!(spool.begin_run(RUN_A, 0).unwrap(), None);
+		assert_eq!(spool.run_id().as_deref(), Some(RUN_A));
+		assert_eq!(spool.read(1).unwrap().unwrap().run_id, RUN_A);
+		let error = spool.push(&mut batch_of(RUN_B, "b")).unwrap_err();
+		assert!(matches!(error, SpoolError::OtherRun { .. }), "{error}");
+		assert_eq!(spool.push(&mut batch_of(RUN_A, "a")).unwrap(), 2);
+		// The same run again changes nothing.
+		assert_eq!(spool.begin_run(RUN_A, 0).unwrap(), None);
+		assert_eq!(spool.len(), 2);
+	}
+	let spool = Spool::open(&path, 10).unwrap();
+	assert_eq!(spool.run_id().as_deref(), Some(RUN_A));
+	assert!(!dir.path().join("spool-aside").exists());
+}
+
+#[test]
+fn a_spool_of_another_run_is_set_aside_whole_and_numbering_follows_the_new_run() {
+	let dir = TempDir::new("spool-set-aside");
+	let path = dir.path().join("spool");
+	let spool = Spool::open(&path, 3).unwrap();
+	spool.begin_run(RUN_A, 0).unwrap();
+	for name in ["a", "b", "c"] {
+		spool.push(&mut batch_of(RUN_A, name)).unwrap();
+	}
+	assert!(!spool.has_room());
+	let aside = spool.begin_run(RUN_B, 7).unwrap().unwrap();
+	assert_eq!((aside.run.as_str(), aside.batches), (RUN_A, 3));
+	assert!(aside.path.starts_with(dir.path().join("spool-aside")));
+	let name = aside
+		.path
+		.file_name()
+		.unwrap()
+		.to_str()
+		.unwrap()
+		.to_string();
+	assert!(name.ends_with(&format!("-{RUN_A}")), "{name}");
+	// The old spool is there as it was, with its own run file; the new one is empty.
+	let mut kept: Vec<String> = fs::read_dir(&aside.path)
+		.unwrap()
+		.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+		.collect();
+	kept.sort();
+	assert_eq!(kept[..3].len(), 3);
+	assert!(kept.contains(&"run".to_string()) && kept.contains(&"next_sequence".to_string()));
+	assert_eq!(
+		fs::read_to_string(aside.path.join("run")).unwrap().trim(),
+		RUN_A
+	);
+	assert!(spool.is_empty() && spool.has_room());
+	assert_eq!(spool.run_id().as_deref(), Some(RUN_B));
+	assert_eq!(spool.next_sequence(), 8);
+	assert!(matches!(
+		spool.push(&mut batch_of(RUN_A, "late")),
+		Err(SpoolError::OtherRun { .. })
+	));
+	assert_eq!(spool.push(&mut batch_of(RUN_B, "new")).unwrap(), 8);
+	drop(spool);
+	let spool = Spool::open(&path, 3).unwrap();
+	assert_eq!(spool.run_id().as_deref(), Some(RUN_B));
+	assert_eq!(spool.sequences_after(0), [8]);
+	assert_eq!(tag(&spool.read(8).unwrap().unwrap()), "new");
+}
+
+#[test]
+fn a_refused_batch_is_moved_aside_and_leaves_a_gap() {
+	let dir = TempDir::new("spool-refused");
+	let path = dir.path().join("spool");
+	let spool = Spool::open(&path, 10).unwrap();
+	spool.begin_run(RUN_A, 0).unwrap();
+	for name in ["a", "b", "c"] {
+		spool.push(&mut batch_of(RUN_A, name)).unwrap();
+	}
+	let moved = spool.set_aside(2).unwrap().unwrap();
+	assert!(
+		moved.starts_with(dir.path().join("spool-aside")),
+		"{}",
+		moved.display()
+	);
+	assert!(
+		moved
+			.parent()
+			.unwrap()
+			.to_str()
+			.unwrap()
+			.ends_with("-refused")
+	);
+	assert_eq!(tag(&decode_batch(&fs::read(&moved).unwrap()).unwrap()), "b");
+	assert_eq!(spool.set_aside(2).unwrap(), None);
+	assert_eq!(spool.sequences_after(0), [1, 3]);
+	// The next join closes the gap.
+	spool.acknowledge_through(1).unwrap();
+	assert_eq!(spool.sequences_after(0), [2]);
+	assert_eq!(tag(&spool.read(2).unwrap().unwrap()), "c");
+}
+
+#[test]
+fn batches_set_aside_are_deleted_after_the_time_they_are_kept() {
+	let dir = TempDir::new("spool-aside-prune");
+	let root = dir.path().join("spool-aside");
+	let now = 2_000_000_000;
+	let keep = KEEP_SET_ASIDE.as_secs();
+	for name in [
+		format!("{}-{RUN_A}", now - keep - 1),
+		format!("{}-refused", now - keep + 10),
+		"notes".to_string(),
+	] {
+		fs::create_dir_all(root.join(name).join("x")).unwrap();
+	}
+	assert_eq!(aside::prune(&root, now, KEEP_SET_ASIDE), 1);
+	let mut left: Vec<String> = fs::read_dir(&root)
+		.unwrap()
+		.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+		.collect();
+	left.sort();
+	assert_eq!(
+		left,
+		[format!("{}-refused", now - keep + 10), "notes".to_string()]
+	);
+}
+
+#[test]
+fn a_run_file_that_is_no_run_id_is_an_error() {
+	let dir = TempDir::new("spool-bad-run");
+	let path = dir.path().join("spool");
+	fs::create_dir_all(&path).unwrap();
+	fs::write(path.join("run"), "nonsense\n").unwrap();
+	let error = Spool::open(&path, 10).unwrap_err().to_string();
+	assert!(error.contains("is not a run id"), "{error}");
 }

@@ -59,6 +59,8 @@ pub struct Record {
 	pub received: Vec<u64>,
 	pub swallowed: Vec<u64>,
 	pub rejected: Vec<u64>,
+	/// Batches refused as another run's, by sequence, with the run they named.
+	pub other_run: Vec<(u64, String)>,
 	pub duplicates: usize,
 	pub heartbeats: Vec<Heartbeat>,
 	/// The secret each session opened with, in order.
@@ -85,7 +87,12 @@ pub struct State {
 	claim_last_acked: Mutex<Option<u64>>,
 	/// The tablebase `FetchTablebase` sends, if any.
 	tablebase: Mutex<Option<ServedTablebase>>,
+	/// The run served: joins name it, and batches naming another are refused.
+	run: Mutex<String>,
 }
+
+/// The run a test server serves unless told otherwise.
+pub const RUN: &str = "a11a11a11a11a11a11a11a11a11a11a1";
 
 /// The secret the test server hands out.
 pub const SECRET: &str = "5ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2e75ec2";
@@ -143,7 +150,14 @@ impl State {
 			secret: Mutex::new(None),
 			claim_last_acked: Mutex::new(None),
 			tablebase: Mutex::new(None),
+			run: Mutex::new(RUN.into()),
 		})
+	}
+
+	/// Serves run `run` from now on, as a coordinator restarted for a new run would (though
+	/// with this one's record).
+	pub fn set_run(&self, run: &str) {
+		*self.run.lock().unwrap() = run.into();
 	}
 
 	/// Serves `tablebase` from now on.
@@ -210,8 +224,17 @@ impl State {
 	}
 
 	/// Takes a batch: the reply to send, if any, or the status to end the session with.
-	fn batch(&self, batch: SampleBatch) -> Result<Option<Ack>, Status> {
+	fn batch(&self, batch: SampleBatch) -> Result<Option<coordinator_message::Body>, Status> {
 		let sequence = batch.sequence;
+		let run = self.run.lock().unwrap().clone();
+		if batch.run_id != run {
+			self.change(|record| record.other_run.push((sequence, batch.run_id.clone())));
+			return Ok(Some(coordinator_message::Body::Refused(v1::BatchRefused {
+				sequence,
+				run_id: run,
+				reason: "played for another run".into(),
+			})));
+		}
 		let mode = std::mem::replace(&mut *self.mode.lock().unwrap(), Mode::Store);
 		if mode != Mode::RejectNext {
 			*self.mode.lock().unwrap() = mode;
@@ -246,7 +269,7 @@ impl State {
 			}
 			ack = Some(Ack { sequence, accepted });
 		});
-		Ok(ack)
+		Ok(ack.map(coordinator_message::Body::Ack))
 	}
 }
 
@@ -265,6 +288,7 @@ impl std::fmt::Debug for Summary<'_> {
 			.field("received", &r.received)
 			.field("swallowed", &r.swallowed)
 			.field("rejected", &r.rejected)
+			.field("other_run", &r.other_run)
 			.field("heartbeats", &r.heartbeats.len())
 			.finish()
 	}
@@ -295,6 +319,11 @@ impl Coordinator for Service {
 					SECRET.to_string()
 				}
 				(Some(bound), presented) if bound == presented => String::new(),
+				// A ledger that never saw the identity adopts its secret, as the real one does.
+				(None, presented) => {
+					*secret = Some(presented.to_string());
+					String::new()
+				}
 				_ => return Err(Status::permission_denied("bound to another secret")),
 			}
 		};
@@ -311,6 +340,7 @@ impl Coordinator for Service {
 			worker_secret: issued,
 			build_version: env!("CARGO_PKG_VERSION").into(),
 			protocol_version: tigers_proto::PROTOCOL_VERSION,
+			run_id: self.0.run.lock().unwrap().clone(),
 		}))
 	}
 
@@ -456,7 +486,7 @@ async fn session_messages(
 			received = inbound.message() => match received {
 				Ok(Some(WorkerMessage { body: Some(worker_message::Body::Batch(batch)) })) => {
 					match state.batch(batch) {
-						Ok(ack) => ack.map(coordinator_message::Body::Ack),
+						Ok(reply) => reply,
 						Err(status) => {
 							let _ = outbound.send(Err(status)).await;
 							return;

@@ -9,6 +9,7 @@ mod metrics;
 mod pipes;
 mod refusal;
 mod restart;
+mod runs;
 mod session;
 mod tablebase;
 
