@@ -28,6 +28,7 @@
 //!
 //! - [`server::run`] and [`solve::run`] (with [`solve::SolveConfig`]): a run served, a
 //!   placement solve served;
+//! - [`server::certificates::make_certificates`]: `coordinator tls`;
 //! - [`config`]: everything a coordinator is started with; [`error::CoordinatorError`]: how
 //!   starting or serving fails;
 //! - [`fetch_status`], [`progress_json`] and [`StatusError`]: `coordinator status`;

@@ -14,6 +14,7 @@ use tigers_coordinator::config::{
 	CoordinatorConfig, GateMode, RunSettings, ServiceLimits, TablebaseUse, TimedSettings,
 };
 use tigers_coordinator::error::CoordinatorError;
+use tigers_coordinator::server::certificates::make_certificates;
 use tigers_coordinator::{MeasureSettings, Measured, Opponent, measure};
 use tigers_coordinator::{fetch_status, progress_json};
 use tigers_core::gate::{GateSettings, TableRole, Tables};
@@ -67,6 +68,24 @@ enum Command {
 	/// Measures a net file (or the perfect player) at equal time per move against ClaudePlayer
 	/// (or the perfect player), as a run measures its promoted nets, and prints the result.
 	Measure(MeasureArgs),
+	/// Makes the files to serve TLS: a CA (ca.pem, which workers trust with --tls-ca, and
+	/// ca.key) and a coordinator certificate signed by it (coordinator.pem and coordinator.key,
+	/// for --tls-cert and --tls-key).
+	Tls(TlsArgs),
+}
+
+#[derive(Args)]
+struct TlsArgs {
+	/// The directory to write the four files to (created if needed).
+	#[arg(long, value_name = "DIR")]
+	out: PathBuf,
+	/// A host name or IP address workers will connect to, as in their --connect URL; as often
+	/// as needed.
+	#[arg(long = "host", value_name = "NAME", required = true)]
+	hosts: Vec<String>,
+	/// Replace files already in DIR (a CA the workers trust would no longer be the one in use).
+	#[arg(long)]
+	force: bool,
 }
 
 #[derive(Args)]
@@ -630,6 +649,7 @@ async fn main() -> ExitCode {
 	let done = match cli.command {
 		Some(Command::Measure(args)) => measure_command(args).await,
 		Some(Command::Solve(args)) => solve_command(args).await,
+		Some(Command::Tls(args)) => tls_command(&args),
 		Some(Command::Status {
 			connect,
 			token,
@@ -641,6 +661,24 @@ async fn main() -> ExitCode {
 		Ok(()) => ExitCode::SUCCESS,
 		Err(failure) => failure.report(),
 	}
+}
+
+/// `coordinator tls`: writes a CA and a coordinator certificate, and says how to use them.
+fn tls_command(args: &TlsArgs) -> Result<(), Failure> {
+	let made = make_certificates(&args.out, &args.hosts, args.force)
+		.map_err(|e| Failure::new("coordinator tls", e))?;
+	print_out(format_args!(
+		"wrote a CA and a coordinator certificate for {hosts}, valid two years:\n\
+		 \x20 coordinator: --tls-cert {cert} --tls-key {key}\n\
+		 \x20 workers, dashboards and status: --tls-ca {ca} and https://{host}:PORT\n\
+		 \x20 {ca_key} signs new coordinator certificates: keep it private, off the workers",
+		hosts = args.hosts.join(", "),
+		cert = made.certificate.display(),
+		key = made.key.display(),
+		ca = made.ca_certificate.display(),
+		host = args.hosts[0],
+		ca_key = made.ca_key.display(),
+	))
 }
 
 /// `coordinator status`: prints a running coordinator's state as one JSON object.

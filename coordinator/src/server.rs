@@ -7,6 +7,7 @@
 //! same way) calls into it.
 
 pub(crate) mod auth;
+pub mod certificates;
 pub(crate) mod identity;
 mod local_workers;
 mod open;
@@ -200,7 +201,9 @@ fn transport(config: &CoordinatorConfig) -> Result<Server, CoordinatorError> {
 			source,
 		})
 	};
-	let identity = Identity::from_pem(read(cert)?, read(key)?);
+	let pem = read(cert)?;
+	certificates::check_served_certificate(cert, &pem).map_err(CoordinatorError::Config)?;
+	let identity = Identity::from_pem(pem, read(key)?);
 	Ok(builder.tls_config(ServerTlsConfig::new().identity(identity))?)
 }
 

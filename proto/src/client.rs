@@ -210,6 +210,38 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
 		}
 		source = cause.source();
 	}
+	with_certificate_hint(text)
+}
+
+/// What the TLS library's names for a refused certificate mean here, and what to do.
+const CERTIFICATE_HINTS: [(&str, &str); 3] = [
+	(
+		"CaUsedAsEndEntity",
+		"the coordinator serves a CA certificate as its own, which TLS clients refuse: serve a \
+		 certificate signed by that CA (`coordinator tls` makes both) and trust the CA with \
+		 --tls-ca",
+	),
+	(
+		"UnknownIssuer",
+		"the coordinator's certificate is not the --tls-ca file given, nor signed by it",
+	),
+	(
+		"NotValidForName",
+		"the coordinator's certificate does not name the host in the URL: connect by a name \
+		 or address it lists, or make one that lists it (`coordinator tls --host`)",
+	),
+];
+
+/// `text` with a sentence after it where it names a certificate refusal of the TLS library.
+fn with_certificate_hint(mut text: String) -> String {
+	if let Some((_, hint)) = CERTIFICATE_HINTS
+		.iter()
+		.find(|(name, _)| text.contains(name))
+	{
+		text.push_str(" (");
+		text.push_str(hint);
+		text.push(')');
+	}
 	text
 }
 
@@ -226,7 +258,7 @@ pub fn call_failure(status: &Status) -> String {
 		}
 		cause = error.source();
 	}
-	text
+	with_certificate_hint(text)
 }
 
 /// Why a received net was refused.
@@ -401,5 +433,27 @@ mod chain_tests {
 			error_chain(&missing),
 			"cannot read the record x.txt: No such file or directory (os error 2)"
 		);
+	}
+
+	#[test]
+	fn a_refused_certificate_is_explained() {
+		let ca = layers(&[
+			"transport error",
+			"invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))",
+		]);
+		let text = error_chain(&ca);
+		assert!(
+			text.starts_with("transport error: invalid peer certificate"),
+			"{text}"
+		);
+		assert!(
+			text.contains("serves a CA certificate as its own"),
+			"{text}"
+		);
+		assert!(text.contains("coordinator tls"), "{text}");
+		let unknown = layers(&["invalid peer certificate: UnknownIssuer"]);
+		assert!(error_chain(&unknown).contains("not the --tls-ca file given"));
+		let plain = layers(&["Connection refused (os error 111)"]);
+		assert_eq!(error_chain(&plain), "Connection refused (os error 111)");
 	}
 }

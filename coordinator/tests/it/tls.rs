@@ -178,3 +178,121 @@ fn status_prints_why_it_cannot_reach_a_coordinator() {
 		"{stderr}"
 	);
 }
+
+/// A client of the coordinator on `port` trusting the PEM file at `ca`.
+async fn client_trusting(port: u16, ca: &std::path::Path) -> CoordinatorClient<Channel> {
+	let tls = ClientTlsConfig::new()
+		.ca_certificate(Certificate::from_pem(std::fs::read(ca).expect("the CA")))
+		.domain_name("127.0.0.1");
+	let channel = Channel::from_shared(format!("https://127.0.0.1:{port}"))
+		.expect("a URL")
+		.tls_config(tls)
+		.expect("TLS settings")
+		.connect()
+		.await
+		.expect("a TLS connection");
+	CoordinatorClient::new(channel)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn certificates_from_coordinator_tls_carry_a_worker_binary_and_a_ca_as_its_own_is_refused() {
+	let temp = temp_dir("tls-made");
+	let certs = temp.join("certs");
+	let dir = certs.to_str().expect("a UTF-8 path");
+	let (code, stdout, stderr) = coordinator_binary(&[
+		"tls",
+		"--out",
+		dir,
+		"--host",
+		"127.0.0.1",
+		"--host",
+		"localhost",
+	]);
+	assert_eq!(code, Some(0), "{stderr}");
+	assert!(
+		stdout.contains("--tls-ca") && stdout.contains("ca.pem"),
+		"{stdout}"
+	);
+	// Run again, it replaces nothing.
+	let (code, _, stderr) = coordinator_binary(&["tls", "--out", dir, "--host", "127.0.0.1"]);
+	assert_eq!(code, Some(1), "{stderr}");
+	assert!(stderr.contains("exists"), "{stderr}");
+
+	// The CA served as the coordinator's own: refused before serving, saying what to do.
+	let mut config = test_config(temp.join("run-ca"), None);
+	config.tls = Some((certs.join("ca.pem"), certs.join("ca.key")));
+	let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+	let error = tigers_coordinator::server::run(config, listener, std::future::pending::<()>())
+		.await
+		.expect_err("a CA certificate is not served");
+	let said = error.to_string();
+	assert!(said.contains("is a CA certificate"), "{said}");
+	assert!(
+		said.contains("coordinator tls --out DIR --host NAME"),
+		"{said}"
+	);
+
+	// The coordinator's certificate, signed by the CA: a real worker trusting the CA delivers,
+	// and so it does with the files of the openssl recipe in docs/deploy.md.
+	worker_delivers_over_tls(&temp.join("made"), &certs).await;
+	let recipe = temp.join("openssl");
+	let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/tls/openssl.sh");
+	let made = std::process::Command::new("bash")
+		.arg(script)
+		.arg(&recipe)
+		.args(["coordinator.example.org", "127.0.0.1"])
+		.output()
+		.expect("bash runs the recipe");
+	assert!(
+		made.status.success(),
+		"{}",
+		String::from_utf8_lossy(&made.stderr)
+	);
+	worker_delivers_over_tls(&temp.join("recipe"), &recipe).await;
+}
+
+/// Serves a run from `dir` with `certs`' coordinator certificate and waits until a worker
+/// binary trusting `certs`' CA has delivered samples.
+async fn worker_delivers_over_tls(dir: &std::path::Path, certs: &std::path::Path) {
+	let mut config = test_config(dir.join("run"), None);
+	config.tls = Some((certs.join("coordinator.pem"), certs.join("coordinator.key")));
+	let running = start(config).await;
+	let port = running.address.port();
+	let mut worker = std::process::Command::new(crate::cluster::worker_binary())
+		.arg("--connect")
+		.arg(format!("https://127.0.0.1:{port}"))
+		.arg("--tls-ca")
+		.arg(certs.join("ca.pem"))
+		.args(["--threads", "1", "--name", "tls-worker", "--no-tablebase"])
+		.arg("--state-dir")
+		.arg(dir.join("worker"))
+		.stdout(std::process::Stdio::null())
+		.stderr(std::fs::File::create(dir.join("worker.stderr")).unwrap())
+		.spawn()
+		.expect("the worker starts");
+	let mut client = client_trusting(port, &certs.join("ca.pem")).await;
+	let deadline = Instant::now() + Duration::from_secs(60);
+	loop {
+		let status = client
+			.status(v1::StatusRequest {})
+			.await
+			.expect("status over TLS")
+			.into_inner();
+		if status
+			.workers
+			.iter()
+			.any(|w| w.name == "tls-worker" && w.samples > 0)
+		{
+			break;
+		}
+		let log = std::fs::read_to_string(dir.join("worker.stderr")).unwrap_or_default();
+		assert!(
+			Instant::now() < deadline,
+			"no samples from the worker over TLS: {log}"
+		);
+		tokio::time::sleep(Duration::from_millis(200)).await;
+	}
+	let _ = worker.kill();
+	let _ = worker.wait();
+	running.stop().await;
+}
