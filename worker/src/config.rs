@@ -16,6 +16,9 @@ pub const DEFAULT_SPOOL_CAPACITY: usize = 2000;
 /// The longest worker name the coordinator accepts.
 pub const MAX_NAME_CHARS: usize = 128;
 
+/// How long a stopping worker goes on sending and waiting for acknowledgements by default.
+pub const DEFAULT_STOP_GRACE: Duration = Duration::from_secs(20);
+
 /// Everything a worker needs to run. Build it with [`WorkerConfig::new`] and change the fields
 /// that matter; the rest are sensible defaults.
 #[derive(Clone)]
@@ -43,7 +46,9 @@ pub struct WorkerConfig {
 	pub heartbeat_interval: Duration,
 	/// Reconnection delays.
 	pub backoff: BackoffSettings,
-	/// How long to go on sending spooled batches after being asked to stop.
+	/// How long a stopping worker goes on sending its spooled batches and waiting for their
+	/// acknowledgements, once self-play has stopped (20 s: within the 30 s that the systemd
+	/// unit and the Kubernetes manifest give a worker to stop).
 	pub shutdown_grace: Duration,
 	/// How long to wait for a connection (TCP and TLS) to the coordinator.
 	pub connect_timeout: Duration,
@@ -75,7 +80,7 @@ impl WorkerConfig {
 			// within seconds, at a cost of a few bytes.
 			heartbeat_interval: Duration::from_secs(5),
 			backoff: BackoffSettings::default(),
-			shutdown_grace: Duration::from_secs(5),
+			shutdown_grace: DEFAULT_STOP_GRACE,
 			connect_timeout: Duration::from_secs(10),
 			metrics_listen: None,
 			tablebase: None,
@@ -193,6 +198,8 @@ mod tests {
 	fn defaults_are_valid_and_the_state_dir_follows_the_name() {
 		let config = WorkerConfig::new("http://127.0.0.1:50051");
 		assert!(config.validate().is_ok());
+		// docs/deploy.md and the supervisors' stop timeouts (30 s) count on this.
+		assert_eq!(config.shutdown_grace, Duration::from_secs(20));
 		assert!(config.threads >= 1);
 		assert!(!config.name.is_empty());
 		assert_eq!(

@@ -48,6 +48,12 @@ struct Cli {
 	/// PEM certificate to trust for an https coordinator (its self-signed one, or its CA).
 	#[arg(long, value_name = "FILE")]
 	tls_ca: Option<PathBuf>,
+	/// Seconds a stopping worker (SIGTERM, Ctrl-C) goes on sending its spooled batches and
+	/// waiting for their acknowledgements before it exits; what is left stays in the spool for
+	/// the next start. 0 to 3600.
+	#[arg(long, value_name = "SECONDS", default_value_t = tigers_worker::config::DEFAULT_STOP_GRACE.as_secs(),
+		value_parser = clap::value_parser!(u64).range(0..=3600))]
+	stop_grace: u64,
 	/// Unacknowledged batches kept on disk at most; self-play pauses when the spool is full.
 	#[arg(long, value_name = "BATCHES", default_value_t = DEFAULT_SPOOL_CAPACITY)]
 	spool_capacity: usize,
@@ -238,6 +244,7 @@ fn worker_config(cli: Cli) -> anyhow::Result<WorkerConfig> {
 	config.tablebase = cli.tablebase;
 	config.no_tablebase = cli.no_tablebase;
 	config.protocol_version = cli.protocol_version;
+	config.shutdown_grace = Duration::from_secs(cli.stop_grace);
 	Ok(config)
 }
 
