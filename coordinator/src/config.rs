@@ -298,12 +298,22 @@ pub struct ServiceLimits {
 	/// batch, which the run stores, trains on and archives like any other: only a run made
 	/// for measuring should take them.
 	pub accept_loadtest: bool,
+	/// Joins under identities the ledger does not know, a minute at most (as a bucket that
+	/// holds a minute's worth); 0 for no limit.
+	pub new_workers_per_minute: u32,
+	/// `WatchProgress` streams open at once, in all.
+	pub max_watchers: usize,
+	/// `WatchProgress` streams open at once on one connection.
+	pub max_watchers_per_connection: usize,
 }
 
 impl Default for ServiceLimits {
 	/// A host that vanishes is found by the keepalive within 35 s (a ping every 15 s, 20 s to
 	/// answer) and a silent session ends after 45 s, both under a minute; workers heartbeat
-	/// every 5 s by default. Workers are forgotten after a week.
+	/// every 5 s by default. Workers are forgotten after a week. 600 new identities a minute
+	/// lets a fleet of thousands start within minutes (a refused worker retries) while a flood
+	/// of joins adds at most about 0.5 MB of ledger a minute; 1,000 progress streams (about
+	/// 50 kB each) and 16 on a connection are far more than dashboards need.
 	fn default() -> ServiceLimits {
 		ServiceLimits {
 			keepalive_interval: Duration::from_secs(15),
@@ -311,6 +321,9 @@ impl Default for ServiceLimits {
 			session_idle_timeout: Duration::from_secs(45),
 			forget_workers_after: Duration::from_secs(7 * 24 * 3600),
 			accept_loadtest: false,
+			new_workers_per_minute: 600,
+			max_watchers: 1000,
+			max_watchers_per_connection: 16,
 		}
 	}
 }
@@ -479,6 +492,10 @@ mod tests {
 		assert!(limits.keepalive_interval + limits.keepalive_timeout < Duration::from_secs(60));
 		assert!(limits.session_idle_timeout < Duration::from_secs(60));
 		assert_eq!(limits.forget_workers_after, Duration::from_secs(604_800));
+		// docs/deploy.md, "The server's limits", quotes these.
+		assert_eq!(limits.new_workers_per_minute, 600);
+		assert_eq!(limits.max_watchers, 1000);
+		assert_eq!(limits.max_watchers_per_connection, 16);
 	}
 
 	#[test]

@@ -5,7 +5,7 @@ use thiserror::Error;
 use tigers_process::metrics::MetricsError;
 use tigers_proto::{
 	MAX_MESSAGE_BYTES, MIN_WORKER_PROTOCOL, PROTOCOL_VERSION, REJECTED_SEQUENCE_KEY,
-	VERSION_REFUSED_KEY,
+	RETRY_AFTER_KEY, VERSION_REFUSED_KEY,
 };
 use tonic::Status;
 
@@ -193,6 +193,29 @@ pub(crate) enum ServiceError {
 		/// The one asked for.
 		wanted: String,
 	},
+	/// A join under a new identity beyond the limit on new identities a minute.
+	#[error(
+		"too many new worker identities: this coordinator takes {per_minute} a minute; try \
+		 again in {retry_after_seconds} s (a worker keeps its identity in its state directory, \
+		 so a worker that restarts is no new one)"
+	)]
+	TooManyNewWorkers {
+		/// The limit.
+		per_minute: u32,
+		/// Seconds until a new identity would be taken.
+		retry_after_seconds: u64,
+	},
+	/// A progress stream beyond the limit.
+	#[error(
+		"too many progress streams: at most {limit} {scope}; close one (a dashboard needs \
+		 one) or try again later"
+	)]
+	TooManyWatchers {
+		/// The limit.
+		limit: usize,
+		/// `in all` or `on one connection`.
+		scope: &'static str,
+	},
 	/// A session message over the size limit.
 	#[error(
 		"a session message is larger than the {} MiB limit: {}",
@@ -315,7 +338,19 @@ impl From<ServiceError> for Status {
 				}
 				status
 			}
-			ServiceError::TooLarge(_) => Status::resource_exhausted(message),
+			ServiceError::TooLarge(_) | ServiceError::TooManyWatchers { .. } => {
+				Status::resource_exhausted(message)
+			}
+			ServiceError::TooManyNewWorkers {
+				retry_after_seconds,
+				..
+			} => {
+				let mut status = Status::resource_exhausted(message);
+				if let Ok(value) = retry_after_seconds.to_string().parse() {
+					status.metadata_mut().insert(RETRY_AFTER_KEY, value);
+				}
+				status
+			}
 			ServiceError::Stream(status) => status,
 			ServiceError::NotStored { .. } | ServiceError::ShuttingDown => {
 				Status::unavailable(message)
@@ -342,6 +377,18 @@ impl From<ServiceError> for Status {
 			ServiceError::Task { .. } => Status::internal(message),
 			ServiceError::Coordinator(error) => coordinator_status(&error, message),
 		}
+	}
+}
+
+impl From<StorageError> for ServiceError {
+	fn from(error: StorageError) -> ServiceError {
+		ServiceError::Coordinator(error.into())
+	}
+}
+
+impl From<IdentityError> for ServiceError {
+	fn from(error: IdentityError) -> ServiceError {
+		ServiceError::Coordinator(error.into())
 	}
 }
 

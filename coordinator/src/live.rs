@@ -147,6 +147,10 @@ pub(crate) struct Live {
 	pub version_refusals: u64,
 	/// The sentence the last worker refused for its version was told.
 	pub last_version_refusal: String,
+	/// Joins under new identities refused for the limit on them, over this process's life.
+	pub new_workers_refused: u64,
+	/// Progress streams refused for the limits on them, over this process's life.
+	pub watchers_refused: u64,
 	/// The last game record received.
 	pub last_game: String,
 	/// The mean loss over the run, for the chart.
@@ -541,6 +545,8 @@ impl Shared {
 			workers_connected,
 			batches_rejected: live.batches_rejected(),
 			version_refusals: live.version_refusals,
+			new_workers_refused: live.new_workers_refused,
+			watchers_refused: live.watchers_refused,
 			last_version_refusal: live.last_version_refusal.clone(),
 			last_game: live.last_game.clone(),
 			loss_history: live.loss_history.points().to_vec(),

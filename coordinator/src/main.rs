@@ -358,6 +358,19 @@ struct ServeArgs {
 	/// trains on and archives as real games: only for a run directory made for the test.
 	#[arg(long)]
 	accept_loadtest: bool,
+	/// Joins under worker identities the run has not seen, a minute at most (a minute's worth
+	/// may come at once); past it a join is refused with RESOURCE_EXHAUSTED and the seconds to
+	/// wait, and the worker retries. 0 for no limit.
+	#[arg(long, value_name = "N", default_value_t = ServiceLimits::default().new_workers_per_minute)]
+	max_new_workers_per_minute: u32,
+	/// WatchProgress streams (dashboards) open at once, in all (at least 1).
+	#[arg(long, value_name = "N", default_value_t = ServiceLimits::default().max_watchers,
+		value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+	max_watchers: usize,
+	/// WatchProgress streams open at once on one connection (at least 1).
+	#[arg(long, value_name = "N", default_value_t = ServiceLimits::default().max_watchers_per_connection,
+		value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+	max_watchers_per_connection: usize,
 	/// TLS certificate (PEM); needs --tls-key.
 	#[arg(long, requires = "tls_key")]
 	tls_cert: Option<PathBuf>,
@@ -613,6 +626,9 @@ impl ServeArgs {
 		config.limits.forget_workers_after =
 			Duration::from_secs(self.forget_workers_hours.saturating_mul(3600));
 		config.limits.accept_loadtest = self.accept_loadtest;
+		config.limits.new_workers_per_minute = self.max_new_workers_per_minute;
+		config.limits.max_watchers = self.max_watchers;
+		config.limits.max_watchers_per_connection = self.max_watchers_per_connection;
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
 		run.gate_mode = self.gate.parse()?;

@@ -9,6 +9,7 @@
 pub(crate) mod auth;
 pub mod certificates;
 pub(crate) mod identity;
+mod limits;
 mod local_workers;
 mod open;
 pub(crate) mod service;

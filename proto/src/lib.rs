@@ -54,6 +54,11 @@ pub fn is_run_id(text: &str) -> bool {
 	text.len() == RUN_ID_CHARS && text.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
+/// Trailing metadata on a `RESOURCE_EXHAUSTED` status that says how many whole seconds to
+/// wait before trying again (a `Join` under a new identity past the coordinator's limit); a
+/// worker waits at least that long.
+pub const RETRY_AFTER_KEY: &str = "tigers-retry-after-seconds";
+
 /// The largest message either side sends or accepts, in bytes.
 pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 

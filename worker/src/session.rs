@@ -32,7 +32,7 @@ use tigers_proto::v1::{
 	self, CoordinatorMessage, Heartbeat, JoinRequest, SessionOpen, WorkerMessage,
 	coordinator_message, worker_message,
 };
-use tigers_proto::{REJECTED_SEQUENCE_KEY, VERSION_REFUSED_KEY};
+use tigers_proto::{REJECTED_SEQUENCE_KEY, RETRY_AFTER_KEY, VERSION_REFUSED_KEY};
 use tokio::sync::{Notify, mpsc, watch};
 use tokio::time::MissedTickBehavior;
 use tokio_stream::wrappers::ReceiverStream;
@@ -160,6 +160,22 @@ impl SessionError {
 		}
 	}
 
+	/// How long the coordinator asked this worker to wait before trying again, if it did
+	/// (a join under a new identity past its limit on them).
+	fn retry_after(&self) -> Option<Duration> {
+		match self {
+			SessionError::Rpc { status, .. } if status.code() == Code::ResourceExhausted => status
+				.metadata()
+				.get(RETRY_AFTER_KEY)?
+				.to_str()
+				.ok()?
+				.parse()
+				.ok()
+				.map(Duration::from_secs),
+			_ => None,
+		}
+	}
+
 	/// The batch the coordinator refused as malformed, if that is why the session ended.
 	fn rejected_sequence(&self) -> Option<u64> {
 		match self {
@@ -248,7 +264,10 @@ async fn drop_rejected(shared: &Shared, sequence: u64, error: &SessionError) {
 
 /// Logs why the session ended and waits the backoff's next delay, or less if a stop comes.
 async fn wait_before_retry(shared: &Shared, backoff: &mut Backoff, error: &SessionError) {
-	let delay = backoff.next_delay();
+	// The backoff's delay, or longer if the coordinator said when to come back.
+	let delay = backoff
+		.next_delay()
+		.max(error.retry_after().unwrap_or_default());
 	let self_play = match shared.control.current() {
 		Some(_) => "playing on",
 		None => "waiting for a first assignment",
@@ -754,5 +773,18 @@ mod tests {
 			.metadata_mut()
 			.insert(REJECTED_SEQUENCE_KEY, MetadataValue::from_static("17"));
 		assert_eq!(failed("Session", other).rejected_sequence(), None);
+	}
+
+	#[test]
+	fn a_coordinator_asking_for_a_pause_is_heard() {
+		let mut busy = Status::resource_exhausted("too many new worker identities");
+		busy.metadata_mut()
+			.insert(RETRY_AFTER_KEY, MetadataValue::from_static("42"));
+		let error = failed("Join", busy);
+		assert_eq!(error.retry_after(), Some(Duration::from_secs(42)));
+		// Not fatal: the worker waits and tries again.
+		assert!(error.fatal().is_none());
+		let plain = failed("Join", Status::resource_exhausted("no hint"));
+		assert_eq!(plain.retry_after(), None);
 	}
 }

@@ -58,6 +58,7 @@ pub(crate) async fn follow(
 	while !is_fresh(published.borrow_and_update().built) {
 		tokio::select! {
 			_ = closing.changed() => return,
+			() = sender.closed() => return,
 			changed = published.changed() => if changed.is_err() { return },
 		}
 	}
@@ -65,6 +66,9 @@ pub(crate) async fn follow(
 	loop {
 		tokio::select! {
 			_ = closing.changed() => break,
+			// The dashboard went away: its slot among the streams is free at once, not at the
+			// next tick.
+			() = sender.closed() => break,
 			_ = ticks.tick() => {
 				let progress = published.borrow_and_update().progress.clone();
 				if sender.send(Ok(progress.as_ref().clone())).await.is_err() {

@@ -30,6 +30,10 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 		"workers_known": progress.workers_known,
 		"workers_connected": progress.workers_connected,
 		"batches_rejected": progress.batches_rejected,
+		"limits_refused": {
+			"new_workers": progress.new_workers_refused,
+			"watchers": progress.watchers_refused,
+		},
 		"version_refusals": {
 			"count": progress.version_refusals,
 			"last": (!progress.last_version_refusal.is_empty())

@@ -4,7 +4,7 @@
 //! awaits.
 
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tigers_core::network::INPUT_VERSION;
@@ -26,6 +26,7 @@ use crate::ingest::session::{Session, inbound_error};
 use crate::live::{Shared, WorkerInfo};
 use crate::observe::progress;
 use crate::server::identity::{self, JoinSecret};
+use crate::server::limits::{PerMinute, Watchers};
 use crate::tablebase;
 use crate::text::excerpt;
 use crate::training::TrainingInput;
@@ -40,6 +41,10 @@ pub(crate) struct CoordinatorService {
 	limits: ServiceLimits,
 	/// Tablebase transfers allowed at once; more wait their turn.
 	transfers: Arc<Semaphore>,
+	/// New identities a minute.
+	new_workers: Arc<Mutex<PerMinute>>,
+	/// Progress streams open.
+	watchers: Arc<Watchers>,
 }
 
 /// How many workers may download the tablebase at once: each transfer is about 93 MB, and a
@@ -87,8 +92,13 @@ impl CoordinatorService {
 			shared,
 			training,
 			research,
-			limits,
 			transfers: Arc::new(Semaphore::new(TABLEBASE_TRANSFERS)),
+			new_workers: Arc::new(Mutex::new(PerMinute::new(
+				limits.new_workers_per_minute,
+				Instant::now(),
+			))),
+			watchers: Watchers::new(limits.max_watchers, limits.max_watchers_per_connection),
+			limits,
 		}
 	}
 }
@@ -122,12 +132,26 @@ struct Joined {
 	secret_confirmed: bool,
 }
 
-/// Checks the identity's secret, records the worker, binds a secret if it has none; in the
-/// ledger, on a blocking thread. Nothing is recorded for a join refused for its secret.
-fn join_in_ledger(shared: &Shared, join: &v1::JoinRequest) -> Result<Joined, CoordinatorError> {
+/// Checks the identity's secret, and for an identity the ledger does not know, the limit on
+/// new ones; records the worker, binds a secret if it has none; in the ledger, on a blocking
+/// thread. Nothing is recorded for a join refused for its secret or the limit.
+fn join_in_ledger(
+	shared: &Shared,
+	join: &v1::JoinRequest,
+	new_workers: &Mutex<PerMinute>,
+) -> Result<Joined, ServiceError> {
 	let mut ledger = shared.ledger();
 	let stored = ledger.secret(&join.worker_id)?;
 	let decision = identity::judge_join(&join.worker_id, stored.as_ref(), &join.worker_secret)?;
+	if ledger.worker(&join.worker_id)?.is_none() {
+		let mut bucket = new_workers.lock().unwrap_or_else(PoisonError::into_inner);
+		if let Err(wait) = bucket.take(Instant::now()) {
+			return Err(ServiceError::TooManyNewWorkers {
+				per_minute: bucket.per_minute(),
+				retry_after_seconds: wait.as_secs() + 1,
+			});
+		}
+	}
 	ledger.record_worker_seen(
 		&join.worker_id,
 		&join.name,
@@ -208,9 +232,16 @@ impl Coordinator for CoordinatorService {
 		}
 		let shared = self.shared.clone();
 		let row = join.clone();
-		let joined = tokio::task::spawn_blocking(move || join_in_ledger(&shared, &row))
-			.await
-			.map_err(ServiceError::task("join"))??;
+		let new_workers = self.new_workers.clone();
+		let joined =
+			tokio::task::spawn_blocking(move || join_in_ledger(&shared, &row, &new_workers))
+				.await
+				.map_err(ServiceError::task("join"))?
+				.inspect_err(|error| {
+					if matches!(error, ServiceError::TooManyNewWorkers { .. }) {
+						self.shared.live().new_workers_refused += 1;
+					}
+				})?;
 		{
 			let mut live = self.shared.live();
 			live.count_cpu(Instant::now());
@@ -337,7 +368,7 @@ impl Coordinator for CoordinatorService {
 		&self,
 		request: Request<v1::WatchRequest>,
 	) -> Result<Response<Self::WatchProgressStream>, Status> {
-		let interval_ms = request.into_inner().interval_ms;
+		let interval_ms = request.get_ref().interval_ms;
 		if !(100..=60_000).contains(&interval_ms) {
 			return Err(ServiceError::OutOfRange {
 				field: "interval_ms",
@@ -347,12 +378,19 @@ impl Coordinator for CoordinatorService {
 			}
 			.into());
 		}
+		let watching = self
+			.watchers
+			.open(request.remote_addr())
+			.inspect_err(|_| self.shared.live().watchers_refused += 1)?;
 		// One snapshot in flight per dashboard at most: the snapshots themselves are built once
 		// per publishing period and shared by every stream.
 		let (sender, receiver) = mpsc::channel(1);
 		let shared = self.shared.clone();
 		let interval = Duration::from_millis(u64::from(interval_ms));
-		tokio::spawn(async move { progress::follow(&shared, interval, &sender).await });
+		tokio::spawn(async move {
+			progress::follow(&shared, interval, &sender).await;
+			drop(watching);
+		});
 		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
 	}
 

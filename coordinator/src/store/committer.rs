@@ -13,8 +13,9 @@
 //!
 //! Writes that nobody waits for (the training thread's losses and throughput, its pruning) go
 //! in the same groups, so the training thread never waits for the ledger or its lock. Between
-//! groups, at most once a second unless work is left over, the thread prunes and compacts a
-//! chunk of rows (`ledger::compaction`) in a transaction of its own. A thread of the archive's
+//! groups, at most once a second unless work is left over, the thread prunes, compacts and
+//! forgets a chunk of rows each (`ledger::compaction`; old rows are compacted from the start,
+//! not only once this process has run ten minutes) in a transaction of its own. A thread of the archive's
 //! moves the batches' games to the game archive (`archive`) once a second, off this one.
 //!
 //! Ownership: the thread owns the receiving end; the ledger is shared behind a mutex with the
@@ -33,12 +34,12 @@ use metrics::counter;
 use thiserror::Error;
 use tigers_proto::v1;
 use tokio::sync::oneshot;
-use tracing::{error, warn};
+use tracing::{error, info, warn};
 
 use crate::clock::unix_now;
 use crate::observe::metrics::names::{LEDGER_COMMITS, LEDGER_COMPACTED};
 use crate::store::archive::{ArchiveCounts, GameArchive};
-use crate::store::ledger::{BatchInsert, COMPACT_AFTER, Ledger, NewBatch};
+use crate::store::ledger::{BatchInsert, COMPACT_AFTER, FORGET_SILENT_AFTER, Ledger, NewBatch};
 use crate::store::storage_error::StorageError;
 
 /// The most writes in one transaction. A thousand batches of a few hundred samples make a
@@ -128,6 +129,7 @@ impl Committer {
 			housework_left: true,
 			newest_ids: VecDeque::new(),
 			compact_through: 0,
+			started_compacting: false,
 		};
 		let thread = std::thread::Builder::new()
 			.name("ledger".into())
@@ -265,6 +267,8 @@ struct Writer {
 	/// The newest batch id seen at least [`COMPACT_AFTER`] ago: the rows up to it may be old
 	/// enough to compact, and no later one is.
 	compact_through: i64,
+	/// Whether `compact_through` has been set from the rows already old at the start.
+	started_compacting: bool,
 }
 
 /// A write of the group and how to answer it once the group is committed.
@@ -369,10 +373,21 @@ impl Writer {
 		let now = Instant::now();
 		self.last_housework = now;
 		let received_before = unix_now() - COMPACT_AFTER.as_secs_f64();
+		let seen_before = unix_now() - FORGET_SILENT_AFTER.as_secs_f64();
 		let ledger = self.ledger.clone();
 		let mut ledger = ledger
 			.lock()
 			.unwrap_or_else(std::sync::PoisonError::into_inner);
+		if !self.started_compacting {
+			// The rows an earlier process left are old enough now, not ten minutes from now.
+			match ledger.newest_batch_id_before(received_before) {
+				Ok(id) => {
+					self.compact_through = id;
+					self.started_compacting = true;
+				}
+				Err(e) => warn!(%e, "cannot read the newest old batch's id"),
+			}
+		}
 		match ledger.newest_batch_id() {
 			Ok(newest) => self.newest_ids.push_back((now, newest)),
 			Err(e) => warn!(%e, "cannot read the newest batch's id"),
@@ -380,25 +395,33 @@ impl Writer {
 		while let Some(&(at, id)) = self.newest_ids.front()
 			&& now.duration_since(at) >= COMPACT_AFTER
 		{
-			self.compact_through = id;
+			self.compact_through = self.compact_through.max(id);
 			self.newest_ids.pop_front();
 		}
 		let through = self.compact_through;
 		let done = ledger.begin().and_then(|()| {
 			let pruned = ledger.prune_some(HOUSEWORK_CHUNK)?;
 			let compacted = ledger.compact(through, received_before, HOUSEWORK_CHUNK)?;
+			let forgotten = ledger.forget_silent_workers(seen_before, HOUSEWORK_CHUNK)?;
 			ledger.commit()?;
-			Ok((pruned, compacted))
+			Ok((pruned, compacted, forgotten))
 		});
 		drop(ledger);
 		match done {
-			Ok((pruned, compacted)) => {
+			Ok((pruned, compacted, forgotten)) => {
 				self.counts
 					.compacted
 					.fetch_add(compacted, Ordering::Relaxed);
 				counter!(LEDGER_COMPACTED).increment(compacted);
-				self.housework_left =
-					pruned as usize >= HOUSEWORK_CHUNK || compacted as usize >= HOUSEWORK_CHUNK;
+				if forgotten > 0 {
+					info!(
+						forgotten,
+						"workers that never sent a batch, silent for a day, forgotten"
+					);
+				}
+				self.housework_left = [pruned, compacted, forgotten]
+					.iter()
+					.any(|done| *done as usize >= HOUSEWORK_CHUNK);
 			}
 			Err(e) => {
 				self.ledger().rollback();

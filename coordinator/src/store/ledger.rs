@@ -83,7 +83,7 @@ mod stop_reason;
 use rusqlite::{OptionalExtension, params};
 use tigers_core::selfplay::Sample;
 
-pub(crate) use self::compaction::COMPACT_AFTER;
+pub(crate) use self::compaction::{COMPACT_AFTER, FORGET_SILENT_AFTER};
 pub use self::connection::Ledger;
 pub(crate) use self::games::{GameFileRow, PendingGames};
 pub(crate) use self::records::{

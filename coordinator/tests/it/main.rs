@@ -3,6 +3,7 @@
 mod cluster;
 mod common;
 mod dashboard;
+mod floods;
 mod identity;
 mod limits;
 mod loadtest;

@@ -14,7 +14,12 @@
 //! up by refusals, and those an older program left unstored): it is answered as a duplicate,
 //! exactly as when its row was there, and a refused number is still refused.
 //!
-//! Both run in chunks of at most a given number of rows, so that the ledger's writer never
+//! **Identities that never sent anything.** A worker row with no batch, no refused number and
+//! nothing counted, not seen for [`FORGET_SILENT_AFTER`], is deleted: a flood of joins under
+//! new identities leaves nothing behind for long. Such a worker that comes back joins as a new
+//! identity would (its secret is adopted), having lost nothing.
+//!
+//! All three run in chunks of at most a given number of rows, so that the ledger's writer never
 //! holds the database for long while batches wait.
 
 use std::time::Duration;
@@ -28,6 +33,10 @@ use crate::store::storage_error::StorageError;
 /// samples (`recent`) reads the rows of that span, and twice that leaves a margin for a clock
 /// that stepped.
 pub(crate) const COMPACT_AFTER: Duration = Duration::from_secs(600);
+
+/// How long a worker that joined but never had a batch stored is kept in the ledger after it
+/// was last seen joining: a day.
+pub(crate) const FORGET_SILENT_AFTER: Duration = Duration::from_secs(24 * 3600);
 
 impl Ledger {
 	/// Asks for the samples of the batches before `id` to be pruned (a checkpoint holds them
@@ -75,6 +84,43 @@ impl Ledger {
 				row.get(0)
 			})
 			.map_err(StorageError::sqlite("reading the newest batch's id"))
+	}
+
+	/// The id of the newest batch received before `received_before` (Unix seconds), 0 if none:
+	/// where compaction may scan up to from the start, for the rows a previous process left.
+	pub fn newest_batch_id_before(&self, received_before: f64) -> Result<i64, StorageError> {
+		self.connection
+			.query_row(
+				"SELECT coalesce(max(id), 0) FROM batches WHERE received_at < ?1",
+				[received_before],
+				|row| row.get(0),
+			)
+			.map_err(StorageError::sqlite("reading the newest old batch's id"))
+	}
+
+	/// Deletes at most `limit` workers that never had a batch stored or refused and were last
+	/// seen before `seen_before` (Unix seconds), in one unit; how many.
+	pub fn forget_silent_workers(
+		&mut self,
+		seen_before: f64,
+		limit: usize,
+	) -> Result<u64, StorageError> {
+		self.write_unit(|ledger| {
+			let deleted = ledger
+				.connection
+				.execute(
+					"DELETE FROM workers WHERE worker_id IN (
+						SELECT worker_id FROM workers AS w
+						WHERE last_seen < ?1 AND last_sequence = 0 AND samples = 0
+							AND compacted_batches = 0
+							AND NOT EXISTS (SELECT 1 FROM batches WHERE worker_id = w.worker_id)
+							AND NOT EXISTS (SELECT 1 FROM refused WHERE worker_id = w.worker_id)
+						LIMIT ?2)",
+					params![seen_before, limit as i64],
+				)
+				.map_err(StorageError::sqlite("forgetting silent workers"))?;
+			Ok(deleted as u64)
+		})
 	}
 
 	/// Folds at most `limit` old batch rows (see the module's documentation) with ids up to
@@ -289,5 +335,36 @@ mod tests {
 			("w".to_string(), 12)
 		);
 		assert_eq!(ledger.last_game().unwrap().as_deref(), Some("g"));
+	}
+
+	#[test]
+	fn workers_that_never_sent_a_batch_are_forgotten_once_silent_long_enough() {
+		let dir = TestDir::new("compaction-silent");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		let now = unix_now();
+		for worker in ["silent", "stored", "refused"] {
+			ledger
+				.record_worker_seen(worker, "n", "h", 1, "0.1.0", now)
+				.unwrap();
+		}
+		store(&mut ledger, "stored", 1);
+		assert!(ledger.record_refusal("refused", 1).unwrap());
+		// Seen too recently: kept.
+		assert_eq!(ledger.forget_silent_workers(now - 1.0, 100).unwrap(), 0);
+		// Past the horizon, only the one with nothing to its name goes, a chunk at a time.
+		for n in 0..3 {
+			ledger
+				.record_worker_seen(&format!("flood-{n}"), "n", "h", 1, "", now)
+				.unwrap();
+		}
+		assert_eq!(ledger.forget_silent_workers(now + 1.0, 2).unwrap(), 2);
+		assert_eq!(ledger.forget_silent_workers(now + 1.0, 100).unwrap(), 2);
+		assert_eq!(ledger.forget_silent_workers(now + 1.0, 100).unwrap(), 0);
+		assert!(ledger.worker("silent").unwrap().is_none());
+		assert!(ledger.worker("stored").unwrap().is_some());
+		assert!(ledger.worker("refused").unwrap().is_some());
+		// Old batch rows are found for compaction from the start.
+		assert_eq!(ledger.newest_batch_id_before(now - 60.0).unwrap(), 0);
+		assert!(ledger.newest_batch_id_before(later()).unwrap() > 0);
 	}
 }
