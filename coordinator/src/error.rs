@@ -205,6 +205,26 @@ pub(crate) enum ServiceError {
 		/// Seconds until a new identity would be taken.
 		retry_after_seconds: u64,
 	},
+	/// A join or session of one worker process while another holds the identity's live session.
+	#[error(
+		"worker {} already has a live session from another process (on host {}, heard {heard_ago:.0} s \
+		 ago): two machines are running with one identity, most likely because a worker's state \
+		 directory was copied. Give each machine a state directory of its own (in a copy, delete \
+		 the worker_id and worker_secret files, and it joins as a new worker). This process \
+		 waits and asks again; it is refused while the other's session lives",
+		excerpt(.worker_id),
+		excerpt(.host)
+	)]
+	IdentityInUse {
+		/// The identity.
+		worker_id: String,
+		/// The host its live session joined from.
+		host: String,
+		/// Seconds since that session was heard from.
+		heard_ago: f64,
+		/// Seconds after which the session would have lapsed, had it gone quiet.
+		retry_after_seconds: u64,
+	},
 	/// A progress stream beyond the limit.
 	#[error(
 		"too many progress streams: at most {limit} {scope}; close one (a dashboard needs \
@@ -346,6 +366,16 @@ impl From<ServiceError> for Status {
 				..
 			} => {
 				let mut status = Status::resource_exhausted(message);
+				if let Ok(value) = retry_after_seconds.to_string().parse() {
+					status.metadata_mut().insert(RETRY_AFTER_KEY, value);
+				}
+				status
+			}
+			ServiceError::IdentityInUse {
+				retry_after_seconds,
+				..
+			} => {
+				let mut status = Status::already_exists(message);
 				if let Ok(value) = retry_after_seconds.to_string().parse() {
 					status.metadata_mut().insert(RETRY_AFTER_KEY, value);
 				}

@@ -89,6 +89,8 @@ pub(crate) struct WorkerInfo {
 	pub sessions: u32,
 	/// Re-searched samples that disagreed.
 	pub flagged: u32,
+	/// The worker process of the open (or last) session, as its `SessionOpen` named it.
+	pub instance: String,
 }
 
 impl WorkerInfo {
@@ -110,6 +112,7 @@ impl WorkerInfo {
 			last_heard,
 			sessions: 0,
 			flagged: 0,
+			instance: String::new(),
 		}
 	}
 }
@@ -147,6 +150,11 @@ pub(crate) struct Live {
 	pub version_refusals: u64,
 	/// The sentence the last worker refused for its version was told.
 	pub last_version_refusal: String,
+	/// Joins and sessions refused while another process held the identity's live session,
+	/// over this process's life.
+	pub identity_in_use_refusals: u64,
+	/// The sentence the last of them was told, and when (Unix seconds).
+	pub last_identity_in_use: (String, f64),
 	/// Joins under new identities refused for the limit on them, over this process's life.
 	pub new_workers_refused: u64,
 	/// Progress streams refused for the limits on them, over this process's life.
@@ -265,6 +273,21 @@ pub(crate) const TIMED_LISTED: usize = 200;
 /// has gone back since.
 fn heard_ago(worker: &WorkerInfo, now: f64) -> f64 {
 	(now - worker.last_heard).max(0.0)
+}
+
+/// How recently an identity's session must have been heard from to hold the identity against
+/// a session of another process: three heartbeats at the workers' default 5 s. A worker
+/// restarted on its machine waits at most this long for its old session to lapse.
+pub(crate) const LIVE_SESSION: Duration = Duration::from_secs(15);
+
+impl WorkerInfo {
+	/// Whether a session of `instance` must wait at `now` (Unix seconds): a live session of
+	/// another process holds the identity.
+	pub(crate) fn held_by_another(&self, instance: &str, now: f64) -> bool {
+		self.connected
+			&& self.instance != instance
+			&& heard_ago(self, now) < LIVE_SESSION.as_secs_f64()
+	}
 }
 
 /// The process-wide state.
@@ -548,6 +571,9 @@ impl Shared {
 			new_workers_refused: live.new_workers_refused,
 			watchers_refused: live.watchers_refused,
 			last_version_refusal: live.last_version_refusal.clone(),
+			identity_in_use_refusals: live.identity_in_use_refusals,
+			last_identity_in_use: live.last_identity_in_use.0.clone(),
+			last_identity_in_use_at: live.last_identity_in_use.1,
 			last_game: live.last_game.clone(),
 			loss_history: live.loss_history.points().to_vec(),
 			throughput: live.throughput.points().to_vec(),

@@ -35,11 +35,15 @@ pub const REJECTED_SEQUENCE_KEY: &str = "tigers-rejected-sequence";
 ///
 /// 2: a run has an identity (`JoinResponse.run_id`), every batch names it, and a batch of
 /// another run is answered with a `BatchRefused`.
-pub const PROTOCOL_VERSION: u32 = 2;
+///
+/// 3: `Join` and `SessionOpen` name the worker process (`instance`), and a session of another
+/// process than the one holding an identity's live session is refused.
+pub const PROTOCOL_VERSION: u32 = 3;
 
-/// The oldest worker protocol this build's coordinator accepts: 2, since a batch that names no
-/// run could be another run's.
-pub const MIN_WORKER_PROTOCOL: u32 = 2;
+/// The oldest worker protocol this build's coordinator accepts: 3, since a worker that names no
+/// process cannot be told from a second machine running a copy of its identity, and two such
+/// would take each other's sessions over.
+pub const MIN_WORKER_PROTOCOL: u32 = 3;
 
 /// Trailing metadata on the `FAILED_PRECONDITION` status that refuses a worker's `Join` for its
 /// version: the protocols the coordinator accepts, as `MIN-MAX`. A worker that sees it stops

@@ -197,6 +197,8 @@ fn join_request(config: &WorkerConfig, worker_id: &str) -> JoinRequest {
 		worker_secret: String::new(),
 		loadtest: false,
 		protocol_version: config.protocol_version,
+		// This process, as opposed to another machine running with a copy of its identity.
+		instance: format!("{:016x}", seed::random_u64()),
 	}
 }
 

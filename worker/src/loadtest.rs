@@ -245,6 +245,7 @@ async fn open_session(
 		worker_secret: String::new(),
 		loadtest: true,
 		protocol_version: tigers_proto::PROTOCOL_VERSION,
+		instance: worker_id.clone(),
 	};
 	let joined = client
 		.join(join)
@@ -253,6 +254,7 @@ async fn open_session(
 		.into_inner();
 	let (outbound, requests) = mpsc::channel(queue);
 	let open = worker_message::Body::Open(SessionOpen {
+		instance: worker_id.clone(),
 		worker_id,
 		worker_secret: joined.worker_secret,
 	});

@@ -160,18 +160,23 @@ impl SessionError {
 		}
 	}
 
-	/// How long the coordinator asked this worker to wait before trying again, if it did
-	/// (a join under a new identity past its limit on them).
+	/// How long the coordinator asked this worker to wait before trying again, if it did (a
+	/// join under a new identity past its limit on them, or while another process holds this
+	/// identity's session).
 	fn retry_after(&self) -> Option<Duration> {
 		match self {
-			SessionError::Rpc { status, .. } if status.code() == Code::ResourceExhausted => status
-				.metadata()
-				.get(RETRY_AFTER_KEY)?
-				.to_str()
-				.ok()?
-				.parse()
-				.ok()
-				.map(Duration::from_secs),
+			SessionError::Rpc { status, .. }
+				if matches!(status.code(), Code::ResourceExhausted | Code::AlreadyExists) =>
+			{
+				status
+					.metadata()
+					.get(RETRY_AFTER_KEY)?
+					.to_str()
+					.ok()?
+					.parse()
+					.ok()
+					.map(Duration::from_secs)
+			}
 			_ => None,
 		}
 	}
@@ -341,6 +346,7 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 	let open = worker_message::Body::Open(SessionOpen {
 		worker_id: shared.join.worker_id.clone(),
 		worker_secret: shared.secret.get(),
+		instance: shared.join.instance.clone(),
 	});
 	send(&outbound, open).await?;
 	let inbound = timed("Session", client.session(ReceiverStream::new(requests)))

@@ -39,6 +39,13 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"last": (!progress.last_version_refusal.is_empty())
 				.then(|| progress.last_version_refusal.clone()),
 		},
+		"identity_in_use_refusals": {
+			"count": progress.identity_in_use_refusals,
+			"last": (!progress.last_identity_in_use.is_empty())
+				.then(|| progress.last_identity_in_use.clone()),
+			"last_at": (progress.last_identity_in_use_at > 0.0)
+				.then_some(progress.last_identity_in_use_at),
+		},
 		"rejections": progress
 			.rejections
 			.iter()

@@ -16,14 +16,14 @@ use tokio::sync::{Notify, Semaphore, mpsc};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
-use tracing::info;
+use tracing::{info, warn};
 
 use crate::clock::unix_now;
 use crate::config::{BUILD_VERSION, ServiceLimits};
 use crate::error::{CoordinatorError, ServiceError};
 use crate::ingest::research::Research;
 use crate::ingest::session::{Session, inbound_error};
-use crate::live::{Shared, WorkerInfo};
+use crate::live::{LIVE_SESSION, Live, Shared, WorkerInfo};
 use crate::observe::progress;
 use crate::server::identity::{self, JoinSecret};
 use crate::server::limits::{PerMinute, Watchers};
@@ -226,10 +226,15 @@ impl Coordinator for CoordinatorService {
 			live.last_version_refusal = refusal.to_string();
 			return Err(refusal.into());
 		}
+		// After the version: a worker of an older protocol names no process, and is told to
+		// upgrade rather than that a field is missing.
+		check_text("instance", &join.instance, 1, 64)?;
 		// Before the ledger: a refused load test leaves no worker behind.
 		if join.loadtest && !self.limits.accept_loadtest {
 			return Err(ServiceError::LoadtestRefused.into());
 		}
+		// Before the ledger: a second machine under this identity changes nothing.
+		self.check_not_held(&join.worker_id, &join.instance)?;
 		let shared = self.shared.clone();
 		let row = join.clone();
 		let new_workers = self.new_workers.clone();
@@ -319,6 +324,7 @@ impl Coordinator for CoordinatorService {
 			return Err(ServiceError::NoOpen.into());
 		};
 		let worker_id = open.worker_id;
+		check_text("instance", &open.instance, 1, 64)?;
 		let confirm = self.check_session_secret(&worker_id, &open.worker_secret)?;
 		if confirm {
 			let shared = self.shared.clone();
@@ -333,14 +339,23 @@ impl Coordinator for CoordinatorService {
 		{
 			let mut live = self.shared.live();
 			live.count_cpu(Instant::now());
+			let now = unix_now();
+			let Some(worker) = live.workers.get(&worker_id) else {
+				return Err(not_joined(&worker_id));
+			};
+			if worker.held_by_another(&open.instance, now) {
+				return Err(refuse_in_use(&mut live, &worker_id, now).into());
+			}
 			let Some(worker) = live.workers.get_mut(&worker_id) else {
 				return Err(not_joined(&worker_id));
 			};
-			// A newer session takes over: the worker is back after losing its connection,
-			// before the old session noticed.
+			// A newer session of the same process takes over: the worker is back after losing
+			// its connection, before the old session noticed. Under the lock, so that of two
+			// sessions opening at once, one is the newer and the other ends taken over.
 			if let Some(older) = worker.take_over.replace(taken_over.clone()) {
 				older.notify_one();
 			}
+			worker.instance = open.instance;
 			worker.secret_confirmed = true;
 			worker.session_id = id;
 			worker.connected = true;
@@ -448,6 +463,20 @@ impl Coordinator for CoordinatorService {
 }
 
 impl CoordinatorService {
+	/// Refuses a join of `instance` while another process holds `worker_id`'s live session.
+	fn check_not_held(&self, worker_id: &str, instance: &str) -> Result<(), Status> {
+		let mut live = self.shared.live();
+		let now = unix_now();
+		let held = live
+			.workers
+			.get(worker_id)
+			.is_some_and(|worker| worker.held_by_another(instance, now));
+		if held {
+			return Err(refuse_in_use(&mut live, worker_id, now).into());
+		}
+		Ok(())
+	}
+
 	/// Checks a session's secret against the one its worker's join bound; whether the session
 	/// is the first to present it (to be recorded in the ledger).
 	fn check_session_secret(&self, worker_id: &str, presented: &str) -> Result<bool, Status> {
@@ -461,6 +490,25 @@ impl CoordinatorService {
 		identity::judge_session(worker_id, sha256, presented).map_err(CoordinatorError::from)?;
 		Ok(!worker.secret_confirmed)
 	}
+}
+
+/// Counts and makes the refusal of a join or session of another process than the one holding
+/// `worker_id`'s live session.
+fn refuse_in_use(live: &mut Live, worker_id: &str, now: f64) -> ServiceError {
+	let (host, last_heard) = live
+		.workers
+		.get(worker_id)
+		.map_or((String::new(), now), |w| (w.host.clone(), w.last_heard));
+	let refusal = ServiceError::IdentityInUse {
+		worker_id: worker_id.to_string(),
+		host,
+		heard_ago: (now - last_heard).max(0.0),
+		retry_after_seconds: LIVE_SESSION.as_secs(),
+	};
+	live.identity_in_use_refusals += 1;
+	live.last_identity_in_use = (refusal.to_string(), now);
+	warn!(worker = %excerpt(worker_id), "{refusal}");
+	refusal
 }
 
 fn not_joined(worker_id: &str) -> Status {

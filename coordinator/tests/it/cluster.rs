@@ -32,7 +32,7 @@ pub(crate) fn worker_binary() -> PathBuf {
 	path
 }
 
-fn spawn_coordinator(port: u16, run_dir: &Path, log: &Path) -> Child {
+pub(crate) fn spawn_coordinator(port: u16, run_dir: &Path, log: &Path) -> Child {
 	let log = std::fs::OpenOptions::new()
 		.create(true)
 		.append(true)
@@ -73,7 +73,7 @@ fn spawn_coordinator(port: u16, run_dir: &Path, log: &Path) -> Child {
 		.expect("the coordinator starts")
 }
 
-fn spawn_worker(port: u16, name: &str, state: &Path, log: &Path) -> Child {
+pub(crate) fn spawn_worker(port: u16, name: &str, state: &Path, log: &Path) -> Child {
 	let log = std::fs::OpenOptions::new()
 		.create(true)
 		.append(true)
@@ -97,7 +97,7 @@ fn spawn_worker(port: u16, name: &str, state: &Path, log: &Path) -> Child {
 		.expect("the worker starts")
 }
 
-fn terminate(child: &mut Child) {
+pub(crate) fn terminate(child: &mut Child) {
 	let pid = child.id().to_string();
 	Command::new("kill")
 		.args(["-TERM", &pid])
@@ -133,7 +133,7 @@ pub(crate) fn wait_until(limit: Duration, what: &str, mut done: impl FnMut() -> 
 }
 
 /// Polls the status until `done` holds, or fails with the last status after `limit`.
-async fn wait_for(
+pub(crate) async fn wait_for(
 	port: u16,
 	limit: Duration,
 	what: &str,

@@ -170,8 +170,12 @@ pub fn join_request(worker_id: &str) -> v1::JoinRequest {
 		worker_secret: String::new(),
 		loadtest: false,
 		protocol_version: tigers_proto::PROTOCOL_VERSION,
+		instance: TEST_INSTANCE.into(),
 	}
 }
+
+/// The worker process the test helpers' joins and sessions come from.
+pub const TEST_INSTANCE: &str = "test-process";
 
 /// A join request presenting `secret`.
 pub fn join_with(worker_id: &str, secret: &str) -> v1::JoinRequest {
@@ -225,6 +229,7 @@ pub fn open(worker_id: &str, secret: &str) -> v1::WorkerMessage {
 		body: Some(v1::worker_message::Body::Open(v1::SessionOpen {
 			worker_id: worker_id.into(),
 			worker_secret: secret.into(),
+			instance: TEST_INSTANCE.into(),
 		})),
 	}
 }

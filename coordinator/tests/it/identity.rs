@@ -243,3 +243,131 @@ async fn a_new_session_takes_over_and_the_worker_stays_connected() {
 	}
 	running.stop().await;
 }
+
+/// A `SessionOpen` of `worker_id` from the worker process `instance`.
+fn open_from(worker_id: &str, secret: &str, instance: &str) -> v1::WorkerMessage {
+	v1::WorkerMessage {
+		body: Some(v1::worker_message::Body::Open(v1::SessionOpen {
+			worker_id: worker_id.into(),
+			worker_secret: secret.into(),
+			instance: instance.into(),
+		})),
+	}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_machine_under_one_identity_waits_and_the_first_keeps_its_session() {
+	let temp = temp_dir("identity-copied");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
+	let mut client = client(running.address, None).await;
+	let secret = join(&mut client, "copied").await;
+	let (sender, mut inbound, _) = session(&mut client, "copied", &secret).await;
+	sender
+		.send(batch_message(real_batch(1, 0, 61)))
+		.await
+		.unwrap();
+	assert!(next_ack(&mut inbound).await.unwrap().accepted);
+
+	// The same identity and secret from another process: a copied state directory.
+	let copy = v1::JoinRequest {
+		instance: "another-machine".into(),
+		host: "elsewhere".into(),
+		..join_with("copied", &secret)
+	};
+	let refused = client.join(copy).await.unwrap_err();
+	assert_eq!(refused.code(), Code::AlreadyExists, "{refused}");
+	let said = refused.message();
+	assert!(
+		said.contains("already has a live session from another process"),
+		"{said}"
+	);
+	assert!(said.contains("state directory was copied"), "{said}");
+	assert!(
+		said.contains("delete the worker_id and worker_secret files"),
+		"{said}"
+	);
+	let wait = refused
+		.metadata()
+		.get(tigers_proto::RETRY_AFTER_KEY)
+		.unwrap();
+	assert_eq!(wait.to_str().unwrap(), "15");
+	let (copy_sender, receiver) = tokio::sync::mpsc::channel(4);
+	copy_sender
+		.send(open_from("copied", &secret, "another-machine"))
+		.await
+		.unwrap();
+	let refused = match client.session(outbound(receiver)).await {
+		Err(status) => status,
+		Ok(response) => closing_status(&mut response.into_inner())
+			.await
+			.expect("refused"),
+	};
+	assert_eq!(refused.code(), Code::AlreadyExists, "{refused}");
+
+	// Nothing changed: the first keeps its session and its host.
+	let progress = status(&mut client).await;
+	let listed = listed(&progress, "copied");
+	assert!(listed.connected);
+	assert_eq!(listed.host, "test-host");
+	sender
+		.send(batch_message(real_batch(2, 0, 62)))
+		.await
+		.unwrap();
+	assert!(next_ack(&mut inbound).await.unwrap().accepted);
+
+	// The first process itself, back after losing its connection, takes over as before.
+	let (_again, mut again_inbound, _) = session(&mut client, "copied", &secret).await;
+	let ended = closing_status(&mut inbound).await.expect("taken over");
+	assert_eq!(ended.code(), Code::Aborted, "{ended}");
+	drop(again_inbound.message());
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racing_sessions_of_one_process_leave_exactly_one_open() {
+	const RACERS: usize = 20;
+	let temp = temp_dir("identity-race");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
+	let mut client = client(running.address, None).await;
+	let secret = join(&mut client, "racer").await;
+	let mut opening = Vec::new();
+	for _ in 0..RACERS {
+		let address = running.address;
+		let secret = secret.clone();
+		opening.push(tokio::spawn(async move {
+			let mut client = crate::common::client(address, None).await;
+			let (sender, inbound, _) = session(&mut client, "racer", &secret).await;
+			(client, sender, inbound)
+		}));
+	}
+	let mut sessions = Vec::new();
+	for task in opening {
+		sessions.push(task.await.unwrap());
+	}
+	// Every session but one ends, taken over; the one left is the worker's and stores.
+	let mut open = Vec::new();
+	for (client, sender, mut inbound) in sessions {
+		let ended = tokio::time::timeout(
+			std::time::Duration::from_secs(2),
+			closing_status(&mut inbound),
+		)
+		.await;
+		match ended {
+			Ok(status) => {
+				let status = status.expect("ended with a status");
+				assert_eq!(status.code(), Code::Aborted, "{status}");
+			}
+			Err(_) => open.push((client, sender, inbound)),
+		}
+	}
+	assert_eq!(open.len(), 1, "sessions still open after the race");
+	let (_, sender, mut inbound) = open.pop().unwrap();
+	sender
+		.send(batch_message(real_batch(1, 0, 71)))
+		.await
+		.unwrap();
+	assert!(next_ack(&mut inbound).await.unwrap().accepted);
+	let progress = status(&mut client).await;
+	assert!(listed(&progress, "racer").connected);
+	running.stop().await;
+}

@@ -2,6 +2,7 @@
 
 mod cluster;
 mod common;
+mod copied;
 mod dashboard;
 mod floods;
 mod identity;

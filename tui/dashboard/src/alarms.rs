@@ -19,6 +19,9 @@ pub const QUIET_SECONDS: f64 = 30.0;
 /// A share of the samples leaving the replay window trained on below this is an alarm: over
 /// half the fleet's work is thrown away (docs/training.md, "Work per sample").
 pub const TRAINED_SHARE: f64 = 0.5;
+/// A worker refused within this long for an identity another process holds is an alarm: a
+/// second machine with a copy of the identity is refused every 15 s while it runs.
+pub const IDENTITY_IN_USE_SECONDS: f64 = 300.0;
 
 /// One thing wrong with the run.
 #[derive(Clone, Debug, PartialEq)]
@@ -56,6 +59,14 @@ pub enum Alarm {
 	/// Workers refused for their version: they stop until someone installs another build.
 	VersionRefused {
 		/// Joins refused so.
+		count: u64,
+		/// The last refusal's sentence, as the worker was told it.
+		last: String,
+	},
+	/// A worker process was refused lately because another holds its identity's live session:
+	/// two machines run with one identity, most likely from a copied state directory.
+	IdentityInUse {
+		/// Joins and sessions refused so over the coordinator's life.
 		count: u64,
 		/// The last refusal's sentence, as the worker was told it.
 		last: String,
@@ -103,6 +114,14 @@ impl fmt::Display for Alarm {
 				write!(
 					f,
 					"{count} {joins} refused for the worker's version; the last: {last}"
+				)
+			}
+			Alarm::IdentityInUse { count, last } => {
+				let refusals = if *count == 1 { "refusal" } else { "refusals" };
+				write!(
+					f,
+					"{count} {refusals} of a worker whose identity another process holds; the \
+					 last: {last}"
 				)
 			}
 			Alarm::TablebaseFailed { reason } => {
@@ -179,6 +198,16 @@ pub fn alarms(progress: &v1::Progress) -> Vec<Alarm> {
 		found.push(Alarm::VersionRefused {
 			count: progress.version_refusals,
 			last: progress.last_version_refusal.clone(),
+		});
+	}
+	// A copy keeps being refused every few seconds, so the alarm stays up while it runs; a
+	// worker restarted before its old session lapsed is refused once and the alarm goes.
+	if progress.identity_in_use_refusals > 0
+		&& progress.taken_at - progress.last_identity_in_use_at < IDENTITY_IN_USE_SECONDS
+	{
+		found.push(Alarm::IdentityInUse {
+			count: progress.identity_in_use_refusals,
+			last: progress.last_identity_in_use.clone(),
 		});
 	}
 	if let Some(status) = progress.tablebase.as_ref().filter(|t| t.state == "failed") {
@@ -264,6 +293,27 @@ mod tests {
 	}
 
 	#[test]
+	fn an_identity_refused_in_use_is_an_alarm_for_five_minutes() {
+		let mut progress = healthy();
+		progress.taken_at = 10_000.0;
+		progress.identity_in_use_refusals = 1;
+		progress.last_identity_in_use = "worker w1 already has a live session".into();
+		progress.last_identity_in_use_at = 10_000.0 - 299.0;
+		let found = alarms(&progress);
+		assert_eq!(
+			found,
+			[Alarm::IdentityInUse {
+				count: 1,
+				last: "worker w1 already has a live session".into()
+			}]
+		);
+		assert!(found[0].to_string().starts_with("1 refusal of a worker"));
+		// A worker restarted before its old session lapsed was refused once, long ago.
+		progress.last_identity_in_use_at = 10_000.0 - IDENTITY_IN_USE_SECONDS;
+		assert_eq!(alarms(&progress), []);
+	}
+
+	#[test]
 	fn each_problem_raises_its_alarm() {
 		let mut progress = healthy();
 		progress.seconds_since_samples = 300.0;
@@ -288,6 +338,9 @@ mod tests {
 		});
 		progress.version_refusals = 3;
 		progress.last_version_refusal = "upgrade the worker to build 0.2.0".into();
+		progress.identity_in_use_refusals = 2;
+		progress.last_identity_in_use = "worker w1 already has a live session".into();
+		progress.last_identity_in_use_at = progress.taken_at - IDENTITY_IN_USE_SECONDS + 1.0;
 		let found = alarms(&progress);
 		assert_eq!(
 			found,
@@ -308,6 +361,10 @@ mod tests {
 					count: 3,
 					last: "upgrade the worker to build 0.2.0".into()
 				},
+				Alarm::IdentityInUse {
+					count: 2,
+					last: "worker w1 already has a live session".into()
+				},
 				Alarm::TablebaseFailed {
 					reason: "disk full".into()
 				},
@@ -324,7 +381,12 @@ mod tests {
 			"3 joins refused for the worker's version; the last: upgrade the worker to build 0.2.0"
 		);
 		assert_eq!(
-			found[7].to_string(),
+			found[6].to_string(),
+			"2 refusals of a worker whose identity another process holds; the last: worker w1 \
+			 already has a live session"
+		);
+		assert_eq!(
+			found[8].to_string(),
 			"only 40% of samples trained on (self-play depth 5 of at most 5): the fleet outruns \
 			 the trainer"
 		);

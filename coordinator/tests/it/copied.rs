@@ -1,0 +1,127 @@
+//! A worker's state directory copied to a second machine: the built binaries as processes. The
+//! first worker keeps its session; the copy is told why it is refused and how to mend it, and
+//! waits without taking the session over; once the first has stopped, the copy finds itself
+//! behind the identity and sends nothing of its stale spool.
+
+use std::path::Path;
+use std::time::Duration;
+
+use tigers_proto::v1;
+
+use crate::cluster::{spawn_coordinator, spawn_worker, terminate, wait_for, wait_until};
+use crate::common::{free_port, temp_dir};
+
+/// Copies the files of a worker's state directory (its identity, its secret and its spool).
+fn copy_state(from: &Path, to: &Path) {
+	for entry in walk(from) {
+		let relative = entry.strip_prefix(from).unwrap();
+		let target = to.join(relative);
+		std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+		// A batch acknowledged and deleted while the copy runs is simply not copied.
+		let _ = std::fs::copy(&entry, &target);
+	}
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+	let mut files = Vec::new();
+	for entry in std::fs::read_dir(dir).unwrap().flatten() {
+		let path = entry.path();
+		if path.is_dir() {
+			files.extend(walk(&path));
+		} else {
+			files.push(path);
+		}
+	}
+	files
+}
+
+/// The one worker the status lists.
+fn only_worker(progress: &v1::Progress) -> &v1::WorkerSummary {
+	assert_eq!(progress.workers.len(), 1, "{:?}", progress.workers);
+	&progress.workers[0]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_copied_state_directory_waits_while_the_first_worker_keeps_its_session() {
+	let dir = temp_dir("copied");
+	std::fs::create_dir_all(&dir).unwrap();
+	let (log, copy_log) = (dir.join("log.jsonl"), dir.join("copy.jsonl"));
+	let port = free_port();
+	let mut coordinator = spawn_coordinator(port, &dir.join("run"), &log);
+	let mut first = spawn_worker(port, "first", &dir.join("first"), &log);
+	let before = wait_for(
+		port,
+		Duration::from_secs(120),
+		"the first worker's samples",
+		|p| p.workers.iter().any(|w| w.connected && w.samples > 0),
+	)
+	.await;
+	let identity = only_worker(&before).worker_id.clone();
+
+	// The copy presents the same identity and secret from another process.
+	copy_state(&dir.join("first"), &dir.join("copy"));
+	let mut copy = spawn_worker(port, "copy", &dir.join("copy"), &copy_log);
+	wait_until(Duration::from_secs(60), "the copy's refusal", || {
+		std::fs::read_to_string(&copy_log)
+			.is_ok_and(|text| text.contains("already has a live session from another process"))
+	});
+	let said = std::fs::read_to_string(&copy_log).unwrap();
+	assert!(said.contains("state directory was copied"), "{said}");
+	assert!(
+		said.contains("delete the worker_id and worker_secret files"),
+		"{said}"
+	);
+	assert!(
+		copy.try_wait().unwrap().is_none(),
+		"the copy waits, it does not stop"
+	);
+
+	// The first keeps its session, its name and its host, and its samples keep coming.
+	let during = wait_for(
+		port,
+		Duration::from_secs(60),
+		"more of the first's samples",
+		|p| {
+			p.identity_in_use_refusals >= 1 && only_worker(p).samples > only_worker(&before).samples
+		},
+	)
+	.await;
+	let shown = only_worker(&during);
+	assert_eq!(shown.worker_id, identity);
+	assert!(shown.connected);
+	assert_eq!(shown.name, "first");
+	assert_eq!(shown.reconnects, 0, "the copy never took the session over");
+	assert!(
+		during.last_identity_in_use.contains(&identity[..8]),
+		"{during:?}"
+	);
+
+	// Once the first stops, the copy is let in, but its numbering is behind what the identity
+	// has delivered since the copy was made: its worker sends nothing of its stale spool.
+	terminate(&mut first);
+	let stopped = wait_for(
+		port,
+		Duration::from_secs(30),
+		"the first's session closed",
+		|p| !only_worker(p).connected,
+	)
+	.await;
+	wait_until(
+		Duration::from_secs(60),
+		"the copy to notice it is stale",
+		|| {
+			std::fs::read_to_string(&copy_log)
+				.is_ok_and(|text| text.contains("this state directory is older than the worker's"))
+		},
+	);
+	let after = wait_for(port, Duration::from_secs(10), "a last status", |_| true).await;
+	assert_eq!(only_worker(&after).worker_id, identity);
+	assert_eq!(
+		only_worker(&after).samples,
+		only_worker(&stopped).samples,
+		"the copy's stale batches were stored"
+	);
+	assert_eq!(after.batches_rejected, 0, "{:?}", after.rejections);
+	terminate(&mut copy);
+	terminate(&mut coordinator);
+}
