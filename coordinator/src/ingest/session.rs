@@ -2,6 +2,13 @@
 //! durably (by the ledger's writer, `committer`, with the batches of other sessions that
 //! arrived at the same time) before its acknowledgement.
 //!
+//! A session's batches are in flight side by side, up to [`IN_FLIGHT`]: each is checked on a
+//! blocking thread as it arrives, handed to the ledger's writer in the order it arrived (so the
+//! writer sees the sequence numbers in order, and several of them share a group commit), and
+//! acknowledged in that order once its group is on disk. The first batch that cannot be stored
+//! ends the session; batches already with the writer are answered first, batches after a
+//! refused one are not handed to it at all.
+//!
 //! A session ends when the worker closes it, when a message does not decode or is too large
 //! (INVALID_ARGUMENT or RESOURCE_EXHAUSTED), at the first batch that cannot be stored
 //! (INVALID_ARGUMENT with the refused sequence, or UNAVAILABLE), when the worker says nothing
@@ -9,6 +16,8 @@
 //! over (ABORTED), or when the coordinator shuts down (UNAVAILABLE). Whichever way it ends, the
 //! worker is shown disconnected unless a newer session of it is open.
 
+use std::collections::VecDeque;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,6 +26,7 @@ use tigers_proto::v1;
 use tigers_proto::v1::coordinator_message::Body as ToWorker;
 use tigers_proto::v1::worker_message::Body as FromWorker;
 use tokio::sync::{Notify, mpsc};
+use tokio::task::{JoinError, JoinHandle};
 use tonic::{Code, Status, Streaming};
 use tracing::{info, warn};
 
@@ -30,6 +40,84 @@ use crate::store::committer::WriteError;
 use crate::store::ledger::{BatchInsert, NewBatch};
 use crate::text::{bounded, excerpt};
 use crate::training::TrainingInput;
+
+/// The most batches of one session in flight (being checked, or with the ledger's writer) at a
+/// time. One at a time held a session to one group commit a batch, about 130 batches a second
+/// on the development machine, while a worker back from an outage sends its whole spool at
+/// once; 32 let a spool of 2,000 batches go in a few groups without letting one session fill
+/// the writer's groups (of 1,024) alone.
+pub(crate) const IN_FLIGHT: usize = 32;
+
+/// A batch being checked and encoded on a blocking thread.
+struct Checking {
+	sequence: u64,
+	received: Instant,
+	task: JoinHandle<Result<(ValidBatch, NewBatch), Rejection>>,
+}
+
+/// A batch with the ledger's writer, waiting for its answer.
+struct Storing {
+	sequence: u64,
+	received: Instant,
+	/// What became of it, once its group is on disk.
+	answer: Answer,
+}
+
+/// What became of a batch handed to the ledger's writer: stored (or found stored before),
+/// refused, or not stored.
+type Outcome = Result<(ValidBatch, BatchInsert), StoreError>;
+
+/// The answer to await for a batch with the ledger's writer.
+type Answer = Pin<Box<dyn Future<Output = Outcome> + Send>>;
+
+/// A session's batches in flight, oldest first.
+#[derive(Default)]
+struct InFlight {
+	checking: VecDeque<Checking>,
+	storing: VecDeque<Storing>,
+	/// Set at the first refused batch: the session ends once its refusal is on disk, and no
+	/// later batch goes to the writer (it would be stored after a number the worker drops).
+	refused: bool,
+}
+
+impl InFlight {
+	/// Whether another batch may be read from the worker.
+	fn has_room(&self) -> bool {
+		!self.refused && self.checking.len() + self.storing.len() < IN_FLIGHT
+	}
+
+	fn is_empty(&self) -> bool {
+		self.checking.is_empty() && self.storing.is_empty()
+	}
+}
+
+/// A batch checked: its sequence, when it came, and the check's result.
+type Checked = (
+	u64,
+	Instant,
+	Result<Result<(ValidBatch, NewBatch), Rejection>, JoinError>,
+);
+
+/// A batch the ledger's writer answered for: its sequence, when it came, and what became of it.
+type Settled = (u64, Instant, Outcome);
+
+/// The oldest batch's check, once it is done; the caller makes sure there is one. Cancel safe:
+/// the handle's answer and the removal come in one poll.
+async fn next_checked(checking: &mut VecDeque<Checking>) -> Checked {
+	let oldest = checking.front_mut().expect("a batch is being checked");
+	let checked = (&mut oldest.task).await;
+	let done = checking.pop_front().expect("it was there");
+	(done.sequence, done.received, checked)
+}
+
+/// The oldest batch with the writer and what became of it, once the writer answers; the
+/// caller makes sure there is one. Cancel safe, as [`next_checked`].
+async fn next_stored(storing: &mut VecDeque<Storing>) -> Settled {
+	let oldest = storing.front_mut().expect("a batch is with the writer");
+	let outcome = oldest.answer.as_mut().await;
+	let done = storing.pop_front().expect("it was there");
+	(done.sequence, done.received, outcome)
+}
 
 /// One worker's open session.
 pub(crate) struct Session {
@@ -82,58 +170,104 @@ impl Session {
 		}
 		let idle = tokio::time::sleep(self.idle_timeout);
 		tokio::pin!(idle);
-		loop {
+		let mut flight = InFlight::default();
+		// Whether the worker may still send: once it has closed its side, the batches in
+		// flight are seen through before the session ends.
+		let mut open = true;
+		// Why the session ends, for the status it ends with; `None` for a stream that ended.
+		let ending = loop {
+			if !open && flight.is_empty() {
+				break None;
+			}
 			tokio::select! {
 				_ = closing.changed() => {
 					// The worker will reconnect, with backoff, to this coordinator's successor.
-					self.fail(ServiceError::ShuttingDown).await;
-					break;
+					break Some(ServiceError::ShuttingDown);
 				}
 				() = self.taken_over.notified() => {
 					info!(worker = %self.worker_id, "a newer session took over");
-					self.fail(ServiceError::TakenOver).await;
-					break;
+					break Some(ServiceError::TakenOver);
 				}
 				() = &mut idle => {
 					warn!(worker = %self.worker_id, "no message within the idle timeout; ending the session");
-					self.fail(ServiceError::Idle(self.idle_timeout.as_secs())).await;
-					break;
+					break Some(ServiceError::Idle(self.idle_timeout.as_secs()));
 				}
 				changed = promotions.changed() => {
 					if changed.is_err() {
-						break;
+						break None;
 					}
 					let assignment = promotions.borrow_and_update().assignment.to_wire();
 					if !self.send(ToWorker::Assignment(assignment)).await {
-						break;
+						break None;
 					}
 				}
-				message = inbound.message() => {
+				checked = next_checked(&mut flight.checking), if !flight.checking.is_empty() => {
+					if let Err(error) = self.hand_to_writer(&mut flight, checked) {
+						break Some(error);
+					}
+				}
+				stored = next_stored(&mut flight.storing), if !flight.storing.is_empty() => {
+					match self.acknowledge(stored) {
+						Ok(ack) => { self.send(ToWorker::Ack(ack)).await; }
+						Err(error) => break Some(error),
+					}
+				}
+				message = inbound.message(), if open && flight.has_room() => {
 					idle.as_mut().reset(tokio::time::Instant::now() + self.idle_timeout);
 					match message {
 						Ok(Some(message)) => {
-							if let Err(error) = self.handle(message).await {
-								self.fail(error).await;
-								break;
+							if let Err(error) = self.handle(message, &mut flight).await {
+								break Some(error);
 							}
 						}
-						Ok(None) => break,
+						Ok(None) => open = false,
 						Err(status) if is_connection_gone(&status) => {
 							// A worker that stops drops its connection as it goes: that ends
 							// its session, but it is not an error to warn about.
 							info!(worker = %self.worker_id, "the worker's connection closed");
-							break;
+							break None;
 						}
 						Err(status) => {
 							warn!(worker = %self.worker_id, %status, "session ended with an error");
-							self.fail(inbound_error(status)).await;
-							break;
+							break Some(inbound_error(status));
 						}
 					}
 				}
 			}
+		};
+		self.settle(flight).await;
+		if let Some(error) = ending {
+			self.fail(error).await;
 		}
 		self.close();
+	}
+
+	/// Answers the batches already with the ledger's writer when the session ends, so that
+	/// every batch stored is counted and trained on once: acknowledged if the worker still
+	/// listens (it resends the others, and hears they were stored), the rest left for the
+	/// worker to send again. Batches still being checked are dropped unstored.
+	async fn settle(&self, mut flight: InFlight) {
+		while !flight.storing.is_empty() {
+			let (sequence, received, outcome) = next_stored(&mut flight.storing).await;
+			histogram!(INGEST_SECONDS).record(received.elapsed().as_secs_f64());
+			let accepted = match outcome {
+				Ok((valid, BatchInsert::Inserted { id })) => {
+					self.deliver(id, valid);
+					true
+				}
+				Ok((_, BatchInsert::Duplicate)) => {
+					self.shared.live().batches_duplicate += 1;
+					false
+				}
+				// Refused or not stored: the next session deals with it.
+				_ => continue,
+			};
+			let ack = ToWorker::Ack(v1::Ack { sequence, accepted });
+			// Never waiting: a worker that is gone, or taken over, may not read it.
+			let _ = self
+				.outgoing
+				.try_send(Ok(v1::CoordinatorMessage { body: Some(ack) }));
+		}
 	}
 
 	/// Shows the worker disconnected, unless a newer session of it is open.
@@ -153,7 +287,11 @@ impl Session {
 		info!(worker = %self.worker_id, "session closed");
 	}
 
-	async fn handle(&self, message: v1::WorkerMessage) -> Result<(), ServiceError> {
+	async fn handle(
+		&self,
+		message: v1::WorkerMessage,
+		flight: &mut InFlight,
+	) -> Result<(), ServiceError> {
 		if let Some(worker) = self.shared.live().workers.get_mut(&self.worker_id) {
 			worker.last_heard = unix_now();
 		}
@@ -164,8 +302,7 @@ impl Session {
 				Ok(())
 			}
 			Some(FromWorker::Batch(batch)) => {
-				let ack = self.store(batch).await?;
-				self.send(ToWorker::Ack(ack)).await;
+				flight.checking.push_back(self.check(batch));
 				Ok(())
 			}
 			Some(FromWorker::Heartbeat(beat)) => {
@@ -181,13 +318,69 @@ impl Session {
 		}
 	}
 
-	/// Validates a batch and stores it durably if it is the next one expected; only then is it
-	/// acknowledged.
-	async fn store(&self, batch: v1::SampleBatch) -> Result<v1::Ack, ServiceError> {
-		let received = Instant::now();
+	/// Starts checking a batch and encoding it for the ledger, CPU work for a blocking thread.
+	fn check(&self, batch: v1::SampleBatch) -> Checking {
+		let expect = Expect {
+			generation: self.shared.current().assignment.generation,
+			max_staleness: self.shared.settings.max_staleness,
+		};
+		let worker_id = self.worker_id.clone();
 		let sequence = batch.sequence;
-		let prepared = self.prepare(batch).await?;
-		let outcome = self.commit(sequence, prepared).await;
+		let task = tokio::task::spawn_blocking(move || {
+			let valid = validate_batch(batch, expect)?;
+			let new = valid.for_ledger(&worker_id);
+			Ok((valid, new))
+		});
+		Checking {
+			sequence,
+			received: Instant::now(),
+			task,
+		}
+	}
+
+	/// Hands a checked batch to the ledger's writer, which stores it with the next group, or,
+	/// for a refused batch, uses up its number durably before the worker hears of it and drops
+	/// the batch (so that its next batch is the next one expected even after a crash). In the
+	/// order the batches came, without waiting: the writer takes them in that order.
+	fn hand_to_writer(
+		&self,
+		flight: &mut InFlight,
+		(sequence, received, checked): Checked,
+	) -> Result<(), ServiceError> {
+		let committer = self.shared.committer();
+		let answer: Answer = match checked.map_err(ServiceError::task("storing"))? {
+			Ok((valid, new)) => {
+				let reply = committer.submit(new);
+				Box::pin(async move {
+					match reply.await.unwrap_or(Err(WriteError::Stopped)) {
+						Ok(inserted) => Ok((valid, inserted)),
+						Err(reason) => Err(StoreError::Storage(reason)),
+					}
+				})
+			}
+			Err(rejection) => {
+				flight.refused = true;
+				flight.checking.clear();
+				let reply = committer.submit_refusal(&self.worker_id, sequence);
+				Box::pin(async move {
+					match reply.await.unwrap_or(Err(WriteError::Stopped)) {
+						Ok(_) => Err(StoreError::Invalid(rejection)),
+						Err(reason) => Err(StoreError::Storage(reason)),
+					}
+				})
+			}
+		};
+		flight.storing.push_back(Storing {
+			sequence,
+			received,
+			answer,
+		});
+		Ok(())
+	}
+
+	/// The acknowledgement of a batch the ledger's writer answered for, once it is counted and
+	/// handed to training; the error that ends the session for one refused or not stored.
+	fn acknowledge(&self, (sequence, received, outcome): Settled) -> Result<v1::Ack, ServiceError> {
 		// Refusals are timed too: a flood of bad batches costs the same validation work.
 		histogram!(INGEST_SECONDS).record(received.elapsed().as_secs_f64());
 		let (valid, inserted) = match outcome {
@@ -208,49 +401,6 @@ impl Session {
 			sequence,
 			accepted: true,
 		})
-	}
-
-	/// Checks a batch and encodes it for the ledger. Both are CPU work, done on a blocking
-	/// thread.
-	async fn prepare(
-		&self,
-		batch: v1::SampleBatch,
-	) -> Result<Result<(ValidBatch, NewBatch), Rejection>, ServiceError> {
-		let expect = Expect {
-			generation: self.shared.current().assignment.generation,
-			max_staleness: self.shared.settings.max_staleness,
-		};
-		let worker_id = self.worker_id.clone();
-		tokio::task::spawn_blocking(move || {
-			let valid = validate_batch(batch, expect)?;
-			let new = valid.for_ledger(&worker_id);
-			Ok((valid, new))
-		})
-		.await
-		.map_err(ServiceError::task("storing"))
-	}
-
-	/// Has the ledger's writer store a checked batch, which it commits with whatever else
-	/// arrived meanwhile, or use up a refused batch's sequence number.
-	async fn commit(
-		&self,
-		sequence: u64,
-		prepared: Result<(ValidBatch, NewBatch), Rejection>,
-	) -> Result<(ValidBatch, BatchInsert), StoreError> {
-		let committer = self.shared.committer();
-		match prepared {
-			Ok((valid, new)) => committer
-				.store(new)
-				.await
-				.map(|inserted| (valid, inserted))
-				.map_err(StoreError::Storage),
-			// Used up durably before the worker hears of it and drops the batch, so that its
-			// next batch is the next one expected even after a crash.
-			Err(rejection) => match committer.refuse(&self.worker_id, sequence).await {
-				Ok(_) => Err(StoreError::Invalid(rejection)),
-				Err(reason) => Err(StoreError::Storage(reason)),
-			},
-		}
 	}
 
 	/// The stored batch's ledger id; `None` for a batch stored before (counted, and

@@ -158,15 +158,16 @@ impl Committer {
 	}
 
 	/// Stores `batch` with the next group; what became of it once the group is on disk, or why
-	/// it could not be stored.
+	/// it could not be stored. (Sessions submit theirs and await the answer later.)
+	#[cfg(test)]
 	pub(crate) async fn store(&self, batch: NewBatch) -> Result<BatchInsert, WriteError> {
 		self.submit(batch)
 			.await
 			.unwrap_or_else(|_| Err(WriteError::Stopped))
 	}
 
-	/// Queues `batch` for the next group at once; the answer [`Committer::store`] awaits comes
-	/// on the receiver.
+	/// Queues `batch` for the next group at once, behind every write queued before it; what
+	/// became of it comes on the receiver once the group is on disk.
 	pub(crate) fn submit(
 		&self,
 		batch: NewBatch,
@@ -178,14 +179,19 @@ impl Committer {
 
 	/// Uses up refused batch `sequence` of `worker_id` with the next group (see
 	/// [`Ledger::record_refusal`]); whether it was the next one expected, once on disk.
-	pub(crate) async fn refuse(&self, worker_id: &str, sequence: u64) -> Result<bool, WriteError> {
+	/// Queued at once, behind every write queued before it; the answer comes on the receiver.
+	pub(crate) fn submit_refusal(
+		&self,
+		worker_id: &str,
+		sequence: u64,
+	) -> oneshot::Receiver<Result<bool, WriteError>> {
 		let (reply, answer) = oneshot::channel();
 		self.send(Job::Refusal {
 			worker_id: worker_id.to_string(),
 			sequence,
 			reply,
 		});
-		answer.await.unwrap_or_else(|_| Err(WriteError::Stopped))
+		answer
 	}
 
 	/// Writes `write` with the next group, without waiting; a failure is logged with `what`
@@ -596,8 +602,8 @@ mod tests {
 		));
 		committer.later("a write that fails", |ledger| ledger.record_flag("nobody"));
 		committer.later("recording a loss", |ledger| ledger.record_loss(7, 0.5, 1.0));
-		assert!(committer.refuse("w", 2).await.unwrap());
-		assert!(!committer.refuse("w", 9).await.unwrap());
+		assert!(committer.submit_refusal("w", 2).await.unwrap().unwrap());
+		assert!(!committer.submit_refusal("w", 9).await.unwrap().unwrap());
 		assert_eq!(
 			committer.store(batch("w", 2)).await.unwrap(),
 			BatchInsert::OutOfOrder { expected: 3 }

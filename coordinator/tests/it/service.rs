@@ -650,3 +650,97 @@ async fn after_a_restart_a_worker_not_back_shows_what_the_ledger_knows() {
 	assert_eq!(status.recent_superseded, 0);
 	running.stop().await;
 }
+
+/// Sends `batches` on a session from a task of its own, so that acknowledgements are read
+/// while the batches still go out.
+fn send_all(
+	sender: tokio::sync::mpsc::Sender<v1::WorkerMessage>,
+	batches: Vec<v1::SampleBatch>,
+) -> tokio::task::JoinHandle<tokio::sync::mpsc::Sender<v1::WorkerMessage>> {
+	tokio::spawn(async move {
+		for batch in batches {
+			sender.send(batch_message(batch)).await.unwrap();
+		}
+		sender
+	})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_batches_of_one_session_in_flight_are_stored_once_and_acknowledged_in_order() {
+	const BATCHES: u64 = 120;
+	let temp = temp_dir("in-flight");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
+	let mut client = client(running.address, None).await;
+	let secret = join(&mut client, "eager").await;
+	let (sender, mut inbound, _) = session(&mut client, "eager", &secret).await;
+	let batches: Vec<_> = (1..=BATCHES).map(|s| real_batch(s, 0, 100 + s)).collect();
+	let samples: u64 = batches.iter().map(|b| b.samples.len() as u64).sum();
+	// Each batch twice: the copies come back as stored already, in their place.
+	let twice = batches
+		.iter()
+		.flat_map(|b| [b.clone(), b.clone()])
+		.collect();
+	let sending = send_all(sender, twice);
+	for sequence in 1..=BATCHES {
+		let first = next_ack(&mut inbound).await.unwrap();
+		assert_eq!((first.sequence, first.accepted), (sequence, true));
+		let again = next_ack(&mut inbound).await.unwrap();
+		assert_eq!((again.sequence, again.accepted), (sequence, false));
+	}
+	drop(sending.await.unwrap());
+	let progress = status(&mut client).await;
+	assert_eq!(progress.samples_total, samples);
+	let rejoined = client
+		.join(join_with("eager", &secret))
+		.await
+		.unwrap()
+		.into_inner();
+	assert_eq!(rejoined.last_acked_sequence, BATCHES);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_batch_among_many_in_flight_ends_the_session_after_those_before_it() {
+	let temp = temp_dir("in-flight-refused");
+	let running = start(test_config(temp.to_path_buf(), None)).await;
+	let mut client = client(running.address, None).await;
+	let secret = join(&mut client, "hasty").await;
+	let (sender, mut inbound, _) = session(&mut client, "hasty", &secret).await;
+	let mut batches: Vec<_> = (1..=40).map(|s| real_batch(s, 0, 200 + s)).collect();
+	batches[5].samples[0].tigers = 0b11111; // batch 6: five tigers
+	let stored: u64 = batches[..5].iter().map(|b| b.samples.len() as u64).sum();
+	let sending = send_all(sender, batches.clone());
+	for sequence in 1..=5 {
+		let ack = next_ack(&mut inbound).await.unwrap();
+		assert_eq!((ack.sequence, ack.accepted), (sequence, true));
+	}
+	let refused = next_ack(&mut inbound).await.unwrap_err();
+	assert_eq!(refused.code(), Code::InvalidArgument, "{refused}");
+	assert_eq!(
+		refused.metadata().get("tigers-rejected-sequence").unwrap(),
+		"6"
+	);
+	let _ = sending.await;
+	// Nothing after the refused batch was stored: the worker sends it all again.
+	assert_eq!(status(&mut client).await.samples_total, stored);
+	let rejoined = client
+		.join(join_with("hasty", &secret))
+		.await
+		.unwrap()
+		.into_inner();
+	assert_eq!(rejoined.last_acked_sequence, 6);
+	let (sender, mut inbound, _) = session(&mut client, "hasty", &secret).await;
+	let sending = send_all(sender, batches[6..].to_vec());
+	for sequence in 7..=40 {
+		let ack = next_ack(&mut inbound).await.unwrap();
+		assert_eq!((ack.sequence, ack.accepted), (sequence, true));
+	}
+	drop(sending.await.unwrap());
+	let all: u64 = batches.iter().map(|b| b.samples.len() as u64).sum();
+	let refused_samples = batches[5].samples.len() as u64;
+	assert_eq!(
+		status(&mut client).await.samples_total,
+		all - refused_samples
+	);
+	running.stop().await;
+}
