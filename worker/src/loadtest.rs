@@ -9,6 +9,13 @@
 //! with at most `in_flight` of a session's batches unacknowledged at a time. Sending stops at
 //! the end of the timed run; acknowledgements still outstanding are awaited for at most
 //! [`DRAIN`] and counted as errors if they do not come.
+//!
+//! By default every session sends as fast as its acknowledgements allow (saturating), which
+//! measures the most the coordinator takes in. With a rate (`rate`, batches a second in all),
+//! the sessions share it evenly, each sending on a fixed schedule, their schedules spread over
+//! one period, as a fleet of real workers offers its batches; an acknowledgement's time is then
+//! counted from when its batch was due, so a coordinator that falls behind shows it in the
+//! times rather than by being offered less.
 
 mod report;
 
@@ -57,7 +64,13 @@ pub struct LoadtestSettings {
 	pub in_flight: usize,
 	/// How long opening every session and playing the batch may take.
 	pub setup_timeout: Duration,
+	/// Batches a second offered by all sessions together, 1 to [`MAX_RATE`]; `None` to
+	/// saturate.
+	pub rate: Option<u32>,
 }
+
+/// The highest offered rate, in batches a second.
+pub const MAX_RATE: u32 = 1_000_000;
 
 impl LoadtestSettings {
 	/// `sessions` workers for `duration`, four batches in flight each (what a real worker's
@@ -68,6 +81,7 @@ impl LoadtestSettings {
 			duration,
 			in_flight: 4,
 			setup_timeout: Duration::from_secs(120),
+			rate: None,
 		}
 	}
 
@@ -88,7 +102,18 @@ impl LoadtestSettings {
 		if !(1..=1000).contains(&self.in_flight) {
 			return fail(format!("in-flight is {}, outside 1..=1000", self.in_flight));
 		}
+		if let Some(rate) = self.rate.filter(|rate| !(1..=MAX_RATE).contains(rate)) {
+			return fail(format!(
+				"the rate is {rate} batches a second, outside 1..={MAX_RATE}"
+			));
+		}
 		Ok(())
+	}
+
+	/// How often each session sends at the offered rate; `None` to saturate.
+	fn interval(&self) -> Option<Duration> {
+		self.rate
+			.map(|rate| Duration::from_secs_f64(self.sessions as f64 / f64::from(rate)))
 	}
 }
 
@@ -145,14 +170,24 @@ pub async fn loadtest(
 		"sessions open; sending"
 	);
 	let start = Instant::now();
+	let count = sessions.len();
+	let interval = settings.interval();
 	let tasks: Vec<_> = sessions
 		.into_iter()
-		.map(|session| {
+		.enumerate()
+		.map(|(index, session)| {
 			let template = template.clone();
+			// Each session's first batch a share of one period after the start, so that the
+			// sessions together send evenly rather than all at once.
+			let first_due = interval.map_or(start, |every| {
+				start + every.mul_f64(index as f64 / count as f64)
+			});
 			let plan = Plan {
 				start,
 				end: start + settings.duration,
 				in_flight: settings.in_flight,
+				interval,
+				first_due,
 			};
 			tokio::spawn(drive(session, template, plan))
 		})
@@ -168,12 +203,14 @@ pub async fn loadtest(
 			}
 		}
 	}
-	Ok(LoadtestReport::new(
+	let mut report = LoadtestReport::new(
 		settings.sessions,
 		settings.duration.as_secs_f64(),
 		tallies,
 		failed,
-	))
+	);
+	report.offered = settings.rate;
+	Ok(report)
 }
 
 /// A report for a run that could not start: every session counted as an error.
@@ -328,6 +365,10 @@ struct Plan {
 	start: Instant,
 	end: Instant,
 	in_flight: usize,
+	/// The time between the session's batches at an offered rate; `None` to saturate.
+	interval: Option<Duration>,
+	/// When its first batch is due.
+	first_due: Instant,
 }
 
 impl Plan {
@@ -338,7 +379,8 @@ impl Plan {
 }
 
 /// Sends copies of `template` under the session's next sequence numbers, at most
-/// `plan.in_flight` unacknowledged, until `plan.end`; then waits up to [`DRAIN`] for the rest.
+/// `plan.in_flight` unacknowledged (and, at an offered rate, each when it is due), until
+/// `plan.end`; then waits up to [`DRAIN`] for the rest.
 async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> SessionTally {
 	let mut books = Books {
 		tally: SessionTally::default(),
@@ -347,13 +389,15 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 		plan,
 	};
 	let drained_by = tokio::time::Instant::from_std(plan.end + DRAIN);
+	let mut next_due = plan.first_due;
 	loop {
 		let now = Instant::now();
-		let sending = now < plan.end;
+		let sending = now < plan.end && next_due < plan.end;
 		if !sending && books.unacked.is_empty() {
 			break;
 		}
-		if sending && books.unacked.len() < plan.in_flight {
+		let room = books.unacked.len() < plan.in_flight;
+		if sending && room && now >= next_due {
 			let batch = SampleBatch {
 				sequence: session.next_sequence,
 				..(*template).clone()
@@ -367,16 +411,28 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 					.error(plan.second(now), || "the session stream closed".into());
 				break;
 			}
+			// Saturating, a batch is timed from when it went; at a rate, from when it was due.
+			let counted_from = match plan.interval {
+				Some(every) => {
+					let due = next_due;
+					next_due += every;
+					due
+				}
+				None => {
+					next_due = now;
+					Instant::now()
+				}
+			};
 			books
 				.unacked
-				.push_back((session.next_sequence, Instant::now()));
+				.push_back((session.next_sequence, counted_from));
 			session.next_sequence += 1;
 			continue;
 		}
-		let wake = if sending {
-			tokio::time::Instant::from_std(plan.end)
-		} else {
-			drained_by
+		let wake = match () {
+			() if sending && room => tokio::time::Instant::from_std(next_due),
+			() if sending => tokio::time::Instant::from_std(plan.end),
+			() => drained_by,
 		};
 		let flow = tokio::select! {
 			message = session.inbound.message() => books.received(message),

@@ -125,6 +125,12 @@ struct LoadtestArgs {
 	/// Batches each simulated worker may have unacknowledged at a time.
 	#[arg(long, value_name = "K", default_value_t = 4)]
 	in_flight: usize,
+	/// Offer B batches a second in all, spread evenly over the sessions and their schedules,
+	/// as a fleet of real workers does; without it every session sends as fast as its
+	/// acknowledgements come (saturating). At a rate, an acknowledgement is timed from when
+	/// its batch was due.
+	#[arg(long, value_name = "B")]
+	rate: Option<u32>,
 	/// Print a table of the figures of each second after the summary line.
 	#[arg(long)]
 	per_second: bool,
@@ -325,6 +331,7 @@ fn run_loadtest(args: &LoadtestArgs) -> anyhow::Result<()> {
 	config.tls_ca = args.tls_ca.clone();
 	let settings = LoadtestSettings {
 		in_flight: args.in_flight,
+		rate: args.rate,
 		..LoadtestSettings::new(args.sessions, Duration::from_secs(args.seconds))
 	};
 	let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -79,6 +79,39 @@ async fn simulated_workers_get_their_batches_stored() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_a_rate_the_sessions_send_no_more_than_offered() {
+	let dir = temp_dir("loadtest-rate");
+	let mut coordinator = test_config(dir.to_path_buf(), None);
+	coordinator.limits.accept_loadtest = true;
+	let running = start(coordinator).await;
+	let config = WorkerConfig::new(format!("http://{}", running.address));
+	// Four sessions sharing 20 batches a second: each sends every 200 ms, 15 in 3 s.
+	let settings = LoadtestSettings {
+		rate: Some(20),
+		..LoadtestSettings::new(4, Duration::from_secs(3))
+	};
+	let report = loadtest(&config, &settings).await.expect("a report");
+	let line = report.to_string();
+	let rest = line
+		.strip_prefix("offered_batches/s 20 ")
+		.unwrap_or_else(|| panic!("no offered rate first: {line}"));
+	let figures = parse_line(rest);
+	assert_eq!(
+		figure(&figures, "errors"),
+		0.0,
+		"{line}: {:?}",
+		report.first_error
+	);
+	assert!(report.batches > 0, "{line}");
+	assert!(report.batches <= 60, "more than offered: {line}");
+	// The coordinator stored every batch acknowledged.
+	let mut client = client(running.address, None).await;
+	let status = status(&mut client).await;
+	assert!(status.samples_total >= report.samples, "{line}");
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_token_is_counted_as_errors() {
 	let dir = temp_dir("loadtest-token");
 	let running = start(test_config(dir.to_path_buf(), Some("right"))).await;
@@ -131,6 +164,10 @@ async fn nonsense_settings_are_refused() {
 		LoadtestSettings::new(1, Duration::ZERO),
 		LoadtestSettings {
 			in_flight: 0,
+			..LoadtestSettings::new(1, Duration::from_secs(1))
+		},
+		LoadtestSettings {
+			rate: Some(0),
 			..LoadtestSettings::new(1, Duration::from_secs(1))
 		},
 	] {

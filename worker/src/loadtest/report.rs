@@ -77,6 +77,8 @@ pub struct LoadtestReport {
 	pub first_error: Option<String>,
 	/// One row per second of the run.
 	pub per_second: Vec<SecondRow>,
+	/// The batches a second offered in all, for a run at a rate; `None` for a saturating run.
+	pub offered: Option<u32>,
 }
 
 impl LoadtestReport {
@@ -134,6 +136,7 @@ impl LoadtestReport {
 			errors,
 			first_error,
 			per_second,
+			offered: None,
 		}
 	}
 
@@ -167,6 +170,9 @@ impl LoadtestReport {
 
 impl fmt::Display for LoadtestReport {
 	fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+		if let Some(rate) = self.offered {
+			write!(f, "offered_batches/s {rate} ")?;
+		}
 		write!(
 			f,
 			"sessions {} batches/s {:.1} samples/s {:.0} ack_p50_ms {:.1} ack_p99_ms {:.1} errors {}",
