@@ -13,6 +13,14 @@
 # reconnect by themselves), then stops everything and checks every batch is in the ledger
 # exactly once. The addresses exist only inside the namespaces it creates; nothing leaves them.
 #
+# With --soak MINUTES it runs a third worker (w3, 10.99.0.13) and, instead of the one cut and
+# the one kill, keeps the cluster running for that long through a worker killed with SIGKILL
+# and restarted every SOAK_KILL_WORKER_EVERY seconds (each in turn), the coordinator killed
+# with SIGKILL and restarted every SOAK_KILL_COORDINATOR_EVERY seconds, and one link cut a
+# third of the way in, sampling every process's resident memory (and the ledger's size) every
+# SOAK_SAMPLE_EVERY seconds; at the end the same exactly-once check, every process's peak
+# memory within its bound, and the curve printed (and kept in rss.csv with KEEP_WORKDIR=1).
+#
 # Needs root and iproute2 (installed with apt if missing). Exits non-zero on any failure and
 # always removes its namespaces and stops the processes it started (on success, failure or
 # Ctrl-C). Settings, from the environment:
@@ -25,7 +33,32 @@
 #                                loads it and names it in assignments, and each worker must fetch
 #                                it over its own link, check it and play with it (adjudicated
 #                                self-play); without it, the cluster runs without a table
+#   SOAK_KILL_WORKER_EVERY       with --soak: seconds between worker kills [180]
+#   SOAK_KILL_COORDINATOR_EVERY  with --soak: seconds between coordinator kills [900]
+#   SOAK_SAMPLE_EVERY            with --soak: seconds between memory samples [15]
+#   SOAK_MAX_COORDINATOR_MIB     with --soak: the coordinator's resident memory bound [1024]
+#   SOAK_MAX_WORKER_MIB          with --soak: each worker's resident memory bound [512]
 set -euo pipefail
+
+SOAK_MINUTES=0
+while (($#)); do
+	case $1 in
+	--soak)
+		[[ ${2:-} =~ ^[1-9][0-9]*$ ]] || { echo "--soak takes a whole number of minutes, not '${2:-}'" >&2; exit 2; }
+		SOAK_MINUTES=$2
+		shift 2
+		;;
+	*)
+		echo "unknown argument '$1' (usage: netns-cluster.sh [--soak MINUTES])" >&2
+		exit 2
+		;;
+	esac
+done
+SOAK_KILL_WORKER_EVERY=${SOAK_KILL_WORKER_EVERY:-180}
+SOAK_KILL_COORDINATOR_EVERY=${SOAK_KILL_COORDINATOR_EVERY:-900}
+SOAK_SAMPLE_EVERY=${SOAK_SAMPLE_EVERY:-15}
+SOAK_MAX_COORDINATOR_MIB=${SOAK_MAX_COORDINATOR_MIB:-1024}
+SOAK_MAX_WORKER_MIB=${SOAK_MAX_WORKER_MIB:-512}
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 COORDINATOR_BIN=${COORDINATOR_BIN:-$repo/target/debug/coordinator}
@@ -74,6 +107,7 @@ ns_hub=$prefix-hub
 ns_coord=$prefix-coord
 ns_w1=$prefix-w1
 ns_w2=$prefix-w2
+ns_w3=$prefix-w3
 coord_ip=10.99.0.1
 hub_ip=10.99.0.254
 url=http://$coord_ip:$PORT
@@ -83,6 +117,7 @@ run_dir=$work/run
 coord_pid=""
 w1_pid=""
 w2_pid=""
+w3_pid=""
 status=1
 
 # Stops a process this script started: SIGTERM, then SIGKILL after a grace period.
@@ -115,9 +150,10 @@ cleanup() {
 	set +e
 	stop_pid "$w1_pid" 2
 	stop_pid "$w2_pid" 2
+	stop_pid "$w3_pid" 2
 	stop_pid "$coord_pid" 2
 	# Deleting a namespace destroys its interfaces: the veth pairs and the bridge go with them.
-	for ns in "$ns_w1" "$ns_w2" "$ns_coord" "$ns_hub"; do
+	for ns in "$ns_w1" "$ns_w2" "$ns_w3" "$ns_coord" "$ns_hub"; do
 		delete_ns "$ns"
 	done
 	if [[ $status -ne 0 || $code -ne 0 ]]; then
@@ -142,7 +178,7 @@ trap 'echo "[netns-cluster] terminated" >&2; exit 143' TERM
 
 # Leftovers of earlier runs that died without their trap (their script's pid is gone): their
 # namespaces, the processes in them, and their scratch directories (unless KEEP_WORKDIR kept them).
-for ns in $(ip netns list | awk '{print $1}' | grep -E '^tsn-[0-9]+-(hub|coord|w1|w2)$' || true); do
+for ns in $(ip netns list | awk '{print $1}' | grep -E '^tsn-[0-9]+-(hub|coord|w1|w2|w3)$' || true); do
 	owner=${ns#tsn-}
 	owner=${owner%%-*}
 	if ! kill -0 "$owner" 2>/dev/null; then
@@ -160,8 +196,12 @@ for dir in "${TMPDIR:-/tmp}"/tigers-netns-*.*; do
 done
 
 # ---- the network -------------------------------------------------------------------------
-log "creating namespaces $prefix-{hub,coord,w1,w2}"
-for ns in "$ns_hub" "$ns_coord" "$ns_w1" "$ns_w2"; do
+workers=(w1 w2)
+((SOAK_MINUTES > 0)) && workers+=(w3)
+log "creating namespaces $prefix-{hub,coord,${workers[*]// /,}}"
+namespaces=("$ns_hub" "$ns_coord" "$ns_w1" "$ns_w2")
+((SOAK_MINUTES > 0)) && namespaces+=("$ns_w3")
+for ns in "${namespaces[@]}"; do
 	ip netns add "$ns"
 	ip -n "$ns" link set lo up
 done
@@ -179,6 +219,7 @@ host() {
 host "$ns_coord" coord "$coord_ip"
 host "$ns_w1" w1 10.99.0.11
 host "$ns_w2" w2 10.99.0.12
+((SOAK_MINUTES > 0)) && host "$ns_w3" w3 10.99.0.13
 
 # ---- the processes -----------------------------------------------------------------------
 TIGERS_TOKEN=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
@@ -205,11 +246,11 @@ status() {
 }
 
 # check <file> <condition>, field <file> <expression>: a Python expression over the status in
-# <file> (s), the worker ids (w1, w2) and the helpers below; check succeeds if it is true, field
-# prints it.
+# <file> (s), the worker ids (w1, w2, w3) and the helpers below; check succeeds if it is true,
+# field prints it.
 cat >"$work/status.py" <<'PY'
 import json, sys
-mode, path, w1, w2, expression = sys.argv[1:]
+mode, path, w1, w2, w3, expression = sys.argv[1:]
 s = json.load(open(path))
 def worker(s, i):  # that worker's entry, {} if absent
     return next((w for w in s["workers"] if w["id"] == i), {})
@@ -222,8 +263,8 @@ if mode == "check":
     sys.exit(0 if value else 1)
 print(value)
 PY
-check() { python3 "$work/status.py" check "$1" "${w1_id:-}" "${w2_id:-}" "$2"; }
-field() { python3 "$work/status.py" field "$1" "${w1_id:-}" "${w2_id:-}" "$2"; }
+check() { python3 "$work/status.py" check "$1" "${w1_id:-}" "${w2_id:-}" "${w3_id:-}" "$2"; }
+field() { python3 "$work/status.py" field "$1" "${w1_id:-}" "${w2_id:-}" "${w3_id:-}" "$2"; }
 brief() {
 	if [[ -s $1 ]]; then field "$1" 'brief(s)'; else echo none; fi
 }
@@ -271,6 +312,12 @@ w2_pid=$!
 w1_id=$(read_worker_id w1)
 w2_id=$(read_worker_id w2)
 log "workers $w1_id (10.99.0.11) and $w2_id (10.99.0.12)"
+if ((SOAK_MINUTES > 0)); then
+	start_worker "$ns_w3" w3
+	w3_pid=$!
+	w3_id=$(read_worker_id w3)
+	log "and $w3_id (10.99.0.13), for a soak of $SOAK_MINUTES minutes"
+fi
 
 # ---- 1. both workers' samples arrive, each from its own address ---------------------------
 wait_for "samples from both workers" 180 \
@@ -296,54 +343,160 @@ if [[ -n $TABLEBASE ]]; then
 	log "both workers fetched the tablebase ($(stat -c %s "$TABLEBASE") bytes each) and checked it"
 fi
 
-# ---- 2. w1's link goes down for a while, then comes back ----------------------------------
-log "cutting w1's link for ${CUT_SECONDS}s"
-ip -n "$ns_hub" link set dev w1 down
-sleep 2
-status "$work/cut.json" || fail "no status during the cut"
-w1_during=$(field "$work/cut.json" 'samples(s, w1)')
-w2_during=$(field "$work/cut.json" 'samples(s, w2)')
-sleep "$((CUT_SECONDS > 2 ? CUT_SECONDS - 2 : 1))"
-status "$work/cut.json" || fail "no status during the cut"
-[[ $(field "$work/cut.json" 'samples(s, w1)') == "$w1_during" ]] || fail "w1's samples arrived through a cut link"
-check "$work/cut.json" "samples(s, w2) > $w2_during" || fail "w2 stopped delivering while only w1 was cut off"
-ip -n "$ns_hub" link set dev w1 up
-log "w1's link is back; w1 had $w1_during samples acknowledged"
-kill -0 "$w1_pid" 2>/dev/null || fail "w1 died while cut off"
-wait_for "w1's samples after the cut" 180 "worker(s, w1).get('connected') and samples(s, w1) > $w1_during"
-no_refusals "$last" "after w1's link came back"
-log "w1 delivers again: $(field "$last" 'samples(s, w1)') samples"
+if ((SOAK_MINUTES == 0)); then
+	# ---- 2. w1's link goes down for a while, then comes back ----------------------------------
+	log "cutting w1's link for ${CUT_SECONDS}s"
+	ip -n "$ns_hub" link set dev w1 down
+	sleep 2
+	status "$work/cut.json" || fail "no status during the cut"
+	w1_during=$(field "$work/cut.json" 'samples(s, w1)')
+	w2_during=$(field "$work/cut.json" 'samples(s, w2)')
+	sleep "$((CUT_SECONDS > 2 ? CUT_SECONDS - 2 : 1))"
+	status "$work/cut.json" || fail "no status during the cut"
+	[[ $(field "$work/cut.json" 'samples(s, w1)') == "$w1_during" ]] || fail "w1's samples arrived through a cut link"
+	check "$work/cut.json" "samples(s, w2) > $w2_during" || fail "w2 stopped delivering while only w1 was cut off"
+	ip -n "$ns_hub" link set dev w1 up
+	log "w1's link is back; w1 had $w1_during samples acknowledged"
+	kill -0 "$w1_pid" 2>/dev/null || fail "w1 died while cut off"
+	wait_for "w1's samples after the cut" 180 "worker(s, w1).get('connected') and samples(s, w1) > $w1_during"
+	no_refusals "$last" "after w1's link came back"
+	log "w1 delivers again: $(field "$last" 'samples(s, w1)') samples"
 
-# ---- 3. the coordinator is killed mid-run and restarted on the same run directory -----------
-# First let it train and gate a candidate, so there is a checkpoint to resume from.
-wait_for "a candidate's gate" 300 'len(s["gates"]) >= 2 and s["training_steps"] >= 2000'
-before=$work/before.json
-cp "$last" "$before"
-log "killing the coordinator (SIGKILL) at generation $(field "$before" 's["generation"]'), $(field "$before" 's["samples_total"]') samples, $(field "$before" 's["training_steps"]') steps"
-kill -KILL "$coord_pid"
-wait "$coord_pid" 2>/dev/null || true
-coord_pid=""
-sleep 3
-for pid in "$w1_pid" "$w2_pid"; do
-	kill -0 "$pid" 2>/dev/null || fail "a worker died with the coordinator"
-done
-log "restarting the coordinator on $run_dir"
-start_coordinator
-wait_for "the restarted coordinator" 120 'True'
-resumed=$work/resumed.json
-cp "$last" "$resumed"
-check "$resumed" "s['samples_total'] >= $(field "$before" 's["samples_total"]')" ||
-	fail "samples were lost: before the kill $(brief "$before"), after the restart $(brief "$resumed")"
-check "$resumed" "s['generation'] >= $(field "$before" 's["generation"]') and s['training_steps'] > 0 and len(s['gates']) >= $(field "$before" 'len(s["gates"])')" ||
-	fail "the run did not resume: before the kill $(brief "$before"), after the restart $(brief "$resumed")"
-log "resumed at generation $(field "$resumed" 's["generation"]') with $(field "$resumed" 's["samples_total"]') samples and $(field "$resumed" 's["training_steps"]') steps"
-wait_for "both workers back" 180 \
-	"worker(s, w1).get('connected') and worker(s, w2).get('connected') and s['samples_total'] > $(field "$resumed" 's["samples_total"]')"
-log "both workers reconnected; $(field "$last" 's["samples_total"]') samples"
+	# ---- 3. the coordinator is killed mid-run and restarted on the same run directory -----------
+	# First let it train and gate a candidate, so there is a checkpoint to resume from.
+	wait_for "a candidate's gate" 300 'len(s["gates"]) >= 2 and s["training_steps"] >= 2000'
+	before=$work/before.json
+	cp "$last" "$before"
+	log "killing the coordinator (SIGKILL) at generation $(field "$before" 's["generation"]'), $(field "$before" 's["samples_total"]') samples, $(field "$before" 's["training_steps"]') steps"
+	kill -KILL "$coord_pid"
+	wait "$coord_pid" 2>/dev/null || true
+	coord_pid=""
+	sleep 3
+	for pid in "$w1_pid" "$w2_pid"; do
+		kill -0 "$pid" 2>/dev/null || fail "a worker died with the coordinator"
+	done
+	log "restarting the coordinator on $run_dir"
+	start_coordinator
+	wait_for "the restarted coordinator" 120 'True'
+	resumed=$work/resumed.json
+	cp "$last" "$resumed"
+	check "$resumed" "s['samples_total'] >= $(field "$before" 's["samples_total"]')" ||
+		fail "samples were lost: before the kill $(brief "$before"), after the restart $(brief "$resumed")"
+	check "$resumed" "s['generation'] >= $(field "$before" 's["generation"]') and s['training_steps'] > 0 and len(s['gates']) >= $(field "$before" 'len(s["gates"])')" ||
+		fail "the run did not resume: before the kill $(brief "$before"), after the restart $(brief "$resumed")"
+	log "resumed at generation $(field "$resumed" 's["generation"]') with $(field "$resumed" 's["samples_total"]') samples and $(field "$resumed" 's["training_steps"]') steps"
+	wait_for "both workers back" 180 \
+		"worker(s, w1).get('connected') and worker(s, w2).get('connected') and s['samples_total'] > $(field "$resumed" 's["samples_total"]')"
+	log "both workers reconnected; $(field "$last" 's["samples_total"]') samples"
+
+fi
+
+# ---- 2-3 as a soak: kills, restarts and a cut for --soak MINUTES --------------------------
+if ((SOAK_MINUTES > 0)); then
+	rss=$work/rss.csv
+	echo "seconds,process,rss_mib" >"$rss"
+	# sample_memory: every process's resident memory, and the ledger's size on disk, now.
+	sample_memory() {
+		local name pid_var pid kib at=$((SECONDS - soak_start))
+		for name in coordinator "${workers[@]}"; do
+			if [[ $name == coordinator ]]; then pid=$coord_pid; else
+				pid_var=${name}_pid
+				pid=${!pid_var}
+			fi
+			kib=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null) || continue
+			[[ -n $kib ]] && echo "$at,$name,$((kib / 1024))" >>"$rss"
+		done
+		local ledger_bytes
+		ledger_bytes=$(du -cb "$run_dir"/ledger.sqlite* 2>/dev/null | tail -1 | cut -f1) || ledger_bytes=0
+		echo "$at,ledger,$((ledger_bytes / 1048576))" >>"$rss"
+	}
+	# restart_worker <name>: SIGKILL, then the same binary on the same state directory.
+	restart_worker() {
+		local name=$1 pid_var=${1}_pid ns_var=ns_${1}
+		kill -KILL "${!pid_var}" 2>/dev/null || true
+		wait "${!pid_var}" 2>/dev/null || true
+		start_worker "${!ns_var}" "$name"
+		printf -v "$pid_var" '%s' "$!"
+	}
+	soak_start=$SECONDS
+	soak_end=$((SECONDS + SOAK_MINUTES * 60))
+	next_worker_kill=$((SECONDS + SOAK_KILL_WORKER_EVERY))
+	next_coordinator_kill=$((SECONDS + SOAK_KILL_COORDINATOR_EVERY))
+	cut_at=$((SECONDS + SOAK_MINUTES * 20))
+	victim=0
+	worker_kills=0
+	coordinator_kills=0
+	log "soaking for $SOAK_MINUTES minutes: a worker killed every ${SOAK_KILL_WORKER_EVERY}s, the coordinator every ${SOAK_KILL_COORDINATOR_EVERY}s, one cut at minute $((SOAK_MINUTES / 3))"
+	while ((SECONDS < soak_end)); do
+		sample_memory
+		kill -0 "$coord_pid" 2>/dev/null || fail "the coordinator died during the soak"
+		for name in "${workers[@]}"; do
+			pid_var=${name}_pid
+			kill -0 "${!pid_var}" 2>/dev/null || fail "$name died during the soak (see $name.log)"
+		done
+		if ((cut_at > 0 && SECONDS >= cut_at)); then
+			cut=${workers[$((${#workers[@]} - 1))]}
+			log "cutting $cut's link for ${CUT_SECONDS}s"
+			ip -n "$ns_hub" link set dev "$cut" down
+			sleep "$CUT_SECONDS"
+			ip -n "$ns_hub" link set dev "$cut" up
+			cut_at=0
+		fi
+		if ((SECONDS >= next_worker_kill)); then
+			name=${workers[$((victim % ${#workers[@]}))]}
+			log "killing $name (SIGKILL) and starting it again on its state directory"
+			restart_worker "$name"
+			victim=$((victim + 1))
+			worker_kills=$((worker_kills + 1))
+			next_worker_kill=$((SECONDS + SOAK_KILL_WORKER_EVERY))
+		fi
+		if ((SECONDS >= next_coordinator_kill)); then
+			status "$work/before-kill.json" || fail "no status before killing the coordinator"
+			log "killing the coordinator (SIGKILL) at $(field "$work/before-kill.json" 's["samples_total"]') samples, and starting it again"
+			kill -KILL "$coord_pid"
+			wait "$coord_pid" 2>/dev/null || true
+			start_coordinator
+			wait_for "the restarted coordinator" 120 \
+				"s['samples_total'] >= $(field "$work/before-kill.json" 's["samples_total"]')"
+			coordinator_kills=$((coordinator_kills + 1))
+			next_coordinator_kill=$((SECONDS + SOAK_KILL_COORDINATOR_EVERY))
+		fi
+		sleep "$SOAK_SAMPLE_EVERY"
+	done
+	status "$work/soaked.json" || fail "no status at the end of the soak"
+	wait_for "every worker delivering after the soak" 180 \
+		"all(worker(s, i).get('connected') for i in (w1, w2, w3)) and s['samples_total'] > $(field "$work/soaked.json" 's["samples_total"]')"
+	sample_memory
+	log "soaked: $worker_kills worker kills, $coordinator_kills coordinator kills, one cut; $(field "$last" 's["samples_total"]') samples"
+	python3 - "$rss" "$SOAK_MAX_COORDINATOR_MIB" "$SOAK_MAX_WORKER_MIB" <<'PY' || fail "a process outgrew its memory bound"
+import csv, sys
+path, coordinator_bound, worker_bound = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rows = list(csv.DictReader(open(path)))
+names = sorted({r["process"] for r in rows}, key=lambda n: (n != "coordinator", n == "ledger", n))
+end = max(int(r["seconds"]) for r in rows)
+tenths = [end * k // 10 for k in range(11)]
+print("  resident memory in MiB (the ledger: its files' size), the most in each tenth of the soak:")
+print("  " + "process".ljust(12) + " ".join(f"{t // 60:>4}m" for t in tenths[1:]) + "   peak")
+ok = True
+for name in names:
+    mine = [(int(r["seconds"]), int(r["rss_mib"])) for r in rows if r["process"] == name]
+    curve = []
+    for low, high in zip(tenths, tenths[1:]):
+        inside = [m for s, m in mine if low <= s <= high]
+        curve.append(f"{max(inside):>5}" if inside else "    -")
+    peak = max(m for _, m in mine)
+    print("  " + name.ljust(12) + " ".join(curve) + f"  {peak:>5}")
+    bound = {"coordinator": coordinator_bound, "ledger": None}.get(name, worker_bound)
+    if bound is not None and peak > bound:
+        ok = False
+        print(f"  {name} peaked at {peak} MiB, above its bound of {bound} MiB")
+sys.exit(0 if ok else 1)
+PY
+fi
 
 # ---- 4. stop, and check every batch arrived exactly once ----------------------------------
 log "stopping the workers (SIGTERM)"
-for pid in "$w1_pid" "$w2_pid"; do
+for pid in "$w1_pid" "$w2_pid" $w3_pid; do
 	kill -TERM "$pid"
 	for ((i = 0; i < 300; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
@@ -354,6 +507,7 @@ for pid in "$w1_pid" "$w2_pid"; do
 done
 w1_pid=""
 w2_pid=""
+w3_pid=""
 final=$work/final.json
 status "$final" || fail "no final status"
 no_refusals "$final" "at the end"
@@ -368,27 +522,46 @@ kill -0 "$coord_pid" 2>/dev/null && fail "the coordinator did not stop within 60
 wait "$coord_pid" || fail "the coordinator exited with status $?"
 coord_pid=""
 
-python3 - "$run_dir/ledger.sqlite" "$total" "$work" w1 "$w1_id" w2 "$w2_id" <<'EOF' || fail "the ledger does not hold each batch exactly once"
+pairs=(w1 "$w1_id" w2 "$w2_id")
+((SOAK_MINUTES > 0)) && pairs+=(w3 "$w3_id")
+python3 - "$run_dir/ledger.sqlite" "$total" "$work" "${pairs[@]}" <<'EOF' || fail "the ledger does not hold each batch exactly once"
 import os, sqlite3, sys
 
+# Rows older than ten minutes are compacted (their counts folded into their worker's row, up to
+# `compacted_through`): each worker's batches are then those counted there and the rows after.
 ledger, total, work, *workers = sys.argv[1:]
-rows = sqlite3.connect(f"file:{ledger}?mode=ro", uri=True).execute(
+db = sqlite3.connect(f"file:{ledger}?mode=ro", uri=True)
+rows = db.execute(
     "SELECT worker_id, sequence, sample_count FROM batches ORDER BY worker_id, sequence"
 ).fetchall()
+compacted = {
+    worker_id: (through, batches, samples)
+    for worker_id, through, batches, samples in db.execute(
+        "SELECT worker_id, compacted_through, compacted_batches, compacted_samples FROM workers"
+    )
+}
+refused = db.execute("SELECT count(*) FROM refused").fetchone()[0]
 ok = True
 def bad(message):
     global ok
     ok = False
     print("  " + message)
-ids = {row[0] for row in rows}
+if refused:
+    bad(f"the ledger lists {refused} ranges of refused batch numbers")
+ids = {row[0] for row in rows} | {i for i, c in compacted.items() if c[1] > 0}
 pairs = list(zip(workers[0::2], workers[1::2]))
 if ids != {worker_id for _, worker_id in pairs}:
     bad(f"the ledger's workers are {sorted(ids)}, not {[i for _, i in pairs]}")
+stored = 0
 for name, worker_id in pairs:
+    through, folded, folded_samples = compacted.get(worker_id, (0, 0, 0))
+    if folded != through:
+        bad(f"{name}: {folded} batches compacted through sequence {through}")
     sequences = [r[1] for r in rows if r[0] == worker_id]
-    n = len(sequences)
-    if sequences != list(range(1, n + 1)):
-        bad(f"{name}'s sequences have gaps or repeats: {sequences}")
+    n = through + len(sequences)
+    if sequences != list(range(through + 1, n + 1)):
+        bad(f"{name}'s sequences after {through} have gaps or repeats: {sequences}")
+    stored += folded_samples + sum(r[2] for r in rows if r[0] == worker_id)
     spool = os.path.join(work, name, "spool")
     pending = sorted(f for f in os.listdir(spool) if f.endswith(".batch"))
     if pending:
@@ -397,12 +570,15 @@ for name, worker_id in pairs:
         next_sequence = int(f.read().strip())
     if next_sequence != n + 1:
         bad(f"{name} made {next_sequence - 1} batches, the ledger has {n}")
-    print(f"  {name}: batches 1..{n} in the ledger once each, spool empty, next sequence {next_sequence}")
-stored = sum(r[2] for r in rows)
+    print(f"  {name}: batches 1..{n} in the ledger once each ({through} compacted), spool empty, next sequence {next_sequence}")
 if stored != int(total):
     bad(f"the ledger holds {stored} samples, the status said {total}")
 sys.exit(0 if ok else 1)
 EOF
 
 status=0
-log "PASS: $total samples, every batch exactly once; the cut and the SIGKILL lost nothing"
+if ((SOAK_MINUTES > 0)); then
+	log "PASS: $total samples over a $SOAK_MINUTES-minute soak, every batch exactly once; $worker_kills worker kills, $coordinator_kills coordinator kills and a cut lost nothing"
+else
+	log "PASS: $total samples, every batch exactly once; the cut and the SIGKILL lost nothing"
+fi
