@@ -198,7 +198,7 @@ done
 # ---- the network -------------------------------------------------------------------------
 workers=(w1 w2)
 ((SOAK_MINUTES > 0)) && workers+=(w3)
-log "creating namespaces $prefix-{hub,coord,${workers[*]// /,}}"
+log "creating namespaces $prefix-{hub,coord,$(IFS=,; echo "${workers[*]}")}"
 namespaces=("$ns_hub" "$ns_coord" "$ns_w1" "$ns_w2")
 ((SOAK_MINUTES > 0)) && namespaces+=("$ns_w3")
 for ns in "${namespaces[@]}"; do
@@ -475,8 +475,9 @@ rows = list(csv.DictReader(open(path)))
 names = sorted({r["process"] for r in rows}, key=lambda n: (n != "coordinator", n == "ledger", n))
 end = max(int(r["seconds"]) for r in rows)
 tenths = [end * k // 10 for k in range(11)]
-print("  resident memory in MiB (the ledger: its files' size), the most in each tenth of the soak:")
-print("  " + "process".ljust(12) + " ".join(f"{t // 60:>4}m" for t in tenths[1:]) + "   peak")
+print("  resident memory in MiB (the ledger: its files' size), the most in each tenth of the soak,")
+print("  by its end (minutes:seconds):")
+print("  " + "process".ljust(12) + " ".join(f"{t // 60:>2}:{t % 60:02}" for t in tenths[1:]) + "   peak")
 ok = True
 for name in names:
     mine = [(int(r["seconds"]), int(r["rss_mib"])) for r in rows if r["process"] == name]
