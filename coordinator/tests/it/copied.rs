@@ -4,6 +4,7 @@
 //! behind the identity and sends nothing of its stale spool.
 
 use std::path::Path;
+use std::process::Child;
 use std::time::Duration;
 
 use tigers_proto::v1;
@@ -35,6 +36,18 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 	files
 }
 
+/// A process that is killed if the test fails before stopping it, so that nothing outlives it.
+struct Reaped(Child);
+
+impl Drop for Reaped {
+	fn drop(&mut self) {
+		if let Ok(None) = self.0.try_wait() {
+			let _ = self.0.kill();
+			let _ = self.0.wait();
+		}
+	}
+}
+
 /// The one worker the status lists.
 fn only_worker(progress: &v1::Progress) -> &v1::WorkerSummary {
 	assert_eq!(progress.workers.len(), 1, "{:?}", progress.workers);
@@ -47,8 +60,8 @@ async fn a_copied_state_directory_waits_while_the_first_worker_keeps_its_session
 	std::fs::create_dir_all(&dir).unwrap();
 	let (log, copy_log) = (dir.join("log.jsonl"), dir.join("copy.jsonl"));
 	let port = free_port();
-	let mut coordinator = spawn_coordinator(port, &dir.join("run"), &log);
-	let mut first = spawn_worker(port, "first", &dir.join("first"), &log);
+	let mut coordinator = Reaped(spawn_coordinator(port, &dir.join("run"), &log));
+	let mut first = Reaped(spawn_worker(port, "first", &dir.join("first"), &log));
 	let before = wait_for(
 		port,
 		Duration::from_secs(120),
@@ -60,7 +73,7 @@ async fn a_copied_state_directory_waits_while_the_first_worker_keeps_its_session
 
 	// The copy presents the same identity and secret from another process.
 	copy_state(&dir.join("first"), &dir.join("copy"));
-	let mut copy = spawn_worker(port, "copy", &dir.join("copy"), &copy_log);
+	let mut copy = Reaped(spawn_worker(port, "copy", &dir.join("copy"), &copy_log));
 	wait_until(Duration::from_secs(60), "the copy's refusal", || {
 		std::fs::read_to_string(&copy_log)
 			.is_ok_and(|text| text.contains("already has a live session from another process"))
@@ -98,7 +111,7 @@ async fn a_copied_state_directory_waits_while_the_first_worker_keeps_its_session
 
 	// Once the first stops, the copy is let in, but its numbering is behind what the identity
 	// has delivered since the copy was made: its worker sends nothing of its stale spool.
-	terminate(&mut first);
+	terminate(&mut first.0);
 	let stopped = wait_for(
 		port,
 		Duration::from_secs(30),
@@ -122,6 +135,6 @@ async fn a_copied_state_directory_waits_while_the_first_worker_keeps_its_session
 		"the copy's stale batches were stored"
 	);
 	assert_eq!(after.batches_rejected, 0, "{:?}", after.rejections);
-	terminate(&mut copy);
-	terminate(&mut coordinator);
+	terminate(&mut copy.0);
+	terminate(&mut coordinator.0);
 }
