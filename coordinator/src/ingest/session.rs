@@ -19,6 +19,7 @@
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use metrics::histogram;
@@ -132,6 +133,8 @@ pub(crate) struct Session {
 	pub(crate) taken_over: Arc<Notify>,
 	/// How long the worker may say nothing.
 	pub(crate) idle_timeout: Duration,
+	/// Whether a stale batch of this session was logged.
+	pub(crate) stale_noted: AtomicBool,
 }
 
 /// The status a session's inbound stream error ends it with: a message that does not decode
@@ -425,20 +428,26 @@ impl Session {
 		}
 	}
 
-	/// Counts a stored batch and, unless it is stale, offers it to the spot checks and hands
-	/// it to the training thread.
+	/// Counts a stored batch, offers it to the spot checks unless it is stale, and hands it to
+	/// the training thread: a stale batch without its samples, so that the checkpoint covering
+	/// its id lets the ledger prune them (a fleet sending only stale batches would otherwise
+	/// fill the ledger with samples nobody trains on) and a restart does not put them in the
+	/// window.
 	fn deliver(&self, id: i64, valid: ValidBatch) {
 		self.count_stored(&valid);
 		if valid.stale {
-			warn!(worker = %self.worker_id, sequence = valid.sequence, "stale batch stored but not trained on");
-			return;
+			// Once a session: a worker back from a long outage sends its whole spool.
+			if !self.stale_noted.swap(true, Ordering::Relaxed) {
+				warn!(worker = %self.worker_id, sequence = valid.sequence, "stale batches stored but not trained on (more than the staleness limit behind); this session's others are not logged");
+			}
+		} else {
+			self.research.offer(&self.worker_id, valid.samples());
 		}
-		self.research.offer(&self.worker_id, valid.samples());
 		// The training thread outlives every session; if it has stopped, the process is
 		// shutting down and the samples are safe in the ledger anyway.
 		let _ = self.training.send(TrainingInput::Batch {
 			id,
-			samples: valid.into_samples(),
+			samples: valid.into_trainable(),
 		});
 	}
 

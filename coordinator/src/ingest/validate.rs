@@ -57,9 +57,9 @@ impl ValidBatch {
 		&self.samples
 	}
 
-	/// The samples, for the training thread.
-	pub(crate) fn into_samples(self) -> Vec<Sample> {
-		self.samples
+	/// The samples to train on: all of them, or none for a stale batch.
+	pub(crate) fn into_trainable(self) -> Vec<Sample> {
+		if self.stale { Vec::new() } else { self.samples }
 	}
 
 	/// The batch made ready for the ledger, as `worker_id`'s: its samples are not checked
@@ -337,6 +337,20 @@ mod tests {
 	fn an_old_batch_passes_as_stale() {
 		assert!(validate_batch(batch(2), EXPECT).unwrap().stale);
 		assert!(!validate_batch(batch(3), EXPECT).unwrap().stale);
+	}
+
+	#[test]
+	fn a_stale_batch_has_nothing_to_train_on() {
+		assert!(
+			validate_batch(batch(2), EXPECT)
+				.unwrap()
+				.into_trainable()
+				.is_empty()
+		);
+		let fresh = validate_batch(batch(3), EXPECT).unwrap();
+		let samples = fresh.samples().to_vec();
+		assert!(!samples.is_empty());
+		assert_eq!(fresh.into_trainable(), samples);
 	}
 
 	#[test]

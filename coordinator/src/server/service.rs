@@ -4,6 +4,7 @@
 //! awaits.
 
 use std::pin::Pin;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -372,6 +373,7 @@ impl Coordinator for CoordinatorService {
 			outgoing,
 			taken_over,
 			idle_timeout: self.limits.session_idle_timeout,
+			stale_noted: AtomicBool::new(false),
 		};
 		tokio::spawn(session.run(inbound));
 		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
