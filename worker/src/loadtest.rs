@@ -5,7 +5,10 @@
 //! secret), opens a session with that secret and takes its assignment, as a worker does. Once
 //! every session is open, one of them fetches the assignment's net and plays one batch of
 //! self-play games with it; every session then sends copies of that batch under its own next
-//! sequence numbers, so the coordinator validates, stores and trains on each as a new batch,
+//! sequence numbers, so the coordinator validates, stores and trains on each as a new batch
+//! (each copy stamped with the generation of the session's latest assignment, as a worker
+//! that follows the promotions would send it: copies of generation 0 would soon be too old to
+//! train on, and a coordinator that stops training is not the one a fleet meets),
 //! with at most `in_flight` of a session's batches unacknowledged at a time. Sending stops at
 //! the end of the timed run; acknowledgements still outstanding are awaited for at most
 //! [`DRAIN`] and counted as errors if they do not come.
@@ -387,9 +390,11 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 		unacked: VecDeque::new(),
 		samples: u32::try_from(template.samples.len()).unwrap_or(u32::MAX),
 		plan,
+		generation: session.assignment.generation,
 	};
 	let drained_by = tokio::time::Instant::from_std(plan.end + DRAIN);
 	let mut next_due = plan.first_due;
+	let mut stamped = (books.generation, template.clone());
 	loop {
 		let now = Instant::now();
 		let sending = now < plan.end && next_due < plan.end;
@@ -398,9 +403,15 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 		}
 		let room = books.unacked.len() < plan.in_flight;
 		if sending && room && now >= next_due {
+			if stamped.0 != books.generation {
+				stamped = (
+					books.generation,
+					Arc::new(stamp(&template, books.generation)),
+				);
+			}
 			let batch = SampleBatch {
 				sequence: session.next_sequence,
-				..(*template).clone()
+				..(*stamped.1).clone()
 			};
 			let message = WorkerMessage {
 				body: Some(worker_message::Body::Batch(batch)),
@@ -447,6 +458,26 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 	books.tally
 }
 
+/// `template` as played by `generation`: each sample and each game record says so.
+fn stamp(template: &SampleBatch, generation: u64) -> SampleBatch {
+	let mut batch = template.clone();
+	for sample in &mut batch.samples {
+		sample.generation = generation;
+	}
+	for record in &mut batch.game_records {
+		*record = record
+			.lines()
+			.map(|line| match line.strip_prefix("generation ") {
+				Some(_) => format!("generation {generation}"),
+				None => line.to_string(),
+			})
+			.collect::<Vec<_>>()
+			.join("\n")
+			+ "\n";
+	}
+	batch
+}
+
 /// What one session has sent and had acknowledged.
 struct Books {
 	tally: SessionTally,
@@ -456,6 +487,8 @@ struct Books {
 	/// Samples in each batch.
 	samples: u32,
 	plan: Plan,
+	/// The generation of the session's latest assignment, which the copies are stamped with.
+	generation: u64,
 }
 
 impl Books {
@@ -471,7 +504,13 @@ impl Books {
 			Ok(Some(CoordinatorMessage {
 				body: Some(coordinator_message::Body::Ack(ack)),
 			})) => ack,
-			// A new assignment after a promotion: the copies stay as they are.
+			// A new assignment after a promotion: the next copies are of its generation.
+			Ok(Some(CoordinatorMessage {
+				body: Some(coordinator_message::Body::Assignment(assignment)),
+			})) => {
+				self.generation = assignment.generation;
+				return ControlFlow::Continue(());
+			}
 			Ok(Some(_)) => return ControlFlow::Continue(()),
 			Ok(None) => {
 				self.tally
@@ -516,5 +555,49 @@ impl Books {
 			});
 		}
 		ControlFlow::Break(())
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use tigers_core::ClaudePlayer;
+	use tigers_core::record::GameRecord;
+	use tigers_core::search::SearchSettings;
+	use tigers_core::selfplay::{SelfPlaySettings, play_self_play_game};
+	use tigers_proto::convert::sample_to_wire;
+
+	use super::*;
+
+	#[test]
+	fn a_stamped_copy_is_of_the_new_generation_and_otherwise_the_same() {
+		let mut sheep = ClaudePlayer::with_settings(SearchSettings::fixed_depth(1));
+		let mut tigers = ClaudePlayer::with_settings(SearchSettings::fixed_depth(1));
+		let settings = SelfPlaySettings {
+			max_plies: 30,
+			..SelfPlaySettings::default()
+		};
+		let game = play_self_play_game(&mut sheep, &mut tigers, &settings, 5, 0);
+		let template = SampleBatch {
+			sequence: 1,
+			samples: game.samples.iter().map(sample_to_wire).collect(),
+			game_records: vec![game.record.to_text()],
+			run_id: "run".into(),
+		};
+		let stamped = stamp(&template, 7);
+		assert!(stamped.samples.iter().all(|s| s.generation == 7));
+		let record = GameRecord::from_text(&stamped.game_records[0]).unwrap();
+		assert_eq!(record.generation, Some(7));
+		let original = GameRecord::from_text(&template.game_records[0]).unwrap();
+		assert_eq!(record.moves, original.moves);
+		let unchanged = |s: &v1::Sample| v1::Sample {
+			generation: 0,
+			..*s
+		};
+		let again: Vec<_> = stamped.samples.iter().map(unchanged).collect();
+		assert_eq!(again, template.samples);
+		assert_eq!(
+			stamped.game_records[0].lines().count(),
+			template.game_records[0].lines().count()
+		);
 	}
 }
