@@ -159,7 +159,7 @@ fn both_connected(progress: &v1::Progress) -> bool {
 }
 
 /// Every worker's sequences in the ledger, sorted.
-fn ledger_sequences(run_dir: &Path) -> Vec<(String, Vec<u64>, u64)> {
+pub(crate) fn ledger_sequences(run_dir: &Path) -> Vec<(String, Vec<u64>, u64)> {
 	let ledger = rusqlite::Connection::open(run_dir.join("ledger.sqlite")).unwrap();
 	let mut statement = ledger
 		.prepare(
