@@ -491,9 +491,12 @@ impl Ledger {
 	/// Drops the samples of the batches before `id` (a checkpoint holds them now), keeping the
 	/// rows for deduplication and the counts; returns how many batches were pruned.
 	pub fn prune_samples_before(&mut self, id: i64) -> Result<u64, StorageError> {
+		// As `prune_some` does, a chunk at a time.
 		self.connection
 			.execute(
-				"UPDATE batches SET samples = NULL WHERE id < ?1 AND samples IS NOT NULL",
+				"UPDATE batches SET samples = NULL,
+					last_game = CASE WHEN id = (SELECT max(id) FROM batches) THEN last_game END
+				WHERE id < ?1 AND samples IS NOT NULL",
 				[id],
 			)
 			.map(|n| n as u64)
@@ -828,9 +831,10 @@ mod tests {
 		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
 		let ids: Vec<i64> = (1..=4)
 			.map(|sequence| {
+				let record = format!("g{sequence}");
 				inserted(
 					ledger
-						.insert_batch("w", sequence, &samples(2, 0), &[])
+						.insert_batch("w", sequence, &samples(2, 0), &[record])
 						.unwrap(),
 				)
 			})
@@ -852,7 +856,22 @@ mod tests {
 		assert_eq!(
 			ledger.insert_batch("w", 1, &samples(2, 0), &[]).unwrap(),
 			BatchInsert::Duplicate
-		);
+		); // The last game records went with the samples, but the newest batch's.
+		let records = |ledger: &Ledger| -> Vec<bool> {
+			let mut statement = ledger
+				.connection
+				.prepare("SELECT last_game IS NOT NULL FROM batches ORDER BY id")
+				.unwrap();
+			statement
+				.query_map([], |row| row.get(0))
+				.unwrap()
+				.map(Result::unwrap)
+				.collect()
+		};
+		assert_eq!(records(&ledger), [false, false, true, true]);
+		assert_eq!(ledger.prune_samples_before(ids[3] + 1).unwrap(), 2);
+		assert_eq!(records(&ledger), [false, false, false, true]);
+		assert_eq!(ledger.last_game().unwrap().as_deref(), Some("g4"));
 	}
 
 	#[test]
