@@ -13,6 +13,9 @@
 //! the end of the timed run; acknowledgements still outstanding are awaited for at most
 //! [`DRAIN`] and counted as errors if they do not come.
 //!
+//! A join refused for the coordinator's limit on new identities a minute is tried again after
+//! the wait it names, as a worker does, within the setup's deadline.
+//!
 //! By default every session sends as fast as its acknowledgements allow (saturating), which
 //! measures the most the coordinator takes in. With a rate (`rate`, batches a second in all),
 //! the sessions share it evenly, each sending on a fixed schedule, their schedules spread over
@@ -113,10 +116,10 @@ impl LoadtestSettings {
 		Ok(())
 	}
 
-	/// How often each session sends at the offered rate; `None` to saturate.
-	fn interval(&self) -> Option<Duration> {
+	/// How often each of `sessions` sends at the offered rate; `None` to saturate.
+	fn interval(&self, sessions: usize) -> Option<Duration> {
 		self.rate
-			.map(|rate| Duration::from_secs_f64(self.sessions as f64 / f64::from(rate)))
+			.map(|rate| Duration::from_secs_f64(sessions.max(1) as f64 / f64::from(rate)))
 	}
 }
 
@@ -174,7 +177,8 @@ pub async fn loadtest(
 	);
 	let start = Instant::now();
 	let count = sessions.len();
-	let interval = settings.interval();
+	// Shared by the sessions that opened, so that the rate offered is the one asked for.
+	let interval = settings.interval(count);
 	let tasks: Vec<_> = sessions
 		.into_iter()
 		.enumerate()
@@ -287,11 +291,23 @@ async fn open_session(
 		protocol_version: tigers_proto::PROTOCOL_VERSION,
 		instance: worker_id.clone(),
 	};
-	let joined = client
-		.join(join)
-		.await
-		.map_err(|status| format!("Join failed: {} ({})", status.message(), status.code()))?
-		.into_inner();
+	let joined = loop {
+		match client.join(join.clone()).await {
+			Ok(joined) => break joined.into_inner(),
+			// Past the coordinator's limit on new identities a minute: as a worker does, wait
+			// as long as it says (the setup's deadline bounds the whole).
+			Err(status) if retry_after(&status).is_some() => {
+				tokio::time::sleep(retry_after(&status).unwrap_or_default()).await;
+			}
+			Err(status) => {
+				return Err(format!(
+					"Join failed: {} ({})",
+					status.message(),
+					status.code()
+				));
+			}
+		}
+	};
 	let (outbound, requests) = mpsc::channel(queue);
 	let open = worker_message::Body::Open(SessionOpen {
 		instance: worker_id.clone(),
@@ -326,6 +342,15 @@ async fn open_session(
 		next_sequence: joined.last_acked_sequence + 1,
 		run_id: joined.run_id,
 	})
+}
+
+/// How long a join refused for the limit on new identities is asked to wait.
+fn retry_after(status: &tonic::Status) -> Option<Duration> {
+	if status.code() != tonic::Code::ResourceExhausted {
+		return None;
+	}
+	let seconds = status.metadata().get(tigers_proto::RETRY_AFTER_KEY)?;
+	seconds.to_str().ok()?.parse().ok().map(Duration::from_secs)
 }
 
 /// One batch of the assignment's games, played with its net (without a tablebase), as a worker

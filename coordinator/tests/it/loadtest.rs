@@ -112,6 +112,27 @@ async fn at_a_rate_the_sessions_send_no_more_than_offered() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_past_the_limit_on_new_identities_wait_and_join() {
+	let dir = temp_dir("loadtest-limit");
+	let mut coordinator = test_config(dir.to_path_buf(), None);
+	coordinator.limits.accept_loadtest = true;
+	// Sixty at once, then one a second: the last two sessions are told to wait.
+	coordinator.limits.new_workers_per_minute = 60;
+	let running = start(coordinator).await;
+	let config = WorkerConfig::new(format!("http://{}", running.address));
+	let report = loadtest(&config, &LoadtestSettings::new(62, Duration::from_secs(1)))
+		.await
+		.expect("a report");
+	assert_eq!(report.opened, 62, "{:?}", report.first_error);
+	assert_eq!(report.errors, 0, "{:?}", report.first_error);
+	let mut client = client(running.address, None).await;
+	let status = status(&mut client).await;
+	assert!(status.new_workers_refused >= 1, "nobody had to wait");
+	assert_eq!(status.workers_known, 62);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wrong_token_is_counted_as_errors() {
 	let dir = temp_dir("loadtest-token");
 	let running = start(test_config(dir.to_path_buf(), Some("right"))).await;
