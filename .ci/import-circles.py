@@ -17,7 +17,8 @@ import sys
 from collections import defaultdict
 
 COMMENT = re.compile(r"//[^\n]*")
-TESTS = re.compile(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", re.S)
+# `#[cfg(test)]` and `#[cfg(all(test, ...))]` test modules, to the end of the file.
+TESTS = re.compile(r"#\[cfg\((?:test|all\(test[^]]*\))\)\]\s*mod tests\s*\{.*", re.S)
 USE = re.compile(r"^[ \t]*(pub(?:\([a-z]+\))?\s+)?use\s+([^;]+);", re.M)
 PATH = re.compile(r"\b(?:crate|super)(?:::[A-Za-z_][A-Za-z0-9_]*)+")
 
@@ -31,6 +32,10 @@ def modules_of(src):
 				continue
 			path = os.path.join(folder, name)
 			parts = os.path.relpath(path, src)[:-3].split(os.sep)
+			# A binary's main.rs is a crate of its own that uses the library: taken as the
+			# root, it would hide lib.rs.
+			if parts == ["main"] and os.path.exists(os.path.join(src, "lib.rs")):
+				continue
 			if parts[-1] in ("lib", "main", "mod"):
 				parts = parts[:-1]
 			if parts and parts[0] == "bin":
