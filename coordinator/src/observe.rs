@@ -2,8 +2,10 @@
 //! histories behind them (losses, gates, recent games and samples), when the run last improved,
 //! `coordinator status`, the Prometheus figures and the coordinator's own dashboard.
 //!
-//! The histories are plain data held by `live`; the snapshots and figures read `live`. Nothing
-//! here writes the run's storage or talks to workers.
+//! The histories are plain data held by `live`; the snapshots and figures read `live`. It may
+//! call `live`, `clock`, `config`, the ledger's row types in `store`, and the reasons and states
+//! of `ingest::validate` and `tablebase` it shows; nothing here writes the run's storage or
+//! talks to workers.
 
 pub(crate) mod gate_history;
 pub(crate) mod improvement;

@@ -3,8 +3,9 @@
 //!
 //! The folder holds the server's plumbing: the gRPC handlers (`service`), bearer tokens
 //! (`auth`), worker identities (`identity`), the run's opening and the local workers. It may
-//! call every other part of the crate; nothing but `solve` (which serves tablebase transfers the
-//! same way) calls into it.
+//! call every other part of the crate; nothing calls into it but `solve` (which checks tokens
+//! and serves tablebase transfers the same way) and `error` (which maps an identity's errors to
+//! statuses).
 
 pub(crate) mod auth;
 pub mod certificates;

@@ -9,7 +9,8 @@
 //!
 //! `config` is what the solve is told, `solver` its shared state, `driver` the driver thread,
 //! `plan` one layer's slices and leases (pure bookkeeping), `service` the gRPC handlers; this
-//! module only starts them (`run`).
+//! module only starts them (`run`). It may call `error`, `tablebase` and, for the token check
+//! and the tablebase transfers it shares with a training run, `server`.
 
 mod config;
 mod driver;
