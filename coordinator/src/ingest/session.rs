@@ -43,10 +43,10 @@ use crate::text::{bounded, excerpt};
 use crate::training::TrainingInput;
 
 /// The most batches of one session in flight (being checked, or with the ledger's writer) at a
-/// time. One at a time held a session to one group commit a batch, about 130 batches a second
+/// time. One at a time held a session to one group commit a batch, 160 to 180 batches a second
 /// on the development machine, while a worker back from an outage sends its whole spool at
-/// once; 32 let a spool of 2,000 batches go in a few groups without letting one session fill
-/// the writer's groups (of 1,024) alone.
+/// once; 32 took one session to 620 to 680 (docs/benchmarks.md, "Ingest at the rate a fleet
+/// offers"), and are far from filling the writer's groups (of 1,024) alone.
 pub(crate) const IN_FLIGHT: usize = 32;
 
 /// A batch being checked and encoded on a blocking thread.
