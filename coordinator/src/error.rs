@@ -304,6 +304,15 @@ impl ServiceError {
 	}
 }
 
+/// `status` with the trailing metadata that tells a worker how many seconds to wait before it
+/// tries again.
+fn with_retry_after(mut status: Status, seconds: u64) -> Status {
+	if let Ok(value) = seconds.to_string().parse() {
+		status.metadata_mut().insert(RETRY_AFTER_KEY, value);
+	}
+	status
+}
+
 /// Why a worker of `build` speaking `protocol` is refused, and who must upgrade to what.
 fn version_refusal(build: &str, protocol: u32) -> String {
 	let worker = match protocol {
@@ -364,23 +373,11 @@ impl From<ServiceError> for Status {
 			ServiceError::TooManyNewWorkers {
 				retry_after_seconds,
 				..
-			} => {
-				let mut status = Status::resource_exhausted(message);
-				if let Ok(value) = retry_after_seconds.to_string().parse() {
-					status.metadata_mut().insert(RETRY_AFTER_KEY, value);
-				}
-				status
-			}
+			} => with_retry_after(Status::resource_exhausted(message), retry_after_seconds),
 			ServiceError::IdentityInUse {
 				retry_after_seconds,
 				..
-			} => {
-				let mut status = Status::already_exists(message);
-				if let Ok(value) = retry_after_seconds.to_string().parse() {
-					status.metadata_mut().insert(RETRY_AFTER_KEY, value);
-				}
-				status
-			}
+			} => with_retry_after(Status::already_exists(message), retry_after_seconds),
 			ServiceError::Stream(status) => status,
 			ServiceError::NotStored { .. } | ServiceError::ShuttingDown => {
 				Status::unavailable(message)
