@@ -12,17 +12,22 @@
 //! file) by `ledger::schema`. Times are unix seconds as `REAL`; generations, steps and counts
 //! are `INTEGER`; a `NULL` `REAL` reads back as NaN (SQLite stores NaN as `NULL`).
 //!
-//! Schema, version 7:
+//! Schema, version 10:
 //!
-//! - `batches`: one row per sample batch received; its samples are pruned once a checkpoint
-//!   holds them, and the row itself is compacted into its worker's totals once it is old (see
-//!   `ledger::compaction`: pruned, ten minutes old, and not the worker's newest).
-//!   `id INTEGER PRIMARY KEY AUTOINCREMENT` (never reused, orders batches, checkpoints refer to
-//!   it), `worker_id TEXT NOT NULL REFERENCES workers`, `sequence INTEGER NOT NULL` (the
-//!   worker's batch number, from 1), `received_at REAL`, `sample_count INTEGER`, `game_count
-//!   INTEGER`, `generation_min INTEGER`, `generation_max INTEGER` (of the samples, `NULL` if
-//!   none), `samples BLOB` (see `samples_codec`; `NULL` once pruned), `last_game TEXT` (the
-//!   batch's last game record, `NULL` if it had none), `UNIQUE (worker_id, sequence)`.
+//! - `batches`: one row per sample batch received, compacted into its worker's totals once it
+//!   is old (see `ledger::compaction`: its samples pruned, ten minutes old, and not the
+//!   worker's newest). `id INTEGER PRIMARY KEY AUTOINCREMENT` (never reused, orders batches,
+//!   checkpoints refer to it), `worker_id TEXT NOT NULL REFERENCES workers`, `sequence INTEGER
+//!   NOT NULL` (the worker's batch number, from 1), `received_at REAL`, `sample_count
+//!   INTEGER`, `game_count INTEGER`, `generation_min INTEGER`, `generation_max INTEGER` (of the
+//!   samples, `NULL` if none), `UNIQUE (worker_id, sequence)`.
+//! - `batch_samples`: a stored batch's samples until a checkpoint holds them (version 10),
+//!   then the row is deleted ("pruned"). `batch_id INTEGER PRIMARY KEY` (the batch's `id`),
+//!   `samples BLOB` (see `samples_codec`). A table of its own so that pruning frees whole
+//!   pages, which the next batches reuse (see version 10 in `ledger::schema`).
+//! - `last_game`: the newest game record received, for the dashboard after a restart
+//!   (version 10). One row: `only INTEGER PRIMARY KEY` (always 1), `batch_id INTEGER` (the
+//!   batch it came in), `record TEXT`.
 //! - `batch_games`: the games of stored batches not yet in the game archive (version 7, see
 //!   `archive`), a row per batch with games, deleted once they are archived.
 //!   `batch_id INTEGER PRIMARY KEY` (the batch's `id`), `generation_min INTEGER` (as in
@@ -288,7 +293,8 @@ impl Ledger {
 		}))
 	}
 
-	/// Inserts the batch's row, received `now`: its id, or `None` if the row was there.
+	/// Inserts the batch's row, received `now`, with its samples, and makes its last game the
+	/// run's last: its id, or `None` if the row was there.
 	fn insert_batch_row(
 		&mut self,
 		batch: &NewBatch,
@@ -298,8 +304,8 @@ impl Ledger {
 			.connection
 			.prepare_cached(
 				"INSERT INTO batches (worker_id, sequence, received_at, sample_count, game_count,
-					generation_min, generation_max, samples, last_game)
-				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+					generation_min, generation_max)
+				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
 				ON CONFLICT (worker_id, sequence) DO NOTHING",
 			)
 			.and_then(|mut statement| {
@@ -311,12 +317,28 @@ impl Ledger {
 					batch.game_count,
 					batch.generation_min,
 					batch.generation_max,
-					batch.samples,
-					batch.last_game,
 				])
 			})
 			.map_err(StorageError::sqlite(INSERTING_BATCH))?;
-		Ok((inserted != 0).then(|| self.connection.last_insert_rowid()))
+		if inserted == 0 {
+			return Ok(None);
+		}
+		let id = self.connection.last_insert_rowid();
+		self.connection
+			.prepare_cached("INSERT INTO batch_samples (batch_id, samples) VALUES (?1, ?2)")
+			.and_then(|mut statement| statement.execute(params![id, batch.samples]))
+			.map_err(StorageError::sqlite(INSERTING_BATCH))?;
+		if let Some(record) = &batch.last_game {
+			self.connection
+				.prepare_cached(
+					"INSERT INTO last_game (only, batch_id, record) VALUES (1, ?1, ?2)
+					ON CONFLICT (only) DO UPDATE SET batch_id = excluded.batch_id,
+						record = excluded.record",
+				)
+				.and_then(|mut statement| statement.execute(params![id, record]))
+				.map_err(StorageError::sqlite(INSERTING_BATCH))?;
+		}
+		Ok(Some(id))
 	}
 
 	/// Keeps the games of batch `id` until the archive takes them.
@@ -437,7 +459,10 @@ impl Ledger {
 		const DOING: &str = "reading batches after a checkpoint";
 		let mut statement = self
 			.connection
-			.prepare("SELECT id, samples FROM batches WHERE id > ?1 ORDER BY id")
+			.prepare(
+				"SELECT id, samples FROM batches LEFT JOIN batch_samples ON batch_id = id
+				WHERE id > ?1 ORDER BY id",
+			)
 			.map_err(StorageError::sqlite(DOING))?;
 		let rows = statement
 			.query_map([id], |row| {
@@ -465,7 +490,10 @@ impl Ledger {
 		}
 		let mut statement = self
 			.connection
-			.prepare("SELECT id, samples FROM batches ORDER BY id DESC")
+			.prepare(
+				"SELECT id, samples FROM batches LEFT JOIN batch_samples ON batch_id = id
+				ORDER BY id DESC",
+			)
 			.map_err(StorageError::sqlite(DOING))?;
 		let mut rows = statement.query([]).map_err(StorageError::sqlite(DOING))?;
 		let mut count = 0;
@@ -489,14 +517,12 @@ impl Ledger {
 	}
 
 	/// Drops the samples of the batches before `id` (a checkpoint holds them now), keeping the
-	/// rows for deduplication and the counts; returns how many batches were pruned.
+	/// batches' rows for deduplication and the counts; returns how many batches were pruned.
 	pub fn prune_samples_before(&mut self, id: i64) -> Result<u64, StorageError> {
 		// As `prune_some` does, a chunk at a time.
 		self.connection
 			.execute(
-				"UPDATE batches SET samples = NULL,
-					last_game = CASE WHEN id = (SELECT max(id) FROM batches) THEN last_game END
-				WHERE id < ?1 AND samples IS NOT NULL",
+				"DELETE FROM batch_samples WHERE batch_id < ?1",
 				[id],
 			)
 			.map(|n| n as u64)
@@ -577,8 +603,7 @@ impl Ledger {
 	pub fn last_game(&self) -> Result<Option<String>, StorageError> {
 		self.connection
 			.query_row(
-				"SELECT last_game FROM batches WHERE last_game IS NOT NULL
-				ORDER BY id DESC LIMIT 1",
+				"SELECT record FROM last_game",
 				[],
 				|row| row.get(0),
 			)
@@ -856,21 +881,17 @@ mod tests {
 		assert_eq!(
 			ledger.insert_batch("w", 1, &samples(2, 0), &[]).unwrap(),
 			BatchInsert::Duplicate
-		); // The last game records went with the samples, but the newest batch's.
-		let records = |ledger: &Ledger| -> Vec<bool> {
-			let mut statement = ledger
+		);
+		// The samples' rows are gone, the batches' rows stay; the last game is the newest.
+		let count = |ledger: &Ledger, table: &str| -> i64 {
+			ledger
 				.connection
-				.prepare("SELECT last_game IS NOT NULL FROM batches ORDER BY id")
-				.unwrap();
-			statement
-				.query_map([], |row| row.get(0))
+				.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| row.get(0))
 				.unwrap()
-				.map(Result::unwrap)
-				.collect()
 		};
-		assert_eq!(records(&ledger), [false, false, true, true]);
+		assert_eq!((count(&ledger, "batches"), count(&ledger, "batch_samples")), (4, 2));
 		assert_eq!(ledger.prune_samples_before(ids[3] + 1).unwrap(), 2);
-		assert_eq!(records(&ledger), [false, false, false, true]);
+		assert_eq!((count(&ledger, "batches"), count(&ledger, "batch_samples")), (4, 0));
 		assert_eq!(ledger.last_game().unwrap().as_deref(), Some("g4"));
 	}
 
@@ -967,7 +988,10 @@ mod tests {
 		let id = inserted(ledger.insert_batch("w", 1, &samples(2, 0), &[]).unwrap());
 		ledger
 			.connection
-			.execute("UPDATE batches SET samples = x'00' WHERE id = ?1", [id])
+			.execute(
+				"UPDATE batch_samples SET samples = x'00' WHERE batch_id = ?1",
+				[id],
+			)
 			.unwrap();
 		let error = ledger.batches_after(0).unwrap_err().to_string();
 		assert!(

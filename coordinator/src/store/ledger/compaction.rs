@@ -1,5 +1,6 @@
 //! Keeping the ledger bounded over a run of months: samples pruned once a checkpoint holds
-//! them, a little at a time, and old batch rows folded into their worker's totals.
+//! them, a little at a time (their rows of `batch_samples` deleted), and old batch rows folded
+//! into their worker's totals.
 //!
 //! **What compaction keeps.** A batch row is compacted (deleted, its counts added to its
 //! worker's `compacted_batches`, `compacted_samples` and `compacted_games`) once it is *old*:
@@ -48,10 +49,9 @@ impl Ledger {
 	/// Prunes the samples of at most `limit` batches before the id [`Ledger::request_prune`]
 	/// asked for, oldest first; how many it pruned. Fewer than `limit` means it is done.
 	///
-	/// Their last game records go too, but the newest batch's (which a restart shows as the
-	/// run's last game): a row's record is a kilobyte or more, most of what is left of it once
-	/// its samples are gone, and the ten minutes of rows kept before compaction came to 900 MB
-	/// at a thousand batches a second with them, 1.4 kB a row.
+	/// The samples are rows of `batch_samples` (schema version 10), deleted in id order, so
+	/// their pages are freed whole and taken again by the next batches: the file holds the
+	/// samples not yet in a checkpoint and the small rows of the batches not yet compacted.
 	pub fn prune_some(&mut self, limit: usize) -> Result<u64, StorageError> {
 		const DOING: &str = "pruning samples";
 		if self.pruned_below >= self.prune_before {
@@ -60,8 +60,8 @@ impl Ledger {
 		let last: Option<i64> = self
 			.connection
 			.query_row(
-				"SELECT max(id) FROM (SELECT id FROM batches
-					WHERE id >= ?1 AND id < ?2 AND samples IS NOT NULL ORDER BY id LIMIT ?3)",
+				"SELECT max(batch_id) FROM (SELECT batch_id FROM batch_samples
+					WHERE batch_id >= ?1 AND batch_id < ?2 ORDER BY batch_id LIMIT ?3)",
 				params![self.pruned_below, self.prune_before, limit as i64],
 				|row| row.get(0),
 			)
@@ -73,9 +73,7 @@ impl Ledger {
 		let pruned = self
 			.connection
 			.execute(
-				"UPDATE batches SET samples = NULL,
-					last_game = CASE WHEN id = (SELECT max(id) FROM batches) THEN last_game END
-				WHERE id >= ?1 AND id <= ?2 AND samples IS NOT NULL",
+				"DELETE FROM batch_samples WHERE batch_id >= ?1 AND batch_id <= ?2",
 				params![self.pruned_below, last],
 			)
 			.map_err(StorageError::sqlite(DOING))?;
@@ -153,7 +151,8 @@ impl Ledger {
 				.execute(
 					"INSERT INTO temp.compacting (id)
 					SELECT id FROM batches AS old
-					WHERE id <= ?3 AND samples IS NULL AND received_at < ?1
+					WHERE id <= ?3 AND received_at < ?1
+						AND NOT EXISTS (SELECT 1 FROM batch_samples WHERE batch_id = old.id)
 						AND NOT EXISTS (SELECT 1 FROM batch_games WHERE batch_id = old.id)
 						AND EXISTS (SELECT 1 FROM batches AS newer
 							WHERE newer.worker_id = old.worker_id
@@ -372,5 +371,50 @@ mod tests {
 		// Old batch rows are found for compaction from the start.
 		assert_eq!(ledger.newest_batch_id_before(now - 60.0).unwrap(), 0);
 		assert!(ledger.newest_batch_id_before(later()).unwrap() > 0);
+	}
+
+	#[test]
+	fn pruned_samples_leave_room_for_the_next_batches() {
+		// A batch's samples are most of its bytes; once pruned, their pages must serve the
+		// batches that follow, or the file grows by every batch of the last ten minutes.
+		let dir = TestDir::new("compaction-bounded");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		let batch = samples(60);
+		let per_round = 200;
+		let round_bytes = crate::store::samples_codec::encode_samples(&batch).len() * per_round;
+		let pages = |ledger: &Ledger| -> usize {
+			let count: i64 = ledger
+				.connection
+				.query_row("PRAGMA page_count", [], |row| row.get(0))
+				.unwrap();
+			let size: i64 = ledger
+				.connection
+				.query_row("PRAGMA page_size", [], |row| row.get(0))
+				.unwrap();
+			(count * size) as usize
+		};
+		let mut sequence = 0;
+		let mut sizes = Vec::new();
+		for _ in 0..10 {
+			for _ in 0..per_round {
+				sequence += 1;
+				assert!(matches!(
+					ledger.insert_batch("w", sequence, &batch, &[]).unwrap(),
+					BatchInsert::Inserted { .. }
+				));
+			}
+			// A checkpoint took all of them: prune, but keep every row (nothing is compacted,
+			// as in the ten minutes before a batch row is old).
+			ledger.request_prune(ledger.newest_batch_id().unwrap() + 1);
+			while ledger.prune_some(64).unwrap() > 0 {}
+			sizes.push(pages(&ledger));
+		}
+		assert_eq!(rows(&ledger), 10 * per_round as i64);
+		let growth = sizes[9] - sizes[1];
+		assert!(
+			growth < round_bytes / 4,
+			"the file grew by {growth} bytes over eight rounds of {round_bytes} bytes of samples \
+			 each: {sizes:?}"
+		);
 	}
 }

@@ -9,9 +9,9 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::store::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: [&str; 9] = [
+const MIGRATIONS: [&str; 10] = [
 	VERSION_1, VERSION_2, VERSION_3, VERSION_4, VERSION_5, VERSION_6, VERSION_7, VERSION_8,
-	VERSION_9,
+	VERSION_9, VERSION_10,
 ];
 
 /// The schema version this program writes.
@@ -222,6 +222,32 @@ ALTER TABLE timed ADD COLUMN reference_placement_moves INTEGER NOT NULL DEFAULT 
 ALTER TABLE timed ADD COLUMN reference_placement_kept INTEGER NOT NULL DEFAULT 0;
 ";
 
+/// Version 10: a batch's samples in a table of their own, and the last game record in a
+/// one-row table. Pruning used to set `batches.samples` to `NULL`, which leaves the space
+/// the blob took inside its page, and that space is never used again: new rows are appended
+/// at the table's end, never put back among old ones. So the ledger's file grew by a whole
+/// batch (about 2.4 kB) for every batch of the last [`super::COMPACT_AFTER`], not by its
+/// counts alone. Deleting rows of `batch_samples`, whose ids come in order, frees whole
+/// pages, which SQLite reuses for the next batches. The last game record was kept in the
+/// newest row only; its own table says so.
+const VERSION_10: &str = "
+CREATE TABLE batch_samples (
+	batch_id INTEGER PRIMARY KEY,
+	samples BLOB NOT NULL
+);
+INSERT INTO batch_samples (batch_id, samples)
+	SELECT id, samples FROM batches WHERE samples IS NOT NULL;
+CREATE TABLE last_game (
+	only INTEGER PRIMARY KEY CHECK (only = 1),
+	batch_id INTEGER NOT NULL,
+	record TEXT NOT NULL
+);
+INSERT INTO last_game (only, batch_id, record)
+	SELECT 1, id, last_game FROM batches WHERE last_game IS NOT NULL ORDER BY id DESC LIMIT 1;
+ALTER TABLE batches DROP COLUMN samples;
+ALTER TABLE batches DROP COLUMN last_game;
+";
+
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is
 /// read again inside each write transaction, so two processes opening a new ledger at once
 /// cannot both apply a migration.
@@ -332,5 +358,70 @@ mod tests {
 				("w".to_string(), 8, 9)
 			]
 		);
+	}
+
+	#[test]
+	fn a_version_9_ledger_keeps_its_unpruned_samples_and_its_last_game() {
+		use tigers_core::selfplay::Sample;
+		use tigers_core::{GameBoard, Turn};
+
+		use crate::store::samples_codec::encode_samples;
+		use crate::store::storage_error::StorageError;
+
+		let dir = TestDir::new("schema-v9-to-v10");
+		let path = dir.path().join("ledger.sqlite");
+		let raw = Connection::open(&path).unwrap();
+		for migration in &MIGRATIONS[..9] {
+			raw.execute_batch(migration).unwrap();
+		}
+		let batch = |generation: u64| {
+			encode_samples(&[Sample {
+				board: GameBoard::default(),
+				turn: Turn::Sheep,
+				score: 0.5,
+				result: 1.0,
+				ply: 3,
+				generation,
+			}])
+		};
+		raw.execute(
+			"INSERT INTO workers (worker_id, first_seen, last_seen, last_sequence)
+			VALUES ('w', 1, 1, 4)",
+			[],
+		)
+		.unwrap();
+		// Batches 1 and 2 pruned (the second kept its record as the newest of its day), 3 and
+		// 4 not; 4 had no game.
+		for (sequence, samples, record) in [
+			(1, None, None),
+			(2, None, Some("older")),
+			(3, Some(batch(3)), Some("newest")),
+			(4, Some(batch(4)), None),
+		] {
+			raw.execute(
+				"INSERT INTO batches (worker_id, sequence, received_at, sample_count, game_count,
+					generation_min, generation_max, samples, last_game)
+				VALUES ('w', ?1, 1, 1, 1, 0, 0, ?2, ?3)",
+				rusqlite::params![sequence, samples, record],
+			)
+			.unwrap();
+		}
+		raw.pragma_update(None, "user_version", 9).unwrap();
+		drop(raw);
+
+		let ledger = Ledger::open(&path).unwrap();
+		let kept = ledger.batches_after(2).unwrap();
+		assert_eq!(
+			kept.iter()
+				.map(|(id, samples)| (*id, samples[0].generation))
+				.collect::<Vec<_>>(),
+			[(3, 3), (4, 4)]
+		);
+		assert!(matches!(
+			ledger.batches_after(0),
+			Err(StorageError::Pruned { id: 1 })
+		));
+		assert_eq!(ledger.last_game().unwrap().as_deref(), Some("newest"));
+		assert_eq!(ledger.totals().unwrap().batches, 4);
 	}
 }
