@@ -518,13 +518,11 @@ impl Ledger {
 
 	/// Drops the samples of the batches before `id` (a checkpoint holds them now), keeping the
 	/// batches' rows for deduplication and the counts; returns how many batches were pruned.
-	pub fn prune_samples_before(&mut self, id: i64) -> Result<u64, StorageError> {
-		// As `prune_some` does, a chunk at a time.
+	/// What [`Ledger::prune_some`] does a chunk at a time, all at once: for the tests.
+	#[cfg(test)]
+	pub(crate) fn prune_samples_before(&mut self, id: i64) -> Result<u64, StorageError> {
 		self.connection
-			.execute(
-				"DELETE FROM batch_samples WHERE batch_id < ?1",
-				[id],
-			)
+			.execute("DELETE FROM batch_samples WHERE batch_id < ?1", [id])
 			.map(|n| n as u64)
 			.map_err(StorageError::sqlite("pruning samples"))
 	}
@@ -602,11 +600,7 @@ impl Ledger {
 	/// The last game record received, if any.
 	pub fn last_game(&self) -> Result<Option<String>, StorageError> {
 		self.connection
-			.query_row(
-				"SELECT record FROM last_game",
-				[],
-				|row| row.get(0),
-			)
+			.query_row("SELECT record FROM last_game", [], |row| row.get(0))
 			.optional()
 			.map_err(StorageError::sqlite("reading the last game"))
 	}
@@ -886,12 +880,20 @@ mod tests {
 		let count = |ledger: &Ledger, table: &str| -> i64 {
 			ledger
 				.connection
-				.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| row.get(0))
+				.query_row(&format!("SELECT count(*) FROM {table}"), [], |row| {
+					row.get(0)
+				})
 				.unwrap()
 		};
-		assert_eq!((count(&ledger, "batches"), count(&ledger, "batch_samples")), (4, 2));
+		assert_eq!(
+			(count(&ledger, "batches"), count(&ledger, "batch_samples")),
+			(4, 2)
+		);
 		assert_eq!(ledger.prune_samples_before(ids[3] + 1).unwrap(), 2);
-		assert_eq!((count(&ledger, "batches"), count(&ledger, "batch_samples")), (4, 0));
+		assert_eq!(
+			(count(&ledger, "batches"), count(&ledger, "batch_samples")),
+			(4, 0)
+		);
 		assert_eq!(ledger.last_game().unwrap().as_deref(), Some("g4"));
 	}
 
