@@ -162,7 +162,7 @@ fn start_tablebase_solve(shared: Arc<Shared>, threads: usize) {
 		.name("tablebase".into())
 		.spawn(move || {
 			shared.tablebase.build(threads, |table| {
-				tigers_worker::share_tablebase(&table);
+				local_workers::share_tablebase(&table);
 				shared.reassign_with_tablebase();
 			});
 		});

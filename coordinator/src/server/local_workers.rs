@@ -1,16 +1,25 @@
 //! The coordinator's local workers (`--local-workers`): workers in this process that connect
 //! over loopback like any other worker, each with a state directory of its own in the run
-//! directory.
+//! directory. They are the coordinator's only use of the worker crate: the table the
+//! coordinator holds is offered to them here too, so that they do not read or fetch a copy.
 
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::Arc;
 
+use tigers_core::Tablebase;
 use tigers_worker::WorkerConfig;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 use tracing::warn;
 
 use crate::config::CoordinatorConfig;
+
+/// Offers the coordinator's `table` to the local workers in this process, whose assignments
+/// name it (called when the run opens with a table, and when the solve beside it finishes).
+pub(super) fn share_tablebase(table: &Arc<Tablebase>) {
+	tigers_worker::share_tablebase(table);
+}
 
 /// The local workers, running.
 pub(super) struct LocalWorkers {

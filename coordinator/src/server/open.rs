@@ -340,7 +340,7 @@ fn seed_recent(
 fn hand_out_tablebase(tablebase: &TablebaseHolder, trainer: &mut Trainer) {
 	if let Some(table) = tablebase.table() {
 		// Local workers in this process take this one copy instead of reading the file again.
-		tigers_worker::share_tablebase(&table);
+		super::local_workers::share_tablebase(&table);
 		trainer.tablebase = Some(table);
 	}
 }
