@@ -104,7 +104,7 @@ const INSERTING_BATCH: &str = "inserting a batch";
 
 /// What became of a batch given to [`Ledger::insert_batch`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BatchInsert {
+pub(crate) enum BatchInsert {
 	/// Stored durably under this id.
 	Inserted {
 		/// The batch's id, which orders batches.
@@ -122,7 +122,7 @@ pub enum BatchInsert {
 
 /// Counts over all batches ever received, pruned or not.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Totals {
+pub(crate) struct Totals {
 	/// Samples.
 	pub samples: u64,
 	/// Games.
@@ -134,7 +134,7 @@ pub struct Totals {
 /// A batch made ready for the ledger: its samples checked and encoded, which is CPU work best
 /// done before the write lock is taken.
 #[derive(Clone, Debug)]
-pub struct NewBatch {
+pub(crate) struct NewBatch {
 	worker_id: String,
 	sequence: u64,
 	sample_count: usize,
@@ -149,8 +149,10 @@ pub struct NewBatch {
 impl NewBatch {
 	/// Batch `sequence` of `worker_id`; samples that could not be read back are refused
 	/// ([`StorageError::InvalidSample`]). `last_game` is the last of `game_records`, and all of
-	/// them are compressed for the game archive.
-	pub fn new(
+	/// them are compressed for the game archive. (The coordinator's own batches come checked:
+	/// [`NewBatch::checked`].)
+	#[cfg(test)]
+	pub(crate) fn new(
 		worker_id: &str,
 		sequence: u64,
 		samples: &[Sample],
@@ -188,18 +190,8 @@ impl NewBatch {
 		}
 	}
 
-	/// The worker that sent it.
-	pub fn worker_id(&self) -> &str {
-		&self.worker_id
-	}
-
-	/// Its sequence number.
-	pub fn sequence(&self) -> u64 {
-		self.sequence
-	}
-
 	/// How many games it holds.
-	pub fn game_count(&self) -> usize {
+	pub(crate) fn game_count(&self) -> usize {
 		self.game_count
 	}
 }
@@ -213,8 +205,9 @@ impl Ledger {
 	/// A worker not yet in `workers` is added. Samples that could not be read back are refused
 	/// (`StorageError::InvalidSample`) and nothing is stored: an acknowledged batch must stay
 	/// readable. The coordinator itself stores batches in groups (see `committer`); this is
-	/// the same for one batch.
-	pub fn insert_batch(
+	/// the same for one batch, for the tests.
+	#[cfg(test)]
+	pub(crate) fn insert_batch(
 		&mut self,
 		worker_id: &str,
 		sequence: u64,
@@ -239,7 +232,7 @@ impl Ledger {
 	/// [`Ledger::insert_batch`] does; nothing is on disk before the transaction commits. A
 	/// refusal (`BatchInsert::Duplicate`, `BatchInsert::OutOfOrder`) writes nothing but
 	/// the worker's row, if it was missing.
-	pub fn store_batch(&mut self, batch: &NewBatch) -> Result<BatchInsert, StorageError> {
+	pub(crate) fn store_batch(&mut self, batch: &NewBatch) -> Result<BatchInsert, StorageError> {
 		let now = unix_now();
 		// First, so that the batch's foreign key finds its worker.
 		self.add_worker_if_new(&batch.worker_id, now)?;
@@ -406,7 +399,7 @@ impl Ledger {
 
 	/// The highest sequence number dealt with for `worker_id` (stored, or refused as
 	/// malformed), 0 if none: where the worker resumes.
-	pub fn last_sequence(&self, worker_id: &str) -> Result<u64, StorageError> {
+	pub(crate) fn last_sequence(&self, worker_id: &str) -> Result<u64, StorageError> {
 		self.connection
 			.query_row(
 				"SELECT last_sequence FROM workers WHERE worker_id = ?1",
@@ -423,7 +416,11 @@ impl Ledger {
 	/// on with the next, and the number is kept among the refused ones, so that compaction
 	/// never takes it for a stored batch. Whether it was the next one expected. Inside a
 	/// transaction it is durable once the transaction commits.
-	pub fn record_refusal(&mut self, worker_id: &str, sequence: u64) -> Result<bool, StorageError> {
+	pub(crate) fn record_refusal(
+		&mut self,
+		worker_id: &str,
+		sequence: u64,
+	) -> Result<bool, StorageError> {
 		const DOING: &str = "recording a refused batch";
 		let Ok(sequence) = i64::try_from(sequence) else {
 			return Ok(false);
@@ -455,7 +452,7 @@ impl Ledger {
 	/// The samples of every batch after `id`, in id order: what a checkpoint whose newest
 	/// batch is `id` lacks. A pruned batch among them is an error (`StorageError::Pruned`),
 	/// never skipped, since skipping it would lose acknowledged samples.
-	pub fn batches_after(&self, id: i64) -> Result<Vec<(i64, Vec<Sample>)>, StorageError> {
+	pub(crate) fn batches_after(&self, id: i64) -> Result<Vec<(i64, Vec<Sample>)>, StorageError> {
 		const DOING: &str = "reading batches after a checkpoint";
 		let mut statement = self
 			.connection
@@ -482,7 +479,10 @@ impl Ledger {
 	/// run without a checkpoint. Fewer samples come back if the ledger holds fewer, or if an
 	/// older batch is pruned (the batches before it are older still, so the window would not
 	/// be contiguous).
-	pub fn recent_samples(&self, limit: usize) -> Result<Vec<(i64, Vec<Sample>)>, StorageError> {
+	pub(crate) fn recent_samples(
+		&self,
+		limit: usize,
+	) -> Result<Vec<(i64, Vec<Sample>)>, StorageError> {
 		const DOING: &str = "reading the most recent batches";
 		let mut batches = Vec::new();
 		if limit == 0 {
@@ -528,7 +528,7 @@ impl Ledger {
 	}
 
 	/// Samples, games and batches over the whole run, compacted ones included.
-	pub fn totals(&self) -> Result<Totals, StorageError> {
+	pub(crate) fn totals(&self) -> Result<Totals, StorageError> {
 		self.connection
 			.query_row(
 				"SELECT
@@ -551,7 +551,8 @@ impl Ledger {
 	}
 
 	/// Samples received from each worker, by worker id.
-	pub fn samples_by_worker(&self) -> Result<Vec<(String, u64)>, StorageError> {
+	#[cfg(test)]
+	pub(crate) fn samples_by_worker(&self) -> Result<Vec<(String, u64)>, StorageError> {
 		const DOING: &str = "counting samples by worker";
 		let mut statement = self
 			.connection
@@ -567,7 +568,7 @@ impl Ledger {
 	/// samples: for the counts of recent samples a restarted coordinator starts from. Reads
 	/// back from the newest batch and stops at the first older one, so its cost is the batches
 	/// returned, not the run's.
-	pub fn batches_since(&self, since: f64) -> Result<Vec<BatchSummary>, StorageError> {
+	pub(crate) fn batches_since(&self, since: f64) -> Result<Vec<BatchSummary>, StorageError> {
 		const DOING: &str = "reading recent batches";
 		let mut statement = self
 			.connection
@@ -598,7 +599,7 @@ impl Ledger {
 	}
 
 	/// The last game record received, if any.
-	pub fn last_game(&self) -> Result<Option<String>, StorageError> {
+	pub(crate) fn last_game(&self) -> Result<Option<String>, StorageError> {
 		self.connection
 			.query_row("SELECT record FROM last_game", [], |row| row.get(0))
 			.optional()

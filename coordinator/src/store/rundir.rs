@@ -89,53 +89,53 @@ impl RunDir {
 	}
 
 	/// The run's name: the directory's last component.
-	pub fn name(&self) -> &str {
+	pub(crate) fn name(&self) -> &str {
 		&self.name
 	}
 
 	/// The run's identity: 32 lowercase hex digits, made when the directory was first opened
 	/// (by this build or a later one) and never changed. Workers stamp their batches with it,
 	/// so that a batch played for one run is never stored in another.
-	pub fn id(&self) -> &str {
+	pub(crate) fn id(&self) -> &str {
 		&self.id
 	}
 
 	/// The directory itself (canonical).
-	pub fn path(&self) -> &Path {
+	pub(crate) fn path(&self) -> &Path {
 		&self.root
 	}
 
 	/// Where the ledger lives.
-	pub fn ledger_path(&self) -> PathBuf {
+	pub(crate) fn ledger_path(&self) -> PathBuf {
 		self.root.join(LEDGER)
 	}
 
 	/// Opens the run's ledger.
-	pub fn open_ledger(&self) -> Result<Ledger, StorageError> {
+	pub(crate) fn open_ledger(&self) -> Result<Ledger, StorageError> {
 		Ledger::open(&self.ledger_path())
 	}
 
 	/// The file of the net of `generation`.
-	pub fn net_path(&self, generation: u64) -> PathBuf {
+	pub(crate) fn net_path(&self, generation: u64) -> PathBuf {
 		self.root.join(NETS).join(net_file_name(generation))
 	}
 
 	/// Saves `net` as the file of its generation, durably, replacing any earlier file of that
 	/// generation; returns its sha256 (the net's identity).
-	pub fn save_net(&self, net: &Network) -> Result<String, StorageError> {
+	pub(crate) fn save_net(&self, net: &Network) -> Result<String, StorageError> {
 		let bytes = net.to_bytes();
 		write_durably(&self.net_path(net.generation), &bytes)?;
 		Ok(sha256_hex(&bytes))
 	}
 
 	/// The file of the net of `generation`, as stored (what workers download).
-	pub fn net_bytes(&self, generation: u64) -> Result<Vec<u8>, StorageError> {
+	pub(crate) fn net_bytes(&self, generation: u64) -> Result<Vec<u8>, StorageError> {
 		let path = self.net_path(generation);
 		std::fs::read(&path).map_err(StorageError::io(path, "reading a net"))
 	}
 
 	/// The net of `generation`, checked: a file holding another generation is corrupt.
-	pub fn load_net(&self, generation: u64) -> Result<Network, StorageError> {
+	pub(crate) fn load_net(&self, generation: u64) -> Result<Network, StorageError> {
 		let path = self.net_path(generation);
 		let bytes = self.net_bytes(generation)?;
 		let net = Network::from_bytes(&bytes).map_err(|source| StorageError::NetFile {
@@ -152,7 +152,7 @@ impl RunDir {
 	}
 
 	/// The highest generation with a file in `nets/`, if any. Other files there are ignored.
-	pub fn latest_generation(&self) -> Result<Option<u64>, StorageError> {
+	pub(crate) fn latest_generation(&self) -> Result<Option<u64>, StorageError> {
 		let nets = self.root.join(NETS);
 		let entries = std::fs::read_dir(&nets).map_err(StorageError::io(&nets, "listing"))?;
 		let mut latest = None;
@@ -166,7 +166,7 @@ impl RunDir {
 
 	/// Saves `checkpoint` durably and atomically: after a crash at any moment the run opens
 	/// with either this checkpoint or the previous one, whole.
-	pub fn save_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), StorageError> {
+	pub(crate) fn save_checkpoint(&self, checkpoint: &Checkpoint) -> Result<(), StorageError> {
 		// A poisoned lock means a save panicked part-way; the save starts by clearing what
 		// such a save leaves, so carrying on is safe.
 		let _guard = self
@@ -177,7 +177,7 @@ impl RunDir {
 	}
 
 	/// The saved checkpoint; `None` if none was ever saved, an error if it is corrupt.
-	pub fn load_checkpoint(&self) -> Result<Option<Checkpoint>, StorageError> {
+	pub(crate) fn load_checkpoint(&self) -> Result<Option<Checkpoint>, StorageError> {
 		let _guard = self
 			.checkpoint_lock
 			.lock()

@@ -42,7 +42,7 @@ pub(crate) const FORGET_SILENT_AFTER: Duration = Duration::from_secs(24 * 3600);
 impl Ledger {
 	/// Asks for the samples of the batches before `id` to be pruned (a checkpoint holds them
 	/// now); [`Ledger::prune_some`] does it.
-	pub fn request_prune(&mut self, id: i64) {
+	pub(crate) fn request_prune(&mut self, id: i64) {
 		self.prune_before = self.prune_before.max(id);
 	}
 
@@ -52,7 +52,7 @@ impl Ledger {
 	/// The samples are rows of `batch_samples` (schema version 10), deleted in id order, so
 	/// their pages are freed whole and taken again by the next batches: the file holds the
 	/// samples not yet in a checkpoint and the small rows of the batches not yet compacted.
-	pub fn prune_some(&mut self, limit: usize) -> Result<u64, StorageError> {
+	pub(crate) fn prune_some(&mut self, limit: usize) -> Result<u64, StorageError> {
 		const DOING: &str = "pruning samples";
 		if self.pruned_below >= self.prune_before {
 			return Ok(0);
@@ -82,7 +82,7 @@ impl Ledger {
 	}
 
 	/// The newest batch's id, 0 if none.
-	pub fn newest_batch_id(&self) -> Result<i64, StorageError> {
+	pub(crate) fn newest_batch_id(&self) -> Result<i64, StorageError> {
 		self.connection
 			.query_row("SELECT coalesce(max(id), 0) FROM batches", [], |row| {
 				row.get(0)
@@ -92,7 +92,7 @@ impl Ledger {
 
 	/// The id of the newest batch received before `received_before` (Unix seconds), 0 if none:
 	/// where compaction may scan up to from the start, for the rows a previous process left.
-	pub fn newest_batch_id_before(&self, received_before: f64) -> Result<i64, StorageError> {
+	pub(crate) fn newest_batch_id_before(&self, received_before: f64) -> Result<i64, StorageError> {
 		self.connection
 			.query_row(
 				"SELECT coalesce(max(id), 0) FROM batches WHERE received_at < ?1",
@@ -104,7 +104,7 @@ impl Ledger {
 
 	/// Deletes at most `limit` workers that never had a batch stored or refused and were last
 	/// seen before `seen_before` (Unix seconds), in one unit; how many.
-	pub fn forget_silent_workers(
+	pub(crate) fn forget_silent_workers(
 		&mut self,
 		seen_before: f64,
 		limit: usize,
@@ -132,7 +132,7 @@ impl Ledger {
 	/// totals, oldest first, in one unit; how many. Fewer than `limit` means none is left.
 	/// `through_id` bounds the scan: the caller passes the newest id it saw long enough ago,
 	/// so that the rows too young to go are not read every time.
-	pub fn compact(
+	pub(crate) fn compact(
 		&mut self,
 		through_id: i64,
 		received_before: f64,

@@ -1,7 +1,7 @@
 //! `Ledger` itself: the connection, opened in WAL mode with `synchronous = FULL` and its schema
 //! migrated, and its transactions. What it stores is written and read by the sibling modules.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use rusqlite::Connection;
@@ -18,7 +18,6 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 #[derive(Debug)]
 pub struct Ledger {
 	pub(super) connection: Connection,
-	path: PathBuf,
 	/// Batches before this id may have their samples pruned (see `compaction`).
 	pub(super) prune_before: i64,
 	/// Every batch before this id has been pruned already, as far as this process knows.
@@ -53,20 +52,14 @@ impl Ledger {
 		schema::migrate(&mut connection)?;
 		Ok(Ledger {
 			connection,
-			path: path.to_path_buf(),
 			prune_before: 0,
 			pruned_below: 0,
 		})
 	}
 
-	/// The database file.
-	pub fn path(&self) -> &Path {
-		&self.path
-	}
-
 	/// Starts a transaction that takes the database's write lock at once (`BEGIN IMMEDIATE`):
 	/// the writes until [`Ledger::commit`] reach the disk together, with one sync.
-	pub fn begin(&mut self) -> Result<(), StorageError> {
+	pub(crate) fn begin(&mut self) -> Result<(), StorageError> {
 		self.connection
 			.execute_batch("BEGIN IMMEDIATE")
 			.map_err(StorageError::sqlite("starting a transaction"))
@@ -74,7 +67,7 @@ impl Ledger {
 
 	/// Commits the transaction [`Ledger::begin`] started: on disk when this returns. If the
 	/// commit fails, everything since `begin` is rolled back.
-	pub fn commit(&mut self) -> Result<(), StorageError> {
+	pub(crate) fn commit(&mut self) -> Result<(), StorageError> {
 		let committed = self
 			.connection
 			.execute_batch("COMMIT")
@@ -86,7 +79,7 @@ impl Ledger {
 	}
 
 	/// Rolls back the open transaction, if any.
-	pub fn rollback(&mut self) {
+	pub(crate) fn rollback(&mut self) {
 		if !self.connection.is_autocommit() {
 			// A rollback fails only without a transaction, which was just ruled out.
 			let _ = self.connection.execute_batch("ROLLBACK");
@@ -96,7 +89,7 @@ impl Ledger {
 	/// Runs `write` as one unit, in a savepoint: if it fails, what it wrote is undone and
 	/// whatever the enclosing transaction wrote before it stands. Outside a transaction the
 	/// savepoint is a transaction of its own, committed when `write` succeeds.
-	pub fn write_unit<T>(
+	pub(crate) fn write_unit<T>(
 		&mut self,
 		write: impl FnOnce(&mut Ledger) -> Result<T, StorageError>,
 	) -> Result<T, StorageError> {

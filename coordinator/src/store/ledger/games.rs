@@ -8,7 +8,7 @@ use crate::store::storage_error::StorageError;
 
 /// A batch whose games wait for the archive.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PendingGames {
+pub(crate) struct PendingGames {
 	/// The batch's id.
 	pub id: i64,
 	/// The oldest generation among its samples, if it had any: where a game whose record
@@ -22,7 +22,7 @@ pub struct PendingGames {
 
 /// One generation's archive file as the ledger knows it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GameFileRow {
+pub(crate) struct GameFileRow {
 	/// The generation that played its games.
 	pub generation: u64,
 	/// Its length after the last write the ledger holds.
@@ -37,7 +37,7 @@ impl Ledger {
 	/// At most `limit` batches from id `from_id` on whose games are not in the archive yet,
 	/// oldest first. Batches are archived in id order, so the caller passes one above the last
 	/// id it archived, and the scan starts there instead of at the table's first row.
-	pub fn pending_games(
+	pub(crate) fn pending_games(
 		&self,
 		from_id: i64,
 		limit: usize,
@@ -65,7 +65,7 @@ impl Ledger {
 	}
 
 	/// The games of every batch not yet archived.
-	pub fn pending_game_count(&self) -> Result<u64, StorageError> {
+	pub(crate) fn pending_game_count(&self) -> Result<u64, StorageError> {
 		self.connection
 			.query_row(
 				"SELECT coalesce(sum(game_count), 0) FROM batch_games",
@@ -76,7 +76,7 @@ impl Ledger {
 	}
 
 	/// Every generation's archive file, kept or pruned, by generation.
-	pub fn game_files(&self) -> Result<Vec<GameFileRow>, StorageError> {
+	pub(crate) fn game_files(&self) -> Result<Vec<GameFileRow>, StorageError> {
 		const DOING: &str = "reading the game archive's files";
 		let mut statement = self
 			.connection
@@ -100,7 +100,7 @@ impl Ledger {
 
 	/// Records, in one unit, that the games of batches `ids` are written to the archive and
 	/// that the files are now as `files` say.
-	pub fn record_archived(
+	pub(crate) fn record_archived(
 		&mut self,
 		ids: &[i64],
 		files: &[GameFileRow],
@@ -122,7 +122,7 @@ impl Ledger {
 	}
 
 	/// Writes `file`'s row, replacing the one of its generation.
-	pub fn put_game_file(&mut self, file: &GameFileRow) -> Result<(), StorageError> {
+	pub(crate) fn put_game_file(&mut self, file: &GameFileRow) -> Result<(), StorageError> {
 		self.connection
 			.prepare_cached(
 				"INSERT OR REPLACE INTO game_files (generation, bytes, games, pruned_at)
@@ -141,7 +141,7 @@ impl Ledger {
 	}
 
 	/// The newest generation promoted, if any.
-	pub fn latest_generation(&self) -> Result<Option<u64>, StorageError> {
+	pub(crate) fn latest_generation(&self) -> Result<Option<u64>, StorageError> {
 		self.connection
 			.query_row("SELECT max(generation) FROM generations", [], |row| {
 				row.get(0)

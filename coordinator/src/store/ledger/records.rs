@@ -40,7 +40,7 @@ pub struct WorkerRow {
 
 /// A stored batch, counted but not read.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BatchSummary {
+pub(crate) struct BatchSummary {
 	/// When it was received, unix seconds.
 	pub received_at: f64,
 	/// Samples in it.
@@ -53,7 +53,7 @@ pub struct BatchSummary {
 
 /// The secret an identity is bound to, as the ledger keeps it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredSecret {
+pub(crate) struct StoredSecret {
 	/// The lowercase hex sha256 of the secret.
 	pub sha256: String,
 	/// Whether a session has presented it since it was handed out.
@@ -62,7 +62,7 @@ pub struct StoredSecret {
 
 /// A promoted generation.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GenerationRow {
+pub(crate) struct GenerationRow {
 	/// The generation number.
 	pub generation: u64,
 	/// The sha256 of its net file, in hex.
@@ -77,7 +77,7 @@ pub struct GenerationRow {
 
 /// A finished gate match.
 #[derive(Clone, Debug, PartialEq)]
-pub struct GateRow {
+pub(crate) struct GateRow {
 	/// The row's id; [`Ledger::record_gate`] ignores it and assigns a new one.
 	pub id: i64,
 	/// The generation the candidate would have (had) on promotion.
@@ -194,7 +194,7 @@ fn pairs_from_text(text: &str) -> Option<[u32; 5]> {
 
 /// A snapshot of the run's throughput.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ThroughputRow {
+pub(crate) struct ThroughputRow {
 	/// When, unix seconds.
 	pub at: f64,
 	/// Samples received so far.
@@ -212,7 +212,7 @@ pub struct ThroughputRow {
 impl Ledger {
 	/// Records a session of `worker_id` starting at `now`: adds the worker or updates what it
 	/// says about itself, and counts the session.
-	pub fn record_worker_seen(
+	pub(crate) fn record_worker_seen(
 		&mut self,
 		worker_id: &str,
 		name: &str,
@@ -238,7 +238,7 @@ impl Ledger {
 
 	/// The secret `worker_id` is bound to; `None` for an unknown worker or one never given a
 	/// secret (every worker of a ledger older than schema version 3).
-	pub fn secret(&self, worker_id: &str) -> Result<Option<StoredSecret>, StorageError> {
+	pub(crate) fn secret(&self, worker_id: &str) -> Result<Option<StoredSecret>, StorageError> {
 		self.connection
 			.query_row(
 				"SELECT secret_sha256, secret_confirmed FROM workers WHERE worker_id = ?1",
@@ -256,7 +256,11 @@ impl Ledger {
 
 	/// Binds `worker_id`, which must be known, to the secret whose sha256 is `sha256`, not yet
 	/// confirmed by a session, replacing any earlier binding.
-	pub fn bind_secret(&mut self, worker_id: &str, sha256: &str) -> Result<(), StorageError> {
+	pub(crate) fn bind_secret(
+		&mut self,
+		worker_id: &str,
+		sha256: &str,
+	) -> Result<(), StorageError> {
 		self.update_worker(
 			"UPDATE workers SET secret_sha256 = ?2, secret_confirmed = 0 WHERE worker_id = ?1",
 			params![worker_id, sha256],
@@ -266,7 +270,7 @@ impl Ledger {
 	}
 
 	/// Records that a session of `worker_id`, which must be known, presented its secret.
-	pub fn confirm_secret(&mut self, worker_id: &str) -> Result<(), StorageError> {
+	pub(crate) fn confirm_secret(&mut self, worker_id: &str) -> Result<(), StorageError> {
 		self.update_worker(
 			"UPDATE workers SET secret_confirmed = 1 WHERE worker_id = ?1",
 			params![worker_id],
@@ -294,7 +298,7 @@ impl Ledger {
 	}
 
 	/// Counts a flag against `worker_id`, which must be known.
-	pub fn record_flag(&mut self, worker_id: &str) -> Result<(), StorageError> {
+	pub(crate) fn record_flag(&mut self, worker_id: &str) -> Result<(), StorageError> {
 		let changed = self
 			.connection
 			.execute(
@@ -318,7 +322,7 @@ impl Ledger {
 	}
 
 	/// One worker, if the ledger knows it.
-	pub fn worker(&self, worker_id: &str) -> Result<Option<WorkerRow>, StorageError> {
+	pub(crate) fn worker(&self, worker_id: &str) -> Result<Option<WorkerRow>, StorageError> {
 		self.connection
 			.query_row(
 				&format!("SELECT {WORKER_COLUMNS} FROM workers WHERE worker_id = ?1"),
@@ -331,7 +335,7 @@ impl Ledger {
 
 	/// Records a promotion. Recording a generation again replaces its row, as saving its net
 	/// again replaces its file (a coordinator that crashed during a promotion redoes it).
-	pub fn record_generation(&mut self, row: &GenerationRow) -> Result<(), StorageError> {
+	pub(crate) fn record_generation(&mut self, row: &GenerationRow) -> Result<(), StorageError> {
 		self.connection
 			.execute(
 				"INSERT OR REPLACE INTO generations (generation, sha256, training_steps,
@@ -350,7 +354,7 @@ impl Ledger {
 	}
 
 	/// Every promoted generation, oldest first.
-	pub fn generations(&self) -> Result<Vec<GenerationRow>, StorageError> {
+	pub(crate) fn generations(&self) -> Result<Vec<GenerationRow>, StorageError> {
 		self.rows(
 			"SELECT generation, sha256, training_steps, promoted_at, samples_at_promotion
 			FROM generations ORDER BY generation",
@@ -368,7 +372,7 @@ impl Ledger {
 	}
 
 	/// Records a finished gate match; returns its new id.
-	pub fn record_gate(&mut self, gate: &GateRow) -> Result<i64, StorageError> {
+	pub(crate) fn record_gate(&mut self, gate: &GateRow) -> Result<i64, StorageError> {
 		self.connection
 			.execute(
 				"INSERT INTO gates (candidate_generation, training_steps, promoted, tigers_wins,
@@ -413,7 +417,7 @@ impl Ledger {
 	}
 
 	/// Every gate match, in the order they finished.
-	pub fn gates(&self) -> Result<Vec<GateRow>, StorageError> {
+	pub(crate) fn gates(&self) -> Result<Vec<GateRow>, StorageError> {
 		self.rows(
 			"SELECT id, candidate_generation, training_steps, promoted, tigers_wins, tigers_draws,
 				tigers_losses, sheep_wins, sheep_draws, sheep_losses, score, score_low,
@@ -469,7 +473,7 @@ impl Ledger {
 	}
 
 	/// Records a measurement at equal time, replacing an earlier one of the same generation.
-	pub fn record_timed(&mut self, timed: &TimedRow) -> Result<(), StorageError> {
+	pub(crate) fn record_timed(&mut self, timed: &TimedRow) -> Result<(), StorageError> {
 		let (t, s) = (timed.result.as_tigers, timed.result.as_sheep);
 		self.connection
 			.execute(
@@ -570,7 +574,12 @@ impl Ledger {
 
 	/// Records the loss of training step `step`. After a restart from a checkpoint the steps
 	/// since it are trained again; their new losses replace the old.
-	pub fn record_loss(&mut self, step: u64, loss: f32, now: f64) -> Result<(), StorageError> {
+	pub(crate) fn record_loss(
+		&mut self,
+		step: u64,
+		loss: f32,
+		now: f64,
+	) -> Result<(), StorageError> {
 		self.connection
 			.execute(
 				"INSERT OR REPLACE INTO losses (step, loss, recorded_at) VALUES (?1, ?2, ?3)",
@@ -581,7 +590,7 @@ impl Ledger {
 	}
 
 	/// The losses of steps `since_step` and later, by step; `losses(0)` gives them all.
-	pub fn losses(&self, since_step: u64) -> Result<Vec<(u64, f32)>, StorageError> {
+	pub(crate) fn losses(&self, since_step: u64) -> Result<Vec<(u64, f32)>, StorageError> {
 		let since = i64::try_from(since_step).unwrap_or(i64::MAX);
 		let mut statement = self
 			.connection
@@ -594,7 +603,7 @@ impl Ledger {
 	}
 
 	/// Records a throughput snapshot (replacing one taken at the very same time).
-	pub fn record_throughput(&mut self, row: ThroughputRow) -> Result<(), StorageError> {
+	pub(crate) fn record_throughput(&mut self, row: ThroughputRow) -> Result<(), StorageError> {
 		self.connection
 			.execute(
 				"INSERT OR REPLACE INTO throughput (at, samples_total, games_total,
@@ -614,7 +623,7 @@ impl Ledger {
 	}
 
 	/// Every throughput snapshot, oldest first.
-	pub fn throughput(&self) -> Result<Vec<ThroughputRow>, StorageError> {
+	pub(crate) fn throughput(&self) -> Result<Vec<ThroughputRow>, StorageError> {
 		self.rows(
 			"SELECT at, samples_total, games_total, training_steps, workers_connected,
 				cpu_seconds

@@ -7,7 +7,7 @@ use crate::text::excerpt;
 
 /// How a recorded gate match ended, as the ledger's `gates.stop` column keeps it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopReason {
+pub(crate) enum StopReason {
 	/// A candidate's match: the SPRT decided, or the match reached its cap undecided.
 	Candidate(GateStop),
 	/// A measurement of the incumbent on fresh openings, every pair played; a restart looks
@@ -18,7 +18,7 @@ pub enum StopReason {
 impl StopReason {
 	/// The text the ledger keeps. Older builds wrote `GateStop`'s `Debug` form and "Measured":
 	/// the texts are those, so that their rows read back as they were meant.
-	pub const fn as_str(self) -> &'static str {
+	pub(crate) const fn as_str(self) -> &'static str {
 		match self {
 			StopReason::Candidate(GateStop::AcceptH0) => "AcceptH0",
 			StopReason::Candidate(GateStop::AcceptH1) => "AcceptH1",
@@ -29,7 +29,7 @@ impl StopReason {
 
 	/// The stop as a `GateRecord` holds it. A measurement plays every pair, so it ended at the
 	/// cap (what its SPRT said there is not kept; the record's score is what counts).
-	pub const fn gate_stop(self) -> GateStop {
+	pub(crate) const fn gate_stop(self) -> GateStop {
 		match self {
 			StopReason::Candidate(stop) => stop,
 			StopReason::Measured => GateStop::Cap,
@@ -54,7 +54,7 @@ impl std::str::FromStr for StopReason {
 /// A gate's stop text that no build writes.
 #[derive(Debug, Error, PartialEq, Eq)]
 #[error("{} is not a gate's stop (AcceptH0, AcceptH1, Cap or Measured)", excerpt(.0))]
-pub struct UnknownStop(pub String);
+pub(crate) struct UnknownStop(pub String);
 
 #[cfg(test)]
 mod tests {

@@ -38,7 +38,6 @@ use serde_json::{Value, json};
 use tigers_core::Network;
 use tigers_core::network::file::sha256_hex;
 use tigers_core::network::train::Adam;
-use tigers_core::replay::ReplayWindow;
 use tigers_core::selfplay::Sample;
 
 use super::durable::{sync_dir, write_synced};
@@ -60,7 +59,7 @@ const STATE_VERSION: u64 = 1;
 
 /// Everything training needs to continue where it stopped.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Checkpoint {
+pub(crate) struct Checkpoint {
 	/// The net being trained (not necessarily promoted).
 	pub net: Network,
 	/// The running average of its weights, if the run keeps one.
@@ -78,17 +77,6 @@ pub struct Checkpoint {
 	/// The ledger batch whose samples are the newest in `window` (0 before any batch): the
 	/// window is rebuilt on restart from this checkpoint plus the ledger's batches after it.
 	pub last_batch_id: i64,
-}
-
-impl Checkpoint {
-	/// The replay window as `ReplayWindow`, with its use counts.
-	pub fn replay_window(&self) -> ReplayWindow {
-		let mut window = ReplayWindow::new(self.window_capacity, self.max_uses);
-		for &(sample, uses) in &self.window {
-			window.push_with_uses(sample, uses);
-		}
-		window
-	}
 }
 
 /// Saves `checkpoint` in the run directory `root` durably and atomically: after a crash at any
@@ -382,6 +370,19 @@ fn remove_dir_if_present(dir: &Path) -> Result<(), StorageError> {
 
 fn rename(from: &Path, to: &Path) -> Result<(), StorageError> {
 	std::fs::rename(from, to).map_err(StorageError::io(from, "renaming"))
+}
+
+#[cfg(test)]
+impl Checkpoint {
+	/// The replay window as `ReplayWindow`, with its use counts.
+	fn replay_window(&self) -> tigers_core::replay::ReplayWindow {
+		let mut window =
+			tigers_core::replay::ReplayWindow::new(self.window_capacity, self.max_uses);
+		for &(sample, uses) in &self.window {
+			window.push_with_uses(sample, uses);
+		}
+		window
+	}
 }
 
 #[cfg(test)]
