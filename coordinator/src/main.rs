@@ -140,24 +140,10 @@ struct MeasureArgs {
 
 impl MeasureArgs {
 	fn settings(&self) -> Result<MeasureSettings, String> {
-		if !(1..=60_000).contains(&self.move_ms) {
-			return Err(format!(
-				"--move-ms must be 1 to 60000, not {}",
-				self.move_ms
-			));
-		}
-		if !(1..=10_000).contains(&self.pairs) {
-			return Err(format!("--pairs must be 1 to 10000, not {}", self.pairs));
-		}
-		if !(1..=64).contains(&self.threads) {
-			return Err(format!("--threads must be 1 to 64, not {}", self.threads));
-		}
-		if self.opening_plies > 30 {
-			return Err(format!(
-				"--opening-plies must be 0 to 30, not {}",
-				self.opening_plies
-			));
-		}
+		in_range("--move-ms", self.move_ms, 1..=60_000)?;
+		in_range("--pairs", self.pairs, 1..=10_000)?;
+		in_range("--threads", self.threads, 1..=64)?;
+		in_range("--opening-plies", self.opening_plies, 0..=30)?;
 		let measured = match &self.net {
 			Some(path) => Measured::Net(path.clone()),
 			None => Measured::Perfect,
@@ -538,25 +524,48 @@ struct ServeArgs {
 }
 
 impl ServeArgs {
+	/// The configuration the command line asks for, or why it cannot be (the first setting
+	/// out of its range, with its flag named).
 	fn into_config(self) -> Result<CoordinatorConfig, String> {
-		let mut config = CoordinatorConfig::new(self.listen, self.run_dir);
+		let mut config = CoordinatorConfig::new(self.listen, self.run_dir.clone());
+		self.set_service(&mut config)?;
+		self.set_self_play(&mut config.run)?;
+		self.set_training(&mut config.run)?;
+		self.set_gating(&mut config)?;
+		config.run.seed = self.seed;
+		config.run.keep_game_generations = self.keep_game_generations;
+		config.run.tablebase_use = self.tablebase_use.parse()?;
 		config.token = self.token.filter(|t| !t.is_empty());
-		config.insecure = self.insecure;
 		config.tls = self.tls_cert.zip(self.tls_key);
+		config.tablebase = self.tablebase;
+		config.no_tablebase = self.no_tablebase;
+		config.placement = self.placement;
+		Ok(config)
+	}
+
+	/// The service's own settings: local workers, metrics and the limits on peers.
+	fn set_service(&self, config: &mut CoordinatorConfig) -> Result<(), String> {
+		config.insecure = self.insecure;
 		config.local_workers = self.local_workers;
-		if !(1..=4096).contains(&self.local_worker_threads) {
-			return Err(format!(
-				"--local-worker-threads must be 1 to 4096, not {}",
-				self.local_worker_threads
-			));
-		}
-		config.local_worker_threads = self.local_worker_threads;
+		config.local_worker_threads = in_range(
+			"--local-worker-threads",
+			self.local_worker_threads,
+			1..=4096,
+		)?;
 		config.metrics_listen = self.metrics_listen;
-		let run = &mut config.run;
-		if !(1..=16).contains(&self.depth) {
-			return Err(format!("--depth must be 1 to 16, not {}", self.depth));
-		}
-		run.depth = self.depth;
+		let limits = &mut config.limits;
+		limits.forget_workers_after =
+			Duration::from_secs(self.forget_workers_hours.saturating_mul(3600));
+		limits.accept_loadtest = self.accept_loadtest;
+		limits.new_workers_per_minute = self.max_new_workers_per_minute;
+		limits.max_watchers = self.max_watchers;
+		limits.max_watchers_per_connection = self.max_watchers_per_connection;
+		Ok(())
+	}
+
+	/// The search depths of the gate and of self-play, and the games in a batch.
+	fn set_self_play(&self, run: &mut RunSettings) -> Result<(), String> {
+		run.depth = in_range("--depth", self.depth, 1..=16)?;
 		run.gate.search.max_depth = self.depth;
 		if self.self_play_depth_max > 16 {
 			return Err(format!(
@@ -567,8 +576,47 @@ impl ServeArgs {
 		run.adapt.max_depth = self.self_play_depth_max.max(self.depth);
 		run.adapt.period = Duration::from_secs(self.self_play_depth_seconds.max(1));
 		run.games_per_batch = self.games_per_batch.clamp(1, 1000);
-		run.training.batch_size = self.batch_size.max(1);
-		run.training.window = self.window.max(self.batch_size);
+		Ok(())
+	}
+
+	/// The trainer's settings: window, targets, learning rate, threads, and the steps between
+	/// candidates and checkpoints.
+	fn set_training(&self, run: &mut RunSettings) -> Result<(), String> {
+		let training = &mut run.training;
+		training.batch_size = self.batch_size.max(1);
+		training.window = self.window.max(self.batch_size);
+		training.window_growth = self.window_growth()?;
+		training.max_uses = self.max_uses.max(1);
+		training.targets.result_weight =
+			in_range("--result-weight", self.result_weight, 0.0..=1.0)?;
+		training.adam.learning_rate = self.learning_rate;
+		if !(0.0..1.0).contains(&self.weight_average) {
+			return Err(format!(
+				"--weight-average must be 0 to below 1, not {}",
+				self.weight_average
+			));
+		}
+		training.weight_average = self.weight_average;
+		run.shape = match &self.net_shape {
+			Some(text) => Some(text.parse().map_err(|e| format!("--net-shape: {e}"))?),
+			None => None,
+		};
+		training.schedule = LearningRateSchedule {
+			shape: self
+				.lr_schedule
+				.parse()
+				.map_err(|e| format!("--lr-schedule: {e}"))?,
+			warmup_steps: self.lr_warmup_steps,
+		};
+		training.threads = in_range("--train-threads", self.train_threads, 1..=64)?;
+		run.steps_per_candidate = self.steps_per_candidate.max(1);
+		run.steps_per_checkpoint = run.steps_per_candidate;
+		run.checkpoint_every = Duration::from_secs(self.checkpoint_seconds.max(1));
+		Ok(())
+	}
+
+	/// How the replay window grows with the samples seen.
+	fn window_growth(&self) -> Result<WindowGrowth, String> {
 		if !(self.window_beta >= 0.0 && self.window_beta.is_finite()) {
 			return Err(format!(
 				"--window-beta must be 0 or more, not {}",
@@ -581,81 +629,49 @@ impl ServeArgs {
 				self.window_alpha
 			));
 		}
-		run.training.window_growth = WindowGrowth {
+		Ok(WindowGrowth {
 			alpha: self.window_alpha,
 			beta: self.window_beta,
 			max: self.window_max,
-		};
-		run.training.max_uses = self.max_uses.max(1);
-		if !(0.0..=1.0).contains(&self.result_weight) {
-			return Err(format!(
-				"--result-weight must be 0 to 1, not {}",
-				self.result_weight
-			));
-		}
-		run.training.targets.result_weight = self.result_weight;
-		run.training.adam.learning_rate = self.learning_rate;
-		if !(0.0..1.0).contains(&self.weight_average) {
-			return Err(format!(
-				"--weight-average must be 0 to below 1, not {}",
-				self.weight_average
-			));
-		}
-		run.training.weight_average = self.weight_average;
-		run.shape = match &self.net_shape {
-			Some(text) => Some(text.parse().map_err(|e| format!("--net-shape: {e}"))?),
-			None => None,
-		};
-		run.training.schedule = LearningRateSchedule {
-			shape: self
-				.lr_schedule
-				.parse()
-				.map_err(|e| format!("--lr-schedule: {e}"))?,
-			warmup_steps: self.lr_warmup_steps,
-		};
-		if !(1..=64).contains(&self.train_threads) {
-			return Err(format!(
-				"--train-threads must be 1 to 64, not {}",
-				self.train_threads
-			));
-		}
-		run.training.threads = self.train_threads;
-		run.steps_per_candidate = self.steps_per_candidate.max(1);
-		run.steps_per_checkpoint = run.steps_per_candidate;
-		run.checkpoint_every = Duration::from_secs(self.checkpoint_seconds.max(1));
-		config.limits.forget_workers_after =
-			Duration::from_secs(self.forget_workers_hours.saturating_mul(3600));
-		config.limits.accept_loadtest = self.accept_loadtest;
-		config.limits.new_workers_per_minute = self.max_new_workers_per_minute;
-		config.limits.max_watchers = self.max_watchers;
-		config.limits.max_watchers_per_connection = self.max_watchers_per_connection;
+		})
+	}
+
+	/// How candidates are gated and promoted nets measured at equal time, and the threads the
+	/// gate matches take.
+	fn set_gating(&self, config: &mut CoordinatorConfig) -> Result<(), String> {
+		let run = &mut config.run;
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
 		run.gate_mode = self.gate.parse()?;
 		run.gate.table = self.gate_tablebase.parse()?;
 		run.stall_alarm = Duration::from_secs(self.stall_alarm_minutes.saturating_mul(60));
-		if !(1..=60_000).contains(&self.timed_ms) {
-			return Err(format!(
-				"--timed-ms must be 1 to 60000, not {}",
-				self.timed_ms
-			));
-		}
-		if let Some(threads) = self.gate_threads
-			&& !(1..=256).contains(&threads)
-		{
-			return Err(format!("--gate-threads must be 1 to 256, not {threads}"));
+		let timed_ms = in_range("--timed-ms", self.timed_ms, 1..=60_000)?;
+		if let Some(threads) = self.gate_threads {
+			in_range("--gate-threads", threads, 1..=256)?;
 		}
 		config.gate_threads = self.gate_threads;
-		run.timed.move_time = Duration::from_millis(self.timed_ms);
-		run.timed.pairs = self.timed_pairs.min(10_000);
-		run.timed.tablebase = self.measure_tablebase.parse()?;
-		run.seed = self.seed;
-		run.keep_game_generations = self.keep_game_generations;
-		run.tablebase_use = self.tablebase_use.parse()?;
-		config.tablebase = self.tablebase;
-		config.no_tablebase = self.no_tablebase;
-		config.placement = self.placement;
-		Ok(config)
+		let timed = &mut config.run.timed;
+		timed.move_time = Duration::from_millis(timed_ms);
+		timed.pairs = self.timed_pairs.min(10_000);
+		timed.tablebase = self.measure_tablebase.parse()?;
+		Ok(())
+	}
+}
+
+/// `value` if `range` holds it, else a sentence naming `flag` and the range.
+fn in_range<T: PartialOrd + std::fmt::Display>(
+	flag: &str,
+	value: T,
+	range: std::ops::RangeInclusive<T>,
+) -> Result<T, String> {
+	if range.contains(&value) {
+		Ok(value)
+	} else {
+		Err(format!(
+			"{flag} must be {} to {}, not {value}",
+			range.start(),
+			range.end()
+		))
 	}
 }
 
