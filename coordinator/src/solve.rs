@@ -20,12 +20,15 @@ mod solver;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use tigers_core::Tablebase;
+use tigers_core::tablebase::placement::PlacementError;
 use tigers_proto::MAX_MESSAGE_BYTES;
 use tigers_proto::v1::coordinator_server::CoordinatorServer;
 use tokio::net::TcpListener;
+use tokio::sync::oneshot;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Server;
@@ -45,80 +48,24 @@ pub async fn run(
 	listener: TcpListener,
 	shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), CoordinatorError> {
-	let path = config.movement.clone();
-	let movement = tokio::task::spawn_blocking(move || Tablebase::read(&path))
-		.await
-		.map_err(|e| CoordinatorError::Config(format!("reading the movement table: {e}")))?
-		.map_err(|e| CoordinatorError::Config(format!("{}: {e}", config.movement.display())))?;
-	std::fs::create_dir_all(&config.dir).map_err(|source| CoordinatorError::Io {
-		path: config.dir.display().to_string(),
-		source,
-	})?;
-	let solver = Arc::new(Solver {
-		inner: Mutex::new(Inner::new(clock_seed())),
-		changed: Condvar::new(),
-		movement: Arc::new(movement),
-		config: config.clone(),
-		started: Instant::now(),
-		stop: AtomicBool::new(false),
-	});
+	let solver = open_solver(&config).await?;
 	let _metrics = match config.metrics_listen {
 		Some(address) => Some(service::serve_metrics(address, &solver)?),
 		None => None,
 	};
-	// Whether the driver ended in an error: told at once, so that the server stops then
-	// (a panic drops the sender, which tells it too).
-	let (ended, driver_ended) = tokio::sync::oneshot::channel();
-	let driver = {
-		let solver = solver.clone();
-		std::thread::Builder::new()
-			.name("placement-solve".into())
-			.spawn(move || {
-				let driven = driver::drive(&solver);
-				if let Err(error) = &driven {
-					error!(%error, "the solve failed");
-				}
-				let _ = ended.send(driven.is_err());
-				driven
-			})
-			.map_err(|e| CoordinatorError::Config(format!("cannot start the solve: {e}")))?
-	};
+	let (driver, driver_ended) = start_driver(&solver)?;
 	info!(address = %listener.local_addr().map_or_else(|_| "?".into(), |a| a.to_string()),
 		dir = %config.dir.display(), from_placed = config.from_placed, "solving the placement phase");
 	let server = CoordinatorServer::new(SolveService::new(solver.clone()))
 		.max_decoding_message_size(MAX_MESSAGE_BYTES)
 		.max_encoding_message_size(MAX_MESSAGE_BYTES);
 	let service = InterceptedService::new(server, TokenCheck::new(config.token.clone()));
-	let finished = {
-		let solver = solver.clone();
-		async move {
-			loop {
-				tokio::time::sleep(Duration::from_millis(100)).await;
-				if solver.lock().finished {
-					break;
-				}
-			}
-			let deadline = Instant::now() + solver.config.linger;
-			while Instant::now() < deadline && !solver.is_done_telling() {
-				tokio::time::sleep(Duration::from_millis(100)).await;
-			}
-		}
-	};
-	let failed = async move {
-		if let Ok(false) = driver_ended.await {
-			std::future::pending::<()>().await;
-		}
-	};
-	let stopping = async move {
-		tokio::select! {
-			() = shutdown => info!("stopping"),
-			() = finished => info!("every layer is written"),
-			() = failed => info!("stopping: the solve has ended in an error"),
-		}
-	};
 	let served = Server::builder()
 		.add_service(service)
-		.serve_with_incoming_shutdown(TcpListenerStream::new(listener), stopping)
+		.serve_with_incoming_shutdown(
+			TcpListenerStream::new(listener),
+			stop_when(shutdown, solver.clone(), driver_ended),
+		)
 		.await;
 	solver.stop.store(true, Ordering::Relaxed);
 	solver.poke();
@@ -128,4 +75,84 @@ pub async fn run(
 		.map_err(|_| CoordinatorError::Config("the solve thread panicked".into()))?;
 	served?;
 	driven.map_err(|e| CoordinatorError::Config(e.to_string()))
+}
+
+/// The solve's shared state, over the movement table (read on a blocking thread) and the
+/// directory the layers go to (created if needed).
+async fn open_solver(config: &SolveConfig) -> Result<Arc<Solver>, CoordinatorError> {
+	let path = config.movement.clone();
+	let movement = tokio::task::spawn_blocking(move || Tablebase::read(&path))
+		.await
+		.map_err(|e| CoordinatorError::Config(format!("reading the movement table: {e}")))?
+		.map_err(|e| CoordinatorError::Config(format!("{}: {e}", config.movement.display())))?;
+	std::fs::create_dir_all(&config.dir).map_err(|source| CoordinatorError::Io {
+		path: config.dir.display().to_string(),
+		source,
+	})?;
+	Ok(Arc::new(Solver {
+		inner: Mutex::new(Inner::new(clock_seed())),
+		changed: Condvar::new(),
+		movement: Arc::new(movement),
+		config: config.clone(),
+		started: Instant::now(),
+		stop: AtomicBool::new(false),
+	}))
+}
+
+/// The driver thread, which returns how the solve went.
+type Driver = JoinHandle<Result<(), PlacementError>>;
+
+/// The driver thread, and whether it ended in an error: told at once, so that the server stops
+/// then (a panic drops the sender, which tells it too).
+fn start_driver(
+	solver: &Arc<Solver>,
+) -> Result<(Driver, oneshot::Receiver<bool>), CoordinatorError> {
+	let (ended, driver_ended) = oneshot::channel();
+	let solver = solver.clone();
+	let driver = std::thread::Builder::new()
+		.name("placement-solve".into())
+		.spawn(move || {
+			let driven = driver::drive(&solver);
+			if let Err(error) = &driven {
+				error!(%error, "the solve failed");
+			}
+			let _ = ended.send(driven.is_err());
+			driven
+		})
+		.map_err(|e| CoordinatorError::Config(format!("cannot start the solve: {e}")))?;
+	Ok((driver, driver_ended))
+}
+
+/// Resolves when the server is to stop: on `shutdown`, once every layer is written, or when
+/// the driver has ended in an error.
+async fn stop_when(
+	shutdown: impl Future<Output = ()>,
+	solver: Arc<Solver>,
+	driver_ended: oneshot::Receiver<bool>,
+) {
+	let failed = async move {
+		if let Ok(false) = driver_ended.await {
+			std::future::pending::<()>().await;
+		}
+	};
+	tokio::select! {
+		() = shutdown => info!("stopping"),
+		() = all_written(&solver) => info!("every layer is written"),
+		() = failed => info!("stopping: the solve has ended in an error"),
+	}
+}
+
+/// Resolves once every layer is written and the workers have been told so, or the solve's
+/// linger is over.
+async fn all_written(solver: &Solver) {
+	loop {
+		tokio::time::sleep(Duration::from_millis(100)).await;
+		if solver.lock().finished {
+			break;
+		}
+	}
+	let deadline = Instant::now() + solver.config.linger;
+	while Instant::now() < deadline && !solver.is_done_telling() {
+		tokio::time::sleep(Duration::from_millis(100)).await;
+	}
 }
