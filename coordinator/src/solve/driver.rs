@@ -2,8 +2,8 @@
 //! plan, its disputed and lonely doubled slices computed by the coordinator itself, and the
 //! layer written once every slice is in; then the manifest.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, MutexGuard};
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
@@ -15,77 +15,114 @@ use tigers_core::tablebase::placement::{
 use tracing::{info, warn};
 
 use crate::solve::plan::{LayerPlan, layer_bytes};
-use crate::solve::solver::{Child, Solver, clock_seed};
+use crate::solve::solver::{Child, Inner, Solver, clock_seed};
 
 /// The driver thread: every layer missing, in order, then the manifest.
 pub(super) fn drive(solver: &Solver) -> Result<(), PlacementError> {
-	let config = &solver.config;
-	let movement = &solver.movement;
-	let order = LayerId::solve_order(config.from_placed);
-	let missing: Vec<LayerId> = order
-		.iter()
-		.copied()
-		.filter(|&id| !has_layer(&config.dir, id, movement))
-		.collect();
-	{
-		let mut inner = solver.lock();
-		inner.layers = order.len() as u32;
-		inner.layers_done = (order.len() - missing.len()) as u32;
-		inner.positions = missing.iter().map(|id| LayerShape::of(*id).entries()).sum();
-	}
+	let missing = missing_layers(solver);
 	// Lease numbers start from the clock, so that a lease of an earlier process is never
 	// taken for one of this process's.
 	let mut next_lease = clock_seed() >> 20 << 20;
 	for id in missing {
-		let child = Arc::new(load_child(solver, id)?);
-		let partial = Arc::new(PartialSlices::new(&config.dir, id, movement)?);
-		let plan = LayerPlan::new(
-			id,
-			|slice, length| partial.load(slice, length),
-			next_lease,
-			config.slice_timeout,
-		);
-		info!(layer = %id.file_name(), kept = plan.counts().1, slices = plan.counts().0, "layer started");
-		{
-			let mut inner = solver.lock();
-			inner.plan = Some(plan);
-			inner.child = Some(child.clone());
-			inner.partial = Some(partial.clone());
+		match solve_layer(solver, id, next_lease)? {
+			Some(after) => next_lease = after,
+			None => return Ok(()),
 		}
-		// A worker flagged between the bytes taken and the file written has its slices of the
-		// layer undone in the plan: the file then goes and those slices are done again. Once the
-		// plan is found complete, it is taken under the same lock, so that no flag comes between.
-		let mut inner = loop {
-			let Some(bytes) = run_layer(solver, id, &child) else {
-				return Ok(());
-			};
-			write_layer(&config.dir, id, &bytes, movement)?;
-			drop(bytes);
-			let inner = solver.lock();
-			if inner.plan.as_ref().is_some_and(LayerPlan::is_complete) {
-				break inner;
-			}
-			drop(inner);
-			let path = config.dir.join(id.file_name());
-			std::fs::remove_file(&path).map_err(|source| PlacementError::Io {
-				path: path.display().to_string(),
-				source,
-			})?;
-			warn!(layer = %id.file_name(), "a worker was flagged as the layer was written; its slices are done again");
-		};
-		let plan = inner.plan.take().expect("the driver installed it");
-		next_lease = plan.next_lease();
-		inner.reassigned_before += plan.reassigned();
-		inner.positions_before += LayerShape::of(id).entries();
-		inner.layers_done += 1;
-		inner.partial = None;
-		drop(inner);
-		if let Ok(partial) = Arc::try_unwrap(partial) {
-			partial.remove();
-		}
-		info!(layer = %id.file_name(), "layer written");
 	}
-	let manifest = write_manifest_if_complete(&config.dir, movement)?;
+	finish(solver)
+}
+
+/// The layers of the solve not yet written, in order, with the counts of all of them noted in
+/// the solver's state.
+fn missing_layers(solver: &Solver) -> Vec<LayerId> {
+	let config = &solver.config;
+	let order = LayerId::solve_order(config.from_placed);
+	let missing: Vec<LayerId> = order
+		.iter()
+		.copied()
+		.filter(|&id| !has_layer(&config.dir, id, &solver.movement))
+		.collect();
+	let mut inner = solver.lock();
+	inner.layers = order.len() as u32;
+	inner.layers_done = (order.len() - missing.len()) as u32;
+	inner.positions = missing.iter().map(|id| LayerShape::of(*id).entries()).sum();
+	missing
+}
+
+/// Solves and writes layer `id`, numbering its leases from `first_lease`: the number the next
+/// layer's leases start from, or `None` when told to stop.
+fn solve_layer(
+	solver: &Solver,
+	id: LayerId,
+	first_lease: u64,
+) -> Result<Option<u64>, PlacementError> {
+	let config = &solver.config;
+	let child = Arc::new(load_child(solver, id)?);
+	let partial = Arc::new(PartialSlices::new(&config.dir, id, &solver.movement)?);
+	let plan = LayerPlan::new(
+		id,
+		|slice, length| partial.load(slice, length),
+		first_lease,
+		config.slice_timeout,
+	);
+	info!(layer = %id.file_name(), kept = plan.counts().1, slices = plan.counts().0, "layer started");
+	{
+		let mut inner = solver.lock();
+		inner.plan = Some(plan);
+		inner.child = Some(child.clone());
+		inner.partial = Some(partial.clone());
+	}
+	let Some(mut inner) = write_when_complete(solver, id, &child)? else {
+		return Ok(None);
+	};
+	let plan = inner.plan.take().expect("the driver installed it");
+	inner.reassigned_before += plan.reassigned();
+	inner.positions_before += LayerShape::of(id).entries();
+	inner.layers_done += 1;
+	inner.partial = None;
+	drop(inner);
+	if let Ok(partial) = Arc::try_unwrap(partial) {
+		partial.remove();
+	}
+	info!(layer = %id.file_name(), "layer written");
+	Ok(Some(plan.next_lease()))
+}
+
+/// Runs layer `id` until its file is written from a complete plan: the solver's state, still
+/// locked on that plan, or `None` when told to stop.
+///
+/// A worker flagged between the bytes taken and the file written has its slices of the layer
+/// undone in the plan: the file then goes and those slices are done again. Once the plan is
+/// found complete, it is taken under the same lock, so that no flag comes between.
+fn write_when_complete<'a>(
+	solver: &'a Solver,
+	id: LayerId,
+	child: &Child,
+) -> Result<Option<MutexGuard<'a, Inner>>, PlacementError> {
+	let dir = &solver.config.dir;
+	loop {
+		let Some(bytes) = run_layer(solver, id, child) else {
+			return Ok(None);
+		};
+		write_layer(dir, id, &bytes, &solver.movement)?;
+		drop(bytes);
+		let inner = solver.lock();
+		if inner.plan.as_ref().is_some_and(LayerPlan::is_complete) {
+			return Ok(Some(inner));
+		}
+		drop(inner);
+		let path = dir.join(id.file_name());
+		std::fs::remove_file(&path).map_err(|source| PlacementError::Io {
+			path: path.display().to_string(),
+			source,
+		})?;
+		warn!(layer = %id.file_name(), "a worker was flagged as the layer was written; its slices are done again");
+	}
+}
+
+/// Writes the manifest once every layer is there, and tells how the solve went.
+fn finish(solver: &Solver) -> Result<(), PlacementError> {
+	let manifest = write_manifest_if_complete(&solver.config.dir, &solver.movement)?;
 	let mut inner = solver.lock();
 	inner.finished = true;
 	inner.child = None;
