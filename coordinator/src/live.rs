@@ -526,14 +526,71 @@ impl Shared {
 		self.snapshots_built.fetch_add(1, Ordering::Relaxed);
 		let now = Instant::now();
 		let mut live = self.live();
-		let cpu_hours = live.cpu_hours(now);
-		let (recent_samples, recent_superseded) = live.recent_samples.totals(now);
 		let since_samples = live.last_samples.unwrap_or(self.started);
-		let loss = live.recent_loss().unwrap_or(f64::NAN);
-		let workers_connected = live.workers.values().filter(|w| w.connected).count() as u64;
-		let taken_at = unix_now();
-		let workers = live
-			.listed_workers(taken_at)
+		let progress = live.progress(now, unix_now());
+		v1::Progress {
+			run_name: self.run_name.clone(),
+			run_id: self.run_dir.id().to_string(),
+			uptime_seconds: self.started.elapsed().as_secs_f64(),
+			seconds_since_samples: now.saturating_duration_since(since_samples).as_secs_f64(),
+			tablebase: Some(self.tablebase.status()),
+			no_stronger_alarm_seconds: self.settings.stall_alarm.as_secs_f64(),
+			games: self.committer.games(),
+			placement_solve: None,
+			placement: Some(self.placement.status()),
+			..progress
+		}
+	}
+}
+
+impl Live {
+	/// What a snapshot taken at `now` (`taken_at` in Unix seconds) tells of the live state;
+	/// the fields the process holds elsewhere are left at their defaults.
+	fn progress(&mut self, now: Instant, taken_at: f64) -> v1::Progress {
+		let cpu_hours = self.cpu_hours(now);
+		let (recent_samples, recent_superseded) = self.recent_samples.totals(now);
+		v1::Progress {
+			generation: self.generation,
+			generation_since: self.generation_since,
+			samples_total: self.samples_total,
+			games_total: self.games_total,
+			training_steps: self.training_steps,
+			loss: self.recent_loss().unwrap_or(f64::NAN),
+			window_samples: self.window_samples,
+			window_capacity: self.window_capacity,
+			gates: self.gates.listed(),
+			gates_total: self.gates.total(),
+			workers: self.worker_summaries(taken_at),
+			workers_known: self.workers.len() as u64,
+			workers_connected: self.workers.values().filter(|w| w.connected).count() as u64,
+			batches_rejected: self.batches_rejected(),
+			version_refusals: self.version_refusals,
+			new_workers_refused: self.new_workers_refused,
+			watchers_refused: self.watchers_refused,
+			last_version_refusal: self.last_version_refusal.clone(),
+			identity_in_use_refusals: self.identity_in_use_refusals,
+			last_identity_in_use: self.last_identity_in_use.0.clone(),
+			last_identity_in_use_at: self.last_identity_in_use.1,
+			last_game: self.last_game.clone(),
+			loss_history: self.loss_history.points().to_vec(),
+			throughput: self.throughput.points().to_vec(),
+			cpu_hours,
+			taken_at,
+			recent_samples,
+			recent_superseded,
+			recent_games: Some(self.recent_games.tally()),
+			rejections: self.rejection_counts(),
+			timed: self.timed_listed(),
+			timed_running: self.timed_running.clone(),
+			stronger_since: self.improvement.since,
+			work: Some(self.work),
+			..v1::Progress::default()
+		}
+	}
+
+	/// The listed workers (`listed_workers`) as a snapshot shows them at `now` (Unix seconds).
+	fn worker_summaries(&self, now: f64) -> Vec<v1::WorkerSummary> {
+		self.listed_workers(now)
 			.into_iter()
 			.map(|(id, w)| v1::WorkerSummary {
 				worker_id: id.clone(),
@@ -544,70 +601,33 @@ impl Shared {
 				generation: w.generation,
 				samples: w.samples,
 				samples_per_second: w.samples_per_second,
-				seconds_since_heard: heard_ago(w, taken_at),
+				seconds_since_heard: heard_ago(w, now),
 				reconnects: w.sessions.saturating_sub(1),
 				flagged: w.flagged,
 			})
-			.collect();
-		v1::Progress {
-			run_name: self.run_name.clone(),
-			run_id: self.run_dir.id().to_string(),
-			uptime_seconds: self.started.elapsed().as_secs_f64(),
-			generation: live.generation,
-			generation_since: live.generation_since,
-			samples_total: live.samples_total,
-			games_total: live.games_total,
-			training_steps: live.training_steps,
-			loss,
-			window_samples: live.window_samples,
-			window_capacity: live.window_capacity,
-			gates: live.gates.listed(),
-			gates_total: live.gates.total(),
-			workers,
-			workers_known: live.workers.len() as u64,
-			workers_connected,
-			batches_rejected: live.batches_rejected(),
-			version_refusals: live.version_refusals,
-			new_workers_refused: live.new_workers_refused,
-			watchers_refused: live.watchers_refused,
-			last_version_refusal: live.last_version_refusal.clone(),
-			identity_in_use_refusals: live.identity_in_use_refusals,
-			last_identity_in_use: live.last_identity_in_use.0.clone(),
-			last_identity_in_use_at: live.last_identity_in_use.1,
-			last_game: live.last_game.clone(),
-			loss_history: live.loss_history.points().to_vec(),
-			throughput: live.throughput.points().to_vec(),
-			cpu_hours,
-			seconds_since_samples: now.saturating_duration_since(since_samples).as_secs_f64(),
-			taken_at,
-			recent_samples,
-			recent_superseded,
-			recent_games: Some(live.recent_games.tally()),
-			rejections: live
-				.rejections
-				.iter()
-				.map(|(reason, count)| v1::RejectionCount {
-					reason: reason.name().to_string(),
-					count: *count,
-				})
-				.collect(),
-			tablebase: Some(self.tablebase.status()),
-			timed: live
-				.timed
-				.values()
-				.rev()
-				.take(TIMED_LISTED)
-				.rev()
-				.cloned()
-				.collect(),
-			timed_running: live.timed_running.clone(),
-			stronger_since: live.improvement.since,
-			no_stronger_alarm_seconds: self.settings.stall_alarm.as_secs_f64(),
-			work: Some(live.work),
-			games: self.committer.games(),
-			placement_solve: None,
-			placement: Some(self.placement.status()),
-		}
+			.collect()
+	}
+
+	/// The refused batches, counted by reason.
+	fn rejection_counts(&self) -> Vec<v1::RejectionCount> {
+		self.rejections
+			.iter()
+			.map(|(reason, count)| v1::RejectionCount {
+				reason: reason.name().to_string(),
+				count: *count,
+			})
+			.collect()
+	}
+
+	/// The latest [`TIMED_LISTED`] measurements at equal time, oldest first.
+	fn timed_listed(&self) -> Vec<v1::TimedMeasurement> {
+		self.timed
+			.values()
+			.rev()
+			.take(TIMED_LISTED)
+			.rev()
+			.cloned()
+			.collect()
 	}
 }
 
