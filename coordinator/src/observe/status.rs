@@ -12,7 +12,6 @@ use tigers_proto::v1;
 /// measurements at equal time (and the one under way), the listed workers with the generation
 /// each plays and counts of all, and uptime.
 pub fn progress_json(progress: &v1::Progress) -> Value {
-	let tablebase = progress.tablebase.clone().unwrap_or_default();
 	let mut json = json!({
 		"run": progress.run_name,
 		"run_id": progress.run_id,
@@ -34,47 +33,19 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"new_workers": progress.new_workers_refused,
 			"watchers": progress.watchers_refused,
 		},
-		"version_refusals": {
-			"count": progress.version_refusals,
-			"last": (!progress.last_version_refusal.is_empty())
-				.then(|| progress.last_version_refusal.clone()),
-		},
-		"identity_in_use_refusals": {
-			"count": progress.identity_in_use_refusals,
-			"last": (!progress.last_identity_in_use.is_empty())
-				.then(|| progress.last_identity_in_use.clone()),
-			"last_at": (progress.last_identity_in_use_at > 0.0)
-				.then_some(progress.last_identity_in_use_at),
-		},
-		"rejections": progress
-			.rejections
-			.iter()
-			.map(|r| (r.reason.clone(), json!(r.count)))
-			.collect::<serde_json::Map<_, _>>(),
+		"version_refusals": version_refusals_json(progress),
+		"identity_in_use_refusals": identity_refusals_json(progress),
+		"rejections": counts_json(progress.rejections.iter().map(|r| (&r.reason, r.count))),
 		"cpu_hours": progress.cpu_hours,
-		"tablebase": {
-			"state": tablebase.state,
-			"progress": tablebase.progress,
-			// Empty until the table is ready: null, not a hash of nothing.
-			"sha256": (!tablebase.sha256.is_empty()).then_some(&tablebase.sha256),
-			"detail": tablebase.detail,
-		},
+		"tablebase": tablebase_json(&progress.tablebase.clone().unwrap_or_default()),
 		"selfplay": progress.work.map(|w| selfplay_json(&w)),
 		"seconds_since_samples": progress.seconds_since_samples,
 		"recent_samples": {
 			"total": progress.recent_samples,
 			"superseded": progress.recent_superseded,
 		},
-		"recent_games": progress.recent_games.map(|t| json!({
-			"tiger_wins": t.tiger_wins,
-			"sheep_wins": t.sheep_wins,
-			"draws": t.draws,
-		})),
-		"samples_by_worker": progress
-			.workers
-			.iter()
-			.map(|w| (w.worker_id.clone(), json!(w.samples)))
-			.collect::<serde_json::Map<_, _>>(),
+		"recent_games": progress.recent_games.map(|t| recent_games_json(&t)),
+		"samples_by_worker": counts_json(progress.workers.iter().map(|w| (&w.worker_id, w.samples))),
 		"gates": progress.gates.iter().map(gate_json).collect::<Vec<_>>(),
 		"timed": progress.timed.iter().map(timed_json).collect::<Vec<_>>(),
 		"timed_running": progress.timed_running.as_ref().map(timed_running_json),
@@ -84,17 +55,72 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 	json["stronger_since"] = json!(progress.stronger_since);
 	json["no_stronger_alarm_seconds"] = json!(progress.no_stronger_alarm_seconds);
 	if let Some(layers) = &progress.placement {
-		json["placement_layers"] = json!({
-			"state": layers.state,
-			"layers": layers.layers,
-			"layers_total": layers.layers_total,
-			"detail": layers.detail,
-		});
+		json["placement_layers"] = placement_layers_json(layers);
 	}
 	if let Some(solve) = &progress.placement_solve {
 		json["placement_solve"] = placement_solve_json(solve);
 	}
 	json
+}
+
+/// Joins refused for the worker's versions: how many, and the last refusal's words.
+fn version_refusals_json(progress: &v1::Progress) -> Value {
+	json!({
+		"count": progress.version_refusals,
+		"last": (!progress.last_version_refusal.is_empty())
+			.then(|| progress.last_version_refusal.clone()),
+	})
+}
+
+/// Joins and sessions refused while another process held the identity: how many, and the
+/// last refusal's words and time.
+fn identity_refusals_json(progress: &v1::Progress) -> Value {
+	json!({
+		"count": progress.identity_in_use_refusals,
+		"last": (!progress.last_identity_in_use.is_empty())
+			.then(|| progress.last_identity_in_use.clone()),
+		"last_at": (progress.last_identity_in_use_at > 0.0)
+			.then_some(progress.last_identity_in_use_at),
+	})
+}
+
+/// Counts by name, as one object.
+fn counts_json<'a>(counts: impl Iterator<Item = (&'a String, u64)>) -> Value {
+	Value::Object(
+		counts
+			.map(|(name, count)| (name.clone(), json!(count)))
+			.collect(),
+	)
+}
+
+/// The movement tablebase's state.
+fn tablebase_json(tablebase: &v1::TablebaseStatus) -> Value {
+	json!({
+		"state": tablebase.state,
+		"progress": tablebase.progress,
+		// Empty until the table is ready: null, not a hash of nothing.
+		"sha256": (!tablebase.sha256.is_empty()).then_some(&tablebase.sha256),
+		"detail": tablebase.detail,
+	})
+}
+
+/// The recent self-play games' results.
+fn recent_games_json(tally: &v1::GameTally) -> Value {
+	json!({
+		"tiger_wins": tally.tiger_wins,
+		"sheep_wins": tally.sheep_wins,
+		"draws": tally.draws,
+	})
+}
+
+/// The solved placement layers' state.
+fn placement_layers_json(layers: &v1::PlacementLayers) -> Value {
+	json!({
+		"state": layers.state,
+		"layers": layers.layers,
+		"layers_total": layers.layers_total,
+		"detail": layers.detail,
+	})
 }
 
 /// A side's games: wins, draws and losses.
