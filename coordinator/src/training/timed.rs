@@ -19,7 +19,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use tigers_core::gate::{Contender, GateSettings, Reference, Tables, play_match};
+use tigers_core::gate::{
+	Contender, GateSettings, GateTally, Reference, TableRole, Tables, play_match,
+};
 use tigers_core::stats::GatePolicy;
 use tigers_proto::v1;
 use tracing::{error, info};
@@ -97,31 +99,20 @@ fn measure(
 	stop: &AtomicBool,
 ) -> Option<TimedRow> {
 	let timed = shared.settings.timed;
-	let move_ms = u64::try_from(timed.move_time.as_millis()).unwrap_or(u64::MAX);
 	let settings = settings_for(&shared.settings.gate, &timed, generation);
 	let judge = shared.tablebase.table();
 	let tables = Tables {
 		movement: judge.as_ref(),
 		placement: shared.placement.table(),
 	};
-	let started_at = unix_now();
-	let started = Instant::now();
-	let tablebase = judge.as_ref().map(|_| timed.tablebase);
-	shared.live().timed_running = Some(v1::TimedRunning {
+	let begun = Begun {
 		generation,
-		move_ms,
-		pairs_done: 0,
-		pairs: timed.pairs,
-		started_at,
-		tablebase: table_role_text(tablebase).to_string(),
-	});
-	info!(
-		generation,
-		move_ms,
-		pairs = timed.pairs,
-		tablebase = table_role_text(tablebase),
-		"measuring at equal time"
-	);
+		move_ms: u64::try_from(timed.move_time.as_millis()).unwrap_or(u64::MAX),
+		started_at: unix_now(),
+		started: Instant::now(),
+		tablebase: judge.as_ref().map(|_| timed.tablebase),
+	};
+	begun.announce(shared, timed.pairs);
 	let go_on = || !stop.load(Ordering::Relaxed);
 	let on_pair = |done: u32| {
 		if let Some(running) = shared.live().timed_running.as_mut() {
@@ -143,35 +134,73 @@ fn measure(
 		shared.live().timed_running = None;
 		return None;
 	};
-	let estimate = tally.record()?.estimate();
-	let cpu_seconds = {
-		let mut live = shared.live();
-		live.count_cpu(Instant::now());
-		live.cpu_seconds
-	};
-	info!(
-		generation,
-		seconds = started.elapsed().as_secs_f64(),
-		"measurement at equal time played"
-	);
-	Some(TimedRow {
-		generation,
-		move_ms,
-		result: tally.by_side,
-		score: estimate.score,
-		score_low: estimate.low,
-		score_high: estimate.high,
-		elo: estimate.elo().elo,
-		pairs: tally.pairs.counts,
-		candidate_exact: tally.candidate_accuracy,
-		reference_exact: tally.reference_accuracy,
-		candidate_placement: tally.candidate_placement,
-		reference_placement: tally.reference_placement,
-		started_at,
-		finished_at: unix_now(),
-		cpu_seconds,
-		tablebase,
-	})
+	begun.row(shared, &tally)
+}
+
+/// A measurement under way: what it measures, and since when.
+struct Begun {
+	generation: u64,
+	move_ms: u64,
+	/// Unix seconds.
+	started_at: f64,
+	started: Instant,
+	/// What the tablebase does in the games; `None` without one.
+	tablebase: Option<TableRole>,
+}
+
+impl Begun {
+	/// Shows the measurement of `pairs` pairs as under way, in the live state and the log.
+	fn announce(&self, shared: &Shared, pairs: u32) {
+		shared.live().timed_running = Some(v1::TimedRunning {
+			generation: self.generation,
+			move_ms: self.move_ms,
+			pairs_done: 0,
+			pairs,
+			started_at: self.started_at,
+			tablebase: table_role_text(self.tablebase).to_string(),
+		});
+		info!(
+			generation = self.generation,
+			move_ms = self.move_ms,
+			pairs,
+			tablebase = table_role_text(self.tablebase),
+			"measuring at equal time"
+		);
+	}
+
+	/// The ledger's row for the measurement once `tally` is played; `None` if the match did
+	/// not finish (`GateTally::record`).
+	fn row(&self, shared: &Shared, tally: &GateTally) -> Option<TimedRow> {
+		let estimate = tally.record()?.estimate();
+		let cpu_seconds = {
+			let mut live = shared.live();
+			live.count_cpu(Instant::now());
+			live.cpu_seconds
+		};
+		info!(
+			generation = self.generation,
+			seconds = self.started.elapsed().as_secs_f64(),
+			"measurement at equal time played"
+		);
+		Some(TimedRow {
+			generation: self.generation,
+			move_ms: self.move_ms,
+			result: tally.by_side,
+			score: estimate.score,
+			score_low: estimate.low,
+			score_high: estimate.high,
+			elo: estimate.elo().elo,
+			pairs: tally.pairs.counts,
+			candidate_exact: tally.candidate_accuracy,
+			reference_exact: tally.reference_accuracy,
+			candidate_placement: tally.candidate_placement,
+			reference_placement: tally.reference_placement,
+			started_at: self.started_at,
+			finished_at: unix_now(),
+			cpu_seconds,
+			tablebase: self.tablebase,
+		})
+	}
 }
 
 /// The match that measures `generation`: the gate's openings and ply cap, both players on the
