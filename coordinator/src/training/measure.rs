@@ -239,8 +239,16 @@ fn load(path: &Path) -> Result<Arc<Network>, MeasureError> {
 
 impl fmt::Display for Measurement {
 	fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-		let t = &self.tally;
-		let pairs = t.pairs.pairs();
+		self.write_match(f)?;
+		self.write_score(f)?;
+		self.write_exact(f)?;
+		self.write_placement(f)
+	}
+}
+
+impl Measurement {
+	/// Who played whom, how, and for how long.
+	fn write_match(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 		match (&self.measured, &self.sha256) {
 			(Measured::Net(path), Some(sha256)) => {
 				writeln!(f, "net {} (sha256 {sha256})", path.display())?;
@@ -252,14 +260,20 @@ impl fmt::Display for Measurement {
 		}
 		writeln!(
 			f,
-			"{pairs} pairs against {} at {} ms a move, the openings of generation {}, \
+			"{} pairs against {} at {} ms a move, the openings of generation {}, \
 			 {} at a time, {:.0} s",
+			self.tally.pairs.pairs(),
 			self.opponent(),
 			self.timed.move_time.as_millis(),
 			self.generation,
 			games(self.threads),
 			self.seconds
-		)?;
+		)
+	}
+
+	/// The games by side, and the score and Elo with their intervals.
+	fn write_score(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+		let t = &self.tally;
 		let side =
 			|s: tigers_core::versus::SideResult| format!("{}-{}-{}", s.wins, s.draws, s.losses);
 		writeln!(
@@ -278,44 +292,54 @@ impl fmt::Display for Measurement {
 		if t.pairs.has_few_pairs() {
 			writeln!(
 				f,
-				"{pairs} pairs are too few for the score to mean much: play {} or more (--pairs)",
+				"{} pairs are too few for the score to mean much: play {} or more (--pairs)",
+				t.pairs.pairs(),
 				tigers_core::stats::FEW_PAIRS
 			)?;
 		}
+		Ok(())
+	}
+
+	/// What the tablebase did, and the movement-phase moves that kept the exact result.
+	fn write_exact(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 		writeln!(f, "{}", table_sentence(self.tablebase))?;
-		if self.tablebase.is_some() {
-			writeln!(
-				f,
-				"exact result kept: {} {}, {} {}",
-				self.player(),
-				kept(t.candidate_accuracy, "movement"),
-				self.opponent(),
-				kept(t.reference_accuracy, "movement")
-			)?;
-		} else {
-			writeln!(f, "exact result kept: not judged (no tablebase)")?;
+		if self.tablebase.is_none() {
+			return writeln!(f, "exact result kept: not judged (no tablebase)");
 		}
-		if self.placement_judged {
-			writeln!(
-				f,
-				"placement value kept: {} {}, {} {}",
-				self.player(),
-				kept(t.candidate_placement, "placement"),
-				self.opponent(),
-				kept(t.reference_placement, "placement")
-			)?;
-			let games = 2 * pairs;
-			write!(
-				f,
-				"placement moves that gave value away, per game: {} {}, {} {}",
-				self.player(),
-				lost_per_game(t.candidate_placement, games),
-				self.opponent(),
-				lost_per_game(t.reference_placement, games)
-			)
-		} else {
-			write!(f, "placement value kept: not judged (no placement layers)")
+		writeln!(
+			f,
+			"exact result kept: {} {}, {} {}",
+			self.player(),
+			kept(self.tally.candidate_accuracy, "movement"),
+			self.opponent(),
+			kept(self.tally.reference_accuracy, "movement")
+		)
+	}
+
+	/// The placement-phase moves that kept the value, and those that gave it away; the last
+	/// line, with no newline.
+	fn write_placement(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+		if !self.placement_judged {
+			return write!(f, "placement value kept: not judged (no placement layers)");
 		}
+		let t = &self.tally;
+		writeln!(
+			f,
+			"placement value kept: {} {}, {} {}",
+			self.player(),
+			kept(t.candidate_placement, "placement"),
+			self.opponent(),
+			kept(t.reference_placement, "placement")
+		)?;
+		let games = 2 * t.pairs.pairs();
+		write!(
+			f,
+			"placement moves that gave value away, per game: {} {}, {} {}",
+			self.player(),
+			lost_per_game(t.candidate_placement, games),
+			self.opponent(),
+			lost_per_game(t.reference_placement, games)
+		)
 	}
 }
 
