@@ -17,6 +17,7 @@
 //! worker is shown disconnected unless a newer session of it is open.
 
 use std::collections::VecDeque;
+use std::ops::ControlFlow;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,7 +27,7 @@ use metrics::histogram;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_message::Body as ToWorker;
 use tigers_proto::v1::worker_message::Body as FromWorker;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::{Notify, mpsc, watch};
 use tokio::task::{JoinError, JoinHandle};
 use tonic::{Code, Status, Streaming};
 use tracing::{info, warn};
@@ -35,7 +36,7 @@ use crate::clock::unix_now;
 use crate::error::ServiceError;
 use crate::ingest::research::Research;
 use crate::ingest::validate::{Expect, RejectReason, Rejection, ValidBatch, validate_batch};
-use crate::live::Shared;
+use crate::live::{Current, Shared};
 use crate::observe::metrics::names::INGEST_SECONDS;
 use crate::store::committer::WriteError;
 use crate::store::ledger::{BatchInsert, NewBatch};
@@ -120,6 +121,15 @@ async fn next_stored(storing: &mut VecDeque<Storing>) -> Settled {
 	(done.sequence, done.received, outcome)
 }
 
+/// Whether a session goes on, or why it ends: the error for the status it ends with, `None`
+/// for a stream that ended.
+type Step = ControlFlow<Option<ServiceError>>;
+
+/// Goes on after `result`, unless it is the error that ends the session.
+fn go_on(result: Result<(), ServiceError>) -> Step {
+	result.map_or_else(|error| Step::Break(Some(error)), Step::Continue)
+}
+
 /// One worker's open session.
 pub(crate) struct Session {
 	pub(crate) worker_id: String,
@@ -164,6 +174,8 @@ impl Session {
 		let _ = self.outgoing.send(Err(error.into())).await;
 	}
 
+	/// Serves the session until the worker, the coordinator or an error ends it (see the
+	/// module's documentation), then sees its batches with the writer through.
 	pub(crate) async fn run(self, mut inbound: Streaming<v1::WorkerMessage>) {
 		let mut promotions = self.shared.subscribe();
 		let mut closing = self.shared.closing();
@@ -177,65 +189,39 @@ impl Session {
 		// Whether the worker may still send: once it has closed its side, the batches in
 		// flight are seen through before the session ends.
 		let mut open = true;
-		// Why the session ends, for the status it ends with; `None` for a stream that ended.
 		let ending = loop {
 			if !open && flight.is_empty() {
 				break None;
 			}
-			tokio::select! {
+			let step = tokio::select! {
 				_ = closing.changed() => {
 					// The worker will reconnect, with backoff, to this coordinator's successor.
-					break Some(ServiceError::ShuttingDown);
+					Step::Break(Some(ServiceError::ShuttingDown))
 				}
 				() = self.taken_over.notified() => {
 					info!(worker = %self.worker_id, "a newer session took over");
-					break Some(ServiceError::TakenOver);
+					Step::Break(Some(ServiceError::TakenOver))
 				}
 				() = &mut idle => {
 					warn!(worker = %self.worker_id, "no message within the idle timeout; ending the session");
-					break Some(ServiceError::Idle(self.idle_timeout.as_secs()));
+					Step::Break(Some(ServiceError::Idle(self.idle_timeout.as_secs())))
 				}
 				changed = promotions.changed() => {
-					if changed.is_err() {
-						break None;
-					}
-					let assignment = promotions.borrow_and_update().assignment.to_wire();
-					if !self.send(ToWorker::Assignment(assignment)).await {
-						break None;
-					}
+					self.forward_assignment(changed, &mut promotions).await
 				}
 				checked = next_checked(&mut flight.checking), if !flight.checking.is_empty() => {
-					if let Err(error) = self.hand_to_writer(&mut flight, checked) {
-						break Some(error);
-					}
+					go_on(self.hand_to_writer(&mut flight, checked))
 				}
 				stored = next_stored(&mut flight.storing), if !flight.storing.is_empty() => {
-					match self.acknowledge(stored) {
-						Ok(ack) => { self.send(ToWorker::Ack(ack)).await; }
-						Err(error) => break Some(error),
-					}
+					self.answer(stored).await
 				}
 				message = inbound.message(), if open && flight.has_room() => {
 					idle.as_mut().reset(tokio::time::Instant::now() + self.idle_timeout);
-					match message {
-						Ok(Some(message)) => {
-							if let Err(error) = self.handle(message, &mut flight).await {
-								break Some(error);
-							}
-						}
-						Ok(None) => open = false,
-						Err(status) if is_connection_gone(&status) => {
-							// A worker that stops drops its connection as it goes: that ends
-							// its session, but it is not an error to warn about.
-							info!(worker = %self.worker_id, "the worker's connection closed");
-							break None;
-						}
-						Err(status) => {
-							warn!(worker = %self.worker_id, %status, "session ended with an error");
-							break Some(inbound_error(status));
-						}
-					}
+					self.take_message(message, &mut flight, &mut open).await
 				}
+			};
+			if let Step::Break(ending) = step {
+				break ending;
 			}
 		};
 		self.settle(flight).await;
@@ -243,6 +229,62 @@ impl Session {
 			self.fail(error).await;
 		}
 		self.close();
+	}
+
+	/// Tells the worker the assignment now in force, after a promotion or a change of depth.
+	async fn forward_assignment(
+		&self,
+		changed: Result<(), watch::error::RecvError>,
+		promotions: &mut watch::Receiver<Arc<Current>>,
+	) -> Step {
+		if changed.is_err() {
+			return Step::Break(None);
+		}
+		let assignment = promotions.borrow_and_update().assignment.to_wire();
+		if self.send(ToWorker::Assignment(assignment)).await {
+			Step::Continue(())
+		} else {
+			Step::Break(None)
+		}
+	}
+
+	/// Sends the acknowledgement of a batch the ledger's writer answered for, or ends the
+	/// session for one refused or not stored.
+	async fn answer(&self, stored: Settled) -> Step {
+		match self.acknowledge(stored) {
+			Ok(ack) => {
+				self.send(ToWorker::Ack(ack)).await;
+				Step::Continue(())
+			}
+			Err(error) => Step::Break(Some(error)),
+		}
+	}
+
+	/// Takes what came from the worker: a message, the end of its side (`open` then goes
+	/// false), or a stream error, which ends the session.
+	async fn take_message(
+		&self,
+		message: Result<Option<v1::WorkerMessage>, Status>,
+		flight: &mut InFlight,
+		open: &mut bool,
+	) -> Step {
+		match message {
+			Ok(Some(message)) => go_on(self.handle(message, flight).await),
+			Ok(None) => {
+				*open = false;
+				Step::Continue(())
+			}
+			Err(status) if is_connection_gone(&status) => {
+				// A worker that stops drops its connection as it goes: that ends its session,
+				// but it is not an error to warn about.
+				info!(worker = %self.worker_id, "the worker's connection closed");
+				Step::Break(None)
+			}
+			Err(status) => {
+				warn!(worker = %self.worker_id, %status, "session ended with an error");
+				Step::Break(Some(inbound_error(status)))
+			}
+		}
 	}
 
 	/// Answers the batches already with the ledger's writer when the session ends, so that
