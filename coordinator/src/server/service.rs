@@ -208,34 +208,7 @@ impl Coordinator for CoordinatorService {
 		request: Request<v1::JoinRequest>,
 	) -> Result<Response<v1::JoinResponse>, Status> {
 		let join = request.into_inner();
-		check_text("worker_id", &join.worker_id, 1, 128)?;
-		check_text("name", &join.name, 1, 128)?;
-		check_text("host", &join.host, 0, 255)?;
-		check_text("build_version", &join.build_version, 0, 64)?;
-		if !(1..=4096).contains(&join.threads) {
-			return Err(ServiceError::OutOfRange {
-				field: "threads",
-				min: 1,
-				max: 4096,
-				value: u64::from(join.threads),
-			}
-			.into());
-		}
-		if let Some(refusal) = refused_version(&join) {
-			let mut live = self.shared.live();
-			live.version_refusals += 1;
-			live.last_version_refusal = refusal.to_string();
-			return Err(refusal.into());
-		}
-		// After the version: a worker of an older protocol names no process, and is told to
-		// upgrade rather than that a field is missing.
-		check_text("instance", &join.instance, 1, 64)?;
-		// Before the ledger: a refused load test leaves no worker behind.
-		if join.loadtest && !self.limits.accept_loadtest {
-			return Err(ServiceError::LoadtestRefused.into());
-		}
-		// Before the ledger: a second machine under this identity changes nothing.
-		self.check_not_held(&join.worker_id, &join.instance)?;
+		self.check_join(&join)?;
 		let shared = self.shared.clone();
 		let row = join.clone();
 		let new_workers = self.new_workers.clone();
@@ -248,25 +221,7 @@ impl Coordinator for CoordinatorService {
 						self.shared.live().new_workers_refused += 1;
 					}
 				})?;
-		{
-			let mut live = self.shared.live();
-			live.count_cpu(Instant::now());
-			let now = unix_now();
-			let entry = live
-				.workers
-				.entry(join.worker_id.clone())
-				.or_insert_with(|| WorkerInfo {
-					samples: joined.samples,
-					flagged: u32::try_from(joined.flagged).unwrap_or(u32::MAX),
-					..WorkerInfo::new(join.name.clone(), join.host.clone(), join.threads, now)
-				});
-			entry.name = join.name.clone();
-			entry.host = join.host.clone();
-			entry.threads = join.threads;
-			entry.last_heard = now;
-			entry.secret_sha256 = Some(joined.secret_sha256);
-			entry.secret_confirmed = joined.secret_confirmed;
-		}
+		self.show_joined(&join, &joined);
 		let last_acked = joined.last_acked;
 		info!(worker = %join.worker_id, name = %join.name, host = %join.host, threads = join.threads, last_acked, issued_secret = joined.issued.is_some(), "worker joined");
 		Ok(Response::new(v1::JoinResponse {
@@ -324,48 +279,16 @@ impl Coordinator for CoordinatorService {
 		else {
 			return Err(ServiceError::NoOpen.into());
 		};
-		let worker_id = open.worker_id;
 		check_text("instance", &open.instance, 1, 64)?;
-		let confirm = self.check_session_secret(&worker_id, &open.worker_secret)?;
-		if confirm {
-			let shared = self.shared.clone();
-			let id = worker_id.clone();
-			tokio::task::spawn_blocking(move || shared.ledger().confirm_secret(&id))
-				.await
-				.map_err(ServiceError::task("session"))?
-				.map_err(CoordinatorError::from)?;
+		if self.check_session_secret(&open.worker_id, &open.worker_secret)? {
+			self.confirm_secret(&open.worker_id).await?;
 		}
 		let id = self.shared.next_session_id();
 		let taken_over = Arc::new(Notify::new());
-		{
-			let mut live = self.shared.live();
-			live.count_cpu(Instant::now());
-			let now = unix_now();
-			let Some(worker) = live.workers.get(&worker_id) else {
-				return Err(not_joined(&worker_id));
-			};
-			if worker.held_by_another(&open.instance, now) {
-				return Err(refuse_in_use(&mut live, &worker_id, now).into());
-			}
-			let Some(worker) = live.workers.get_mut(&worker_id) else {
-				return Err(not_joined(&worker_id));
-			};
-			// A newer session of the same process takes over: the worker is back after losing
-			// its connection, before the old session noticed. Under the lock, so that of two
-			// sessions opening at once, one is the newer and the other ends taken over.
-			if let Some(older) = worker.take_over.replace(taken_over.clone()) {
-				older.notify_one();
-			}
-			worker.instance = open.instance;
-			worker.secret_confirmed = true;
-			worker.session_id = id;
-			worker.connected = true;
-			worker.sessions += 1;
-			worker.last_heard = unix_now();
-		}
+		self.show_connected(&open.worker_id, open.instance, id, &taken_over)?;
 		let (outgoing, receiver) = mpsc::channel(32);
 		let session = Session {
-			worker_id,
+			worker_id: open.worker_id,
 			id,
 			shared: self.shared.clone(),
 			training: self.training.clone(),
@@ -465,6 +388,108 @@ impl Coordinator for CoordinatorService {
 }
 
 impl CoordinatorService {
+	/// Refuses a join whose fields are out of range, whose versions this build cannot take
+	/// (counted), or that the ledger must not see: a load test the run does not accept, or
+	/// another process under a live identity.
+	fn check_join(&self, join: &v1::JoinRequest) -> Result<(), Status> {
+		check_text("worker_id", &join.worker_id, 1, 128)?;
+		check_text("name", &join.name, 1, 128)?;
+		check_text("host", &join.host, 0, 255)?;
+		check_text("build_version", &join.build_version, 0, 64)?;
+		if !(1..=4096).contains(&join.threads) {
+			return Err(ServiceError::OutOfRange {
+				field: "threads",
+				min: 1,
+				max: 4096,
+				value: u64::from(join.threads),
+			}
+			.into());
+		}
+		if let Some(refusal) = refused_version(join) {
+			let mut live = self.shared.live();
+			live.version_refusals += 1;
+			live.last_version_refusal = refusal.to_string();
+			return Err(refusal.into());
+		}
+		// After the version: a worker of an older protocol names no process, and is told to
+		// upgrade rather than that a field is missing.
+		check_text("instance", &join.instance, 1, 64)?;
+		// Before the ledger: a refused load test leaves no worker behind.
+		if join.loadtest && !self.limits.accept_loadtest {
+			return Err(ServiceError::LoadtestRefused.into());
+		}
+		// Before the ledger: a second machine under this identity changes nothing.
+		self.check_not_held(&join.worker_id, &join.instance)
+	}
+
+	/// Shows the worker of `join` in the live state, as the ledger `joined` it.
+	fn show_joined(&self, join: &v1::JoinRequest, joined: &Joined) {
+		let mut live = self.shared.live();
+		live.count_cpu(Instant::now());
+		let now = unix_now();
+		let entry = live
+			.workers
+			.entry(join.worker_id.clone())
+			.or_insert_with(|| WorkerInfo {
+				samples: joined.samples,
+				flagged: u32::try_from(joined.flagged).unwrap_or(u32::MAX),
+				..WorkerInfo::new(join.name.clone(), join.host.clone(), join.threads, now)
+			});
+		entry.name = join.name.clone();
+		entry.host = join.host.clone();
+		entry.threads = join.threads;
+		entry.last_heard = now;
+		entry.secret_sha256 = Some(joined.secret_sha256.clone());
+		entry.secret_confirmed = joined.secret_confirmed;
+	}
+
+	/// Records in the ledger, on a blocking thread, that `worker_id`'s secret was presented.
+	async fn confirm_secret(&self, worker_id: &str) -> Result<(), Status> {
+		let shared = self.shared.clone();
+		let id = worker_id.to_string();
+		tokio::task::spawn_blocking(move || shared.ledger().confirm_secret(&id))
+			.await
+			.map_err(ServiceError::task("session"))?
+			.map_err(CoordinatorError::from)?;
+		Ok(())
+	}
+
+	/// Shows `worker_id` connected in session `id` of `instance`, unless another process holds
+	/// its live session; an older session of the same process is told it is `taken_over`.
+	fn show_connected(
+		&self,
+		worker_id: &str,
+		instance: String,
+		id: u64,
+		taken_over: &Arc<Notify>,
+	) -> Result<(), Status> {
+		let mut live = self.shared.live();
+		live.count_cpu(Instant::now());
+		let now = unix_now();
+		let Some(worker) = live.workers.get(worker_id) else {
+			return Err(not_joined(worker_id));
+		};
+		if worker.held_by_another(&instance, now) {
+			return Err(refuse_in_use(&mut live, worker_id, now).into());
+		}
+		let Some(worker) = live.workers.get_mut(worker_id) else {
+			return Err(not_joined(worker_id));
+		};
+		// A newer session of the same process takes over: the worker is back after losing
+		// its connection, before the old session noticed. Under the lock, so that of two
+		// sessions opening at once, one is the newer and the other ends taken over.
+		if let Some(older) = worker.take_over.replace(taken_over.clone()) {
+			older.notify_one();
+		}
+		worker.instance = instance;
+		worker.secret_confirmed = true;
+		worker.session_id = id;
+		worker.connected = true;
+		worker.sessions += 1;
+		worker.last_heard = unix_now();
+		Ok(())
+	}
+
 	/// Refuses a join of `instance` while another process holds `worker_id`'s live session.
 	fn check_not_held(&self, worker_id: &str, instance: &str) -> Result<(), Status> {
 		let mut live = self.shared.live();
