@@ -223,34 +223,10 @@ fn write_checkpoint(dir: &Path, checkpoint: &Checkpoint) -> Result<(), StorageEr
 	sync_dir(dir)
 }
 
+/// Reads the checkpoint in `dir`, each file checked against `state.json`.
 fn read_checkpoint(dir: &Path) -> Result<Checkpoint, StorageError> {
-	let state_path = dir.join(STATE_FILE);
-	let what = state_path.display().to_string();
-	let text = read_file(&state_path, || {
-		StorageError::corrupt(
-			dir.display().to_string(),
-			"it has no state.json, so it is incomplete (a save that was interrupted?)",
-		)
-	})?;
-	let state: Value = serde_json::from_slice(&text)
-		.map_err(|e| StorageError::corrupt(&what, format!("not JSON: {e}")))?;
-	let state = State { what, value: state };
-	if state.value["format"] != STATE_FORMAT {
-		return Err(state.corrupt(format!("its format is not {STATE_FORMAT:?}")));
-	}
-	let version = state.number("version")?;
-	if version != STATE_VERSION {
-		return Err(state.corrupt(format!(
-			"version {version}, but this program reads {STATE_VERSION}"
-		)));
-	}
-	let net_path = dir.join(NET_FILE);
-	let net = Network::from_bytes(&state.checked_file(dir, NET_FILE)?).map_err(|source| {
-		StorageError::NetFile {
-			path: net_path,
-			source,
-		}
-	})?;
+	let state = State::read(dir)?;
+	let net = state.network(dir, NET_FILE)?;
 	let adam_path = dir.join(ADAM_FILE);
 	let adam =
 		Adam::from_bytes(&state.checked_file(dir, ADAM_FILE)?, net.shape()).map_err(|source| {
@@ -261,9 +237,7 @@ fn read_checkpoint(dir: &Path) -> Result<Checkpoint, StorageError> {
 		})?;
 	// Listed in state.json only if the run keeps an average.
 	let average = if state.value["files"].get(AVERAGE_FILE).is_some() {
-		let path = dir.join(AVERAGE_FILE);
-		let bytes = state.checked_file(dir, AVERAGE_FILE)?;
-		Some(Network::from_bytes(&bytes).map_err(|source| StorageError::NetFile { path, source })?)
+		Some(state.network(dir, AVERAGE_FILE)?)
 	} else {
 		None
 	};
@@ -302,6 +276,40 @@ struct State {
 }
 
 impl State {
+	/// `dir`'s `state.json`, if it is there and of the format and version this program reads.
+	fn read(dir: &Path) -> Result<State, StorageError> {
+		let state_path = dir.join(STATE_FILE);
+		let what = state_path.display().to_string();
+		let text = read_file(&state_path, || {
+			StorageError::corrupt(
+				dir.display().to_string(),
+				"it has no state.json, so it is incomplete (a save that was interrupted?)",
+			)
+		})?;
+		let value: Value = serde_json::from_slice(&text)
+			.map_err(|e| StorageError::corrupt(&what, format!("not JSON: {e}")))?;
+		let state = State { what, value };
+		if state.value["format"] != STATE_FORMAT {
+			return Err(state.corrupt(format!("its format is not {STATE_FORMAT:?}")));
+		}
+		let version = state.number("version")?;
+		if version != STATE_VERSION {
+			return Err(state.corrupt(format!(
+				"version {version}, but this program reads {STATE_VERSION}"
+			)));
+		}
+		Ok(state)
+	}
+
+	/// The net in the checkpoint's file `name`, checked against `state.json`.
+	fn network(&self, dir: &Path, name: &str) -> Result<Network, StorageError> {
+		let bytes = self.checked_file(dir, name)?;
+		Network::from_bytes(&bytes).map_err(|source| StorageError::NetFile {
+			path: dir.join(name),
+			source,
+		})
+	}
+
 	fn corrupt(&self, why: impl Into<String>) -> StorageError {
 		StorageError::corrupt(&self.what, why)
 	}
