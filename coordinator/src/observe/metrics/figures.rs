@@ -442,6 +442,26 @@ impl Figures {
 
 	/// Records the figures in the current recorder (none installed: nothing happens).
 	pub(crate) fn publish(&self) {
+		self.publish_totals();
+		self.publish_gates();
+		self.publish_timed();
+		gauge!(TABLEBASE_READY).set(if self.tablebase == Some(1.0) {
+			1.0
+		} else {
+			0.0
+		});
+		gauge!(TABLEBASE_PROGRESS).set(self.tablebase.unwrap_or(0.0));
+		self.publish_work();
+		if let Some(archive) = self.games_archive {
+			gauge!(GAMES_KEPT).set(archive.kept as f64);
+			gauge!(GAMES_PENDING).set(archive.pending as f64);
+			counter!(GAMES_PRUNED).absolute(archive.pruned);
+			gauge!(GAME_ARCHIVE_BYTES).set(archive.bytes as f64);
+		}
+	}
+
+	/// The run's totals, training, the window and the workers.
+	fn publish_totals(&self) {
 		counter!(SAMPLES).absolute(self.samples);
 		counter!(GAMES).absolute(self.games);
 		counter!(TRAINING_STEPS).absolute(self.training_steps);
@@ -462,17 +482,15 @@ impl Figures {
 		gauge!(KNOWN).set(self.known as f64);
 		gauge!(CPU_HOURS).set(self.cpu_hours);
 		gauge!(SINCE_SAMPLES).set(self.since_samples);
+	}
+
+	/// The last gate match, and the incumbent's figures.
+	fn publish_gates(&self) {
 		if let Some(gate) = self.last_gate {
 			gauge!(GATE_SCORE).set(gate.score);
 			gauge!(GATE_ELO).set(gate.elo);
-			if let Some((candidate, reference)) = gate.exact {
-				gauge!(GATE_EXACT, "player" => "candidate").set(candidate);
-				gauge!(GATE_EXACT, "player" => "reference").set(reference);
-			}
-			if let Some((candidate, reference)) = gate.placement {
-				gauge!(GATE_PLACEMENT, "player" => "candidate").set(candidate);
-				gauge!(GATE_PLACEMENT, "player" => "reference").set(reference);
-			}
+			set_by_player(GATE_EXACT, gate.exact);
+			set_by_player(GATE_PLACEMENT, gate.placement);
 		}
 		if let Some(elo) = self.incumbent_elo {
 			gauge!(INCUMBENT_ELO).set(elo);
@@ -483,33 +501,18 @@ impl Figures {
 		if let Some(share) = self.incumbent_placement {
 			gauge!(INCUMBENT_PLACEMENT).set(share);
 		}
+	}
+
+	/// The last measurement at equal time, and the pairs of the one under way.
+	fn publish_timed(&self) {
 		if let Some(timed) = self.timed {
 			gauge!(TIMED_SCORE).set(timed.score);
 			gauge!(TIMED_ELO).set(timed.elo);
 			gauge!(TIMED_GENERATION).set(timed.generation as f64);
-			if let Some((candidate, reference)) = timed.exact {
-				gauge!(TIMED_EXACT, "player" => "candidate").set(candidate);
-				gauge!(TIMED_EXACT, "player" => "reference").set(reference);
-			}
-			if let Some((candidate, reference)) = timed.placement {
-				gauge!(TIMED_PLACEMENT, "player" => "candidate").set(candidate);
-				gauge!(TIMED_PLACEMENT, "player" => "reference").set(reference);
-			}
+			set_by_player(TIMED_EXACT, timed.exact);
+			set_by_player(TIMED_PLACEMENT, timed.placement);
 		}
 		gauge!(TIMED_PAIRS_DONE).set(f64::from(self.timed_pairs_done));
-		gauge!(TABLEBASE_READY).set(if self.tablebase == Some(1.0) {
-			1.0
-		} else {
-			0.0
-		});
-		gauge!(TABLEBASE_PROGRESS).set(self.tablebase.unwrap_or(0.0));
-		self.publish_work();
-		if let Some(archive) = self.games_archive {
-			gauge!(GAMES_KEPT).set(archive.kept as f64);
-			gauge!(GAMES_PENDING).set(archive.pending as f64);
-			counter!(GAMES_PRUNED).absolute(archive.pruned);
-			gauge!(GAME_ARCHIVE_BYTES).set(archive.bytes as f64);
-		}
 	}
 
 	/// The self-play depth and its rates; the share and uses once samples have left the window.
@@ -526,6 +529,14 @@ impl Figures {
 		if let Some(uses) = work.mean_uses {
 			gauge!(MEAN_USES).set(uses);
 		}
+	}
+}
+
+/// Sets the gauge `name` for the candidate and for the reference, if there are their shares.
+fn set_by_player(name: &'static str, shares: Option<(f64, f64)>) {
+	if let Some((candidate, reference)) = shares {
+		gauge!(name, "player" => "candidate").set(candidate);
+		gauge!(name, "player" => "reference").set(reference);
 	}
 }
 
