@@ -208,25 +208,38 @@ pub fn make_certificates(
 			there.display()
 		));
 	}
-	let failed = |error: rcgen::Error| format!("cannot make the certificates: {error}");
 	let today = unix_now() as u64 / 86_400;
-	// Midnight UTC of the day `days` after the Unix epoch.
-	let date = |days: u64| {
-		let (year, month, day) = civil_date(days as i64);
-		rcgen::date_time_ymd(year, month, day)
-	};
+	let ca_key = KeyPair::generate().map_err(|e| failed(&e))?;
+	let ca = ca_params(today)?;
+	let ca_certificate = ca.self_signed(&ca_key).map_err(|e| failed(&e))?;
+	let key = KeyPair::generate().map_err(|e| failed(&e))?;
+	let server = server_params(hosts, today)?;
+	let issuer = Issuer::new(ca, &ca_key);
+	let certificate = server.signed_by(&key, &issuer).map_err(|e| failed(&e))?;
 
-	let ca_key = KeyPair::generate().map_err(failed)?;
-	let mut ca = CertificateParams::new(Vec::new()).map_err(failed)?;
+	std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+	write(&files.ca_certificate, &ca_certificate.pem(), false)?;
+	write(&files.ca_key, &ca_key.serialize_pem(), true)?;
+	write(&files.certificate, &certificate.pem(), false)?;
+	write(&files.key, &key.serialize_pem(), true)?;
+	Ok(files)
+}
+
+/// The CA's certificate, valid for [`CA_DAYS`] from `today` (days since the Unix epoch): it
+/// signs server certificates only, none of another CA.
+fn ca_params(today: u64) -> Result<CertificateParams, String> {
+	let mut ca = CertificateParams::new(Vec::new()).map_err(|e| failed(&e))?;
 	ca.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
 	ca.distinguished_name
 		.push(DnType::CommonName, "Tigers and Sheep coordinator CA");
 	ca.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-	ca.not_before = date(today);
-	ca.not_after = date(today + CA_DAYS);
-	let ca_certificate = ca.self_signed(&ca_key).map_err(failed)?;
+	set_validity(&mut ca, today, CA_DAYS);
+	Ok(ca)
+}
 
-	let key = KeyPair::generate().map_err(failed)?;
+/// The coordinator's certificate for `hosts`, valid for [`SERVER_DAYS`] from `today` (days
+/// since the Unix epoch).
+fn server_params(hosts: &[String], today: u64) -> Result<CertificateParams, String> {
 	let mut server = CertificateParams::new(hosts.to_vec())
 		.map_err(|error| format!("a host is not a DNS name or an IP address: {error}"))?;
 	server.is_ca = IsCa::ExplicitNoCa;
@@ -235,17 +248,24 @@ pub fn make_certificates(
 		.push(DnType::CommonName, hosts[0].clone());
 	server.key_usages = vec![KeyUsagePurpose::DigitalSignature];
 	server.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-	server.not_before = date(today);
-	server.not_after = date(today + SERVER_DAYS);
-	let issuer = Issuer::new(ca, &ca_key);
-	let certificate = server.signed_by(&key, &issuer).map_err(failed)?;
+	set_validity(&mut server, today, SERVER_DAYS);
+	Ok(server)
+}
 
-	std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-	write(&files.ca_certificate, &ca_certificate.pem(), false)?;
-	write(&files.ca_key, &ca_key.serialize_pem(), true)?;
-	write(&files.certificate, &certificate.pem(), false)?;
-	write(&files.key, &key.serialize_pem(), true)?;
-	Ok(files)
+/// Makes `params` valid from midnight UTC of `today` (days since the Unix epoch) to midnight
+/// `days` later.
+fn set_validity(params: &mut CertificateParams, today: u64, days: u64) {
+	let midnight = |days: u64| {
+		let (year, month, day) = civil_date(days as i64);
+		rcgen::date_time_ymd(year, month, day)
+	};
+	params.not_before = midnight(today);
+	params.not_after = midnight(today + days);
+}
+
+/// The sentence for a certificate or key that could not be made.
+fn failed(error: &rcgen::Error) -> String {
+	format!("cannot make the certificates: {error}")
 }
 
 /// The proleptic Gregorian (year, month, day) of the day `days` after 1970-01-01.
