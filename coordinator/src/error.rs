@@ -313,6 +313,23 @@ fn with_retry_after(mut status: Status, seconds: u64) -> Status {
 	status
 }
 
+/// `status` with the trailing metadata that names the refused batch's sequence number.
+fn with_rejected_sequence(mut status: Status, sequence: u64) -> Status {
+	if let Ok(value) = sequence.to_string().parse() {
+		status.metadata_mut().insert(REJECTED_SEQUENCE_KEY, value);
+	}
+	status
+}
+
+/// `status` with the trailing metadata that names the worker protocols this build accepts.
+fn with_accepted_protocols(mut status: Status) -> Status {
+	let accepted = format!("{MIN_WORKER_PROTOCOL}-{PROTOCOL_VERSION}");
+	if let Ok(value) = accepted.parse() {
+		status.metadata_mut().insert(VERSION_REFUSED_KEY, value);
+	}
+	status
+}
+
 /// Why a worker of `build` speaking `protocol` is refused, and who must upgrade to what.
 fn version_refusal(build: &str, protocol: u32) -> String {
 	let worker = match protocol {
@@ -361,11 +378,7 @@ impl From<ServiceError> for Status {
 				Status::not_found(message)
 			}
 			ServiceError::BatchRefused { sequence, .. } => {
-				let mut status = Status::invalid_argument(message);
-				if let Ok(value) = sequence.to_string().parse() {
-					status.metadata_mut().insert(REJECTED_SEQUENCE_KEY, value);
-				}
-				status
+				with_rejected_sequence(Status::invalid_argument(message), sequence)
 			}
 			ServiceError::TooLarge(_) | ServiceError::TooManyWatchers { .. } => {
 				Status::resource_exhausted(message)
@@ -385,12 +398,7 @@ impl From<ServiceError> for Status {
 			ServiceError::TakenOver => Status::aborted(message),
 			ServiceError::Idle(_) => Status::deadline_exceeded(message),
 			ServiceError::Version { .. } | ServiceError::InputVersion { .. } => {
-				let mut status = Status::failed_precondition(message);
-				let accepted = format!("{MIN_WORKER_PROTOCOL}-{PROTOCOL_VERSION}");
-				if let Ok(value) = accepted.parse() {
-					status.metadata_mut().insert(VERSION_REFUSED_KEY, value);
-				}
-				status
+				with_accepted_protocols(Status::failed_precondition(message))
 			}
 			ServiceError::NotJoined(_)
 			| ServiceError::LoadtestRefused
