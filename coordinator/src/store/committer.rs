@@ -384,6 +384,30 @@ impl Writer {
 		let mut ledger = ledger
 			.lock()
 			.unwrap_or_else(std::sync::PoisonError::into_inner);
+		self.advance_compaction(&ledger, now, received_before);
+		let through = self.compact_through;
+		let done = ledger.begin().and_then(|()| {
+			let pruned = ledger.prune_some(HOUSEWORK_CHUNK)?;
+			let compacted = ledger.compact(through, received_before, HOUSEWORK_CHUNK)?;
+			let forgotten = ledger.forget_silent_workers(seen_before, HOUSEWORK_CHUNK)?;
+			ledger.commit()?;
+			Ok((pruned, compacted, forgotten))
+		});
+		drop(ledger);
+		match done {
+			Ok(done) => self.count_housework(done),
+			Err(e) => {
+				self.ledger().rollback();
+				warn!(%e, "pruning or compacting the ledger failed; trying again later");
+				self.housework_left = false;
+			}
+		}
+	}
+
+	/// Moves `compact_through` on to the newest batch that was already in the ledger
+	/// [`COMPACT_AFTER`] before `now` (batches received before `received_before`, at the
+	/// start), and notes the newest batch now.
+	fn advance_compaction(&mut self, ledger: &Ledger, now: Instant, received_before: f64) {
 		if !self.started_compacting {
 			// The rows an earlier process left are old enough now, not ten minutes from now.
 			match ledger.newest_batch_id_before(received_before) {
@@ -404,37 +428,24 @@ impl Writer {
 			self.compact_through = self.compact_through.max(id);
 			self.newest_ids.pop_front();
 		}
-		let through = self.compact_through;
-		let done = ledger.begin().and_then(|()| {
-			let pruned = ledger.prune_some(HOUSEWORK_CHUNK)?;
-			let compacted = ledger.compact(through, received_before, HOUSEWORK_CHUNK)?;
-			let forgotten = ledger.forget_silent_workers(seen_before, HOUSEWORK_CHUNK)?;
-			ledger.commit()?;
-			Ok((pruned, compacted, forgotten))
-		});
-		drop(ledger);
-		match done {
-			Ok((pruned, compacted, forgotten)) => {
-				self.counts
-					.compacted
-					.fetch_add(compacted, Ordering::Relaxed);
-				counter!(LEDGER_COMPACTED).increment(compacted);
-				if forgotten > 0 {
-					info!(
-						forgotten,
-						"workers that never sent a batch, silent for a day, forgotten"
-					);
-				}
-				self.housework_left = [pruned, compacted, forgotten]
-					.iter()
-					.any(|done| *done as usize >= HOUSEWORK_CHUNK);
-			}
-			Err(e) => {
-				self.ledger().rollback();
-				warn!(%e, "pruning or compacting the ledger failed; trying again later");
-				self.housework_left = false;
-			}
+	}
+
+	/// Counts a round of housework's rows (pruned, compacted, forgotten), and notes whether
+	/// a full chunk of any says more are left.
+	fn count_housework(&mut self, (pruned, compacted, forgotten): (u64, u64, u64)) {
+		self.counts
+			.compacted
+			.fetch_add(compacted, Ordering::Relaxed);
+		counter!(LEDGER_COMPACTED).increment(compacted);
+		if forgotten > 0 {
+			info!(
+				forgotten,
+				"workers that never sent a batch, silent for a day, forgotten"
+			);
 		}
+		self.housework_left = [pruned, compacted, forgotten]
+			.iter()
+			.any(|done| *done as usize >= HOUSEWORK_CHUNK);
 	}
 }
 
