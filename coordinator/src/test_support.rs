@@ -1,45 +1,29 @@
 //! What the tests share: `TestDir`, a fresh directory per test removed when dropped, and
 //! sample fixtures.
 
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 
 use tigers_core::selfplay::Sample;
 use tigers_core::{GameBoard, Position, Turn};
 
-/// Tests in one process run on several threads; the counter keeps their directories apart, and
-/// the process id keeps concurrent test binaries apart.
-static NEXT: AtomicU64 = AtomicU64::new(0);
-
 /// A directory under the system's temporary directory, deleted with everything in it on drop.
 pub(crate) struct TestDir {
-	path: PathBuf,
+	dir: tempfile::TempDir,
 }
 
 impl TestDir {
-	/// A new empty directory whose name contains `label`.
+	/// A new empty directory whose name contains `label`, apart from every other test's.
 	pub(crate) fn new(label: &str) -> TestDir {
-		let n = NEXT.fetch_add(1, Ordering::Relaxed);
-		let path = std::env::temp_dir().join(format!(
-			"tigers-coordinator-{label}-{}-{n}",
-			std::process::id()
-		));
-		// A directory left by a killed earlier run with the same pid would make the test start
-		// from someone else's files.
-		let _ = std::fs::remove_dir_all(&path);
-		std::fs::create_dir_all(&path).expect("the temporary directory is writable");
-		TestDir { path }
+		let dir = tempfile::Builder::new()
+			.prefix(&format!("tigers-coordinator-{label}-"))
+			.tempdir()
+			.expect("the temporary directory is writable");
+		TestDir { dir }
 	}
 
 	/// The directory.
 	pub(crate) fn path(&self) -> &Path {
-		&self.path
-	}
-}
-
-impl Drop for TestDir {
-	fn drop(&mut self) {
-		let _ = std::fs::remove_dir_all(&self.path);
+		self.dir.path()
 	}
 }
 
