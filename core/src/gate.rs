@@ -7,7 +7,7 @@
 //! one with [`run_gate`].
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::claude::ClaudePlayer;
 use crate::game::Game;
@@ -439,77 +439,123 @@ pub fn play_match(
 	go_on: &(dyn Fn() -> bool + Sync),
 	on_pair: &(dyn Fn(u32) + Sync),
 ) -> Option<GateTally> {
-	struct Counted {
-		tally: GateTally,
-		next: usize,
-		finished: Vec<Option<PairOutcome>>,
-		pairs_done: u32,
-	}
 	let openings = gate_openings(settings);
-	let taken = AtomicUsize::new(0);
-	let abandoned = AtomicBool::new(false);
-	let counted = Mutex::new(Counted {
-		tally: GateTally::default(),
-		next: 0,
-		finished: vec![None; openings.len()],
-		pairs_done: 0,
-	});
-	let decided = || {
-		counted
-			.lock()
-			.expect("no thread panics holding it")
-			.tally
-			.stop
-			.is_some()
-	};
-	let play = || {
-		loop {
-			let index = taken.fetch_add(1, Ordering::Relaxed);
-			if index >= openings.len() || abandoned.load(Ordering::Relaxed) || decided() {
-				return;
-			}
-			let Some(pair) = play_pair_while(
-				contender,
-				reference,
-				settings,
-				&openings[index],
-				tables,
-				go_on,
-			) else {
-				abandoned.store(true, Ordering::Relaxed);
-				return;
-			};
-			let done = {
-				let mut counted = counted.lock().expect("no thread panics holding it");
-				let counted = &mut *counted;
-				counted.finished[index] = Some(pair);
-				while let Some(pair) = counted
-					.finished
-					.get_mut(counted.next)
-					.and_then(Option::take)
-				{
-					counted.next += 1;
-					if counted.tally.add(pair, &settings.policy) {
-						break;
-					}
-				}
-				counted.pairs_done += 1;
-				counted.pairs_done
-			};
-			on_pair(done);
-		}
+	let threads = threads.clamp(1, openings.len().max(1));
+	let playing = MatchInPlay {
+		contender,
+		reference,
+		settings,
+		tables,
+		go_on,
+		on_pair,
+		counted: Mutex::new(Counted::new(openings.len())),
+		openings,
+		taken: AtomicUsize::new(0),
+		abandoned: AtomicBool::new(false),
 	};
 	std::thread::scope(|scope| {
-		for _ in 1..threads.clamp(1, openings.len().max(1)) {
-			scope.spawn(play);
+		for _ in 1..threads {
+			scope.spawn(|| playing.play());
 		}
-		play();
+		playing.play();
 	});
-	let tally = counted
+	let abandoned = playing.abandoned.into_inner();
+	let tally = playing
+		.counted
 		.into_inner()
 		.expect("no thread panics holding it")
 		.tally;
-	(tally.stop.is_some() || !abandoned.load(Ordering::Relaxed)).then_some(tally)
+	(tally.stop.is_some() || !abandoned).then_some(tally)
+}
+
+/// What the threads of one [`play_match`] share: its players and settings, the openings and
+/// how many have been taken, and the pairs finished.
+struct MatchInPlay<'a> {
+	contender: &'a Contender,
+	reference: &'a Reference,
+	settings: &'a GateSettings,
+	tables: Tables<'a>,
+	go_on: &'a (dyn Fn() -> bool + Sync),
+	on_pair: &'a (dyn Fn(u32) + Sync),
+	openings: Vec<Vec<Move>>,
+	/// How many openings have been taken: the next one to take.
+	taken: AtomicUsize,
+	/// Set once `go_on` has stopped a pair; no new one starts.
+	abandoned: AtomicBool,
+	counted: Mutex<Counted>,
+}
+
+impl MatchInPlay<'_> {
+	/// One thread's part: takes the next opening and plays its pair, until the openings run
+	/// out, the counted pairs decide the match or `go_on` says no.
+	fn play(&self) {
+		loop {
+			let index = self.taken.fetch_add(1, Ordering::Relaxed);
+			if index >= self.openings.len()
+				|| self.abandoned.load(Ordering::Relaxed)
+				|| self.is_decided()
+			{
+				return;
+			}
+			let Some(pair) = play_pair_while(
+				self.contender,
+				self.reference,
+				self.settings,
+				&self.openings[index],
+				self.tables,
+				self.go_on,
+			) else {
+				self.abandoned.store(true, Ordering::Relaxed);
+				return;
+			};
+			let done = self.counted().record(index, pair, &self.settings.policy);
+			(self.on_pair)(done);
+		}
+	}
+
+	/// Whether the pairs counted so far have stopped the match.
+	fn is_decided(&self) -> bool {
+		self.counted().tally.stop.is_some()
+	}
+
+	fn counted(&self) -> MutexGuard<'_, Counted> {
+		self.counted.lock().expect("no thread panics holding it")
+	}
+}
+
+/// The pairs of a match finished so far, counted into the tally in opening order.
+struct Counted {
+	tally: GateTally,
+	/// The opening whose pair is counted next.
+	next: usize,
+	/// Pairs finished but not yet counted, by opening.
+	finished: Vec<Option<PairOutcome>>,
+	pairs_done: u32,
+}
+
+impl Counted {
+	fn new(openings: usize) -> Counted {
+		Counted {
+			tally: GateTally::default(),
+			next: 0,
+			finished: vec![None; openings],
+			pairs_done: 0,
+		}
+	}
+
+	/// Files the pair of opening `index`, counts every pair now next in order (until the policy
+	/// stops the match), and returns how many pairs have finished.
+	fn record(&mut self, index: usize, pair: PairOutcome, policy: &GatePolicy) -> u32 {
+		self.finished[index] = Some(pair);
+		while let Some(pair) = self.finished.get_mut(self.next).and_then(Option::take) {
+			self.next += 1;
+			if self.tally.add(pair, policy) {
+				break;
+			}
+		}
+		self.pairs_done += 1;
+		self.pairs_done
+	}
 }
 
 #[cfg(test)]
