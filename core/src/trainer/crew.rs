@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError, RwLock};
 
 use crate::network::Network;
-use crate::network::train::{Partial, TrainingExample, add_partials, chunk_count};
-use crate::trainer::Trainer;
+use crate::network::train::{Adam, Partial, TrainingExample, add_partials, chunk_count};
+use crate::trainer::{Trainer, TrainingSettings};
 
 /// Spins before each `yield_now` while waiting. A wait lasts about as long as the caller takes to
 /// sum a step's gradients and update the net (microseconds); waking a sleeping thread cost 35 µs
@@ -39,7 +39,51 @@ struct Crew<'a> {
 	partials: Vec<Mutex<Partial>>,
 }
 
-impl Crew<'_> {
+impl<'a> Crew<'a> {
+	/// A crew training `net`, of `parameters` parameters, with a buffer for each chunk of a
+	/// `batch_size` batch.
+	fn new(net: &'a mut Network, parameters: usize, batch_size: usize) -> Crew<'a> {
+		Crew {
+			step: AtomicU64::new(0),
+			next_chunk: AtomicUsize::new(0),
+			chunks_done: AtomicUsize::new(0),
+			stop: AtomicBool::new(false),
+			batch: RwLock::new(Vec::new()),
+			net: RwLock::new(net),
+			partials: (0..chunk_count(batch_size))
+				.map(|_| Mutex::new(Partial::new(parameters)))
+				.collect(),
+		}
+	}
+
+	/// The caller's part in publishing step `step`: hands out `batch`, its chunks all untaken.
+	fn publish(&self, step: u64, batch: Vec<TrainingExample>) {
+		*self.batch.write().unwrap_or_else(PoisonError::into_inner) = batch;
+		self.next_chunk.store(0, Ordering::Relaxed);
+		self.chunks_done.store(0, Ordering::Relaxed);
+		self.step.store(step, Ordering::Release);
+	}
+
+	/// The caller's part in a step's chunks: works on them, then waits until all `chunks` are
+	/// computed; false if the call ended first.
+	fn finish_step(&self, chunks: usize) -> bool {
+		self.work();
+		let done = || (self.chunks_done.load(Ordering::Acquire) == chunks).then_some(());
+		self.wait(done).is_some()
+	}
+
+	/// Sums the first `chunks` buffers into `grads` (zeroed first), in chunk order; returns
+	/// the sum of their losses.
+	fn sum_gradients(&self, chunks: usize, grads: &mut [f32]) -> f32 {
+		grads.fill(0.0);
+		let mut total = 0.0;
+		for partial in &self.partials[..chunks] {
+			let partial = partial.lock().unwrap_or_else(PoisonError::into_inner);
+			add_partials(std::slice::from_ref(&partial), grads, &mut total);
+		}
+		total
+	}
+
 	/// Takes and computes chunks of the current batch until none are left.
 	fn work(&self) {
 		let batch = self.batch.read().unwrap_or_else(PoisonError::into_inner);
@@ -119,17 +163,7 @@ pub(super) fn train(trainer: &mut Trainer, max_steps: usize) -> Vec<f32> {
 		average,
 		rng,
 	} = trainer;
-	let crew = Crew {
-		step: AtomicU64::new(0),
-		next_chunk: AtomicUsize::new(0),
-		chunks_done: AtomicUsize::new(0),
-		stop: AtomicBool::new(false),
-		batch: RwLock::new(Vec::new()),
-		net: RwLock::new(net),
-		partials: (0..chunk_count(settings.batch_size))
-			.map(|_| Mutex::new(Partial::new(parameters)))
-			.collect(),
-	};
+	let crew = Crew::new(net, parameters, settings.batch_size);
 	let mut losses = Vec::with_capacity(max_steps.min(1 << 16));
 	let mut grads = vec![0.0; parameters];
 	std::thread::scope(|scope| {
@@ -142,10 +176,7 @@ pub(super) fn train(trainer: &mut Trainer, max_steps: usize) -> Vec<f32> {
 				break;
 			};
 			let examples = batch.len();
-			*crew.batch.write().unwrap_or_else(PoisonError::into_inner) = batch;
-			crew.next_chunk.store(0, Ordering::Relaxed);
-			crew.chunks_done.store(0, Ordering::Relaxed);
-			crew.step.store(step, Ordering::Release);
+			crew.publish(step, batch);
 			if step < max_steps as u64 {
 				next = window.draw_batch(
 					settings.batch_size,
@@ -154,29 +185,33 @@ pub(super) fn train(trainer: &mut Trainer, max_steps: usize) -> Vec<f32> {
 					rng,
 				);
 			}
-			crew.work();
 			let chunks = chunk_count(examples);
-			let done = || (crew.chunks_done.load(Ordering::Acquire) == chunks).then_some(());
-			if crew.wait(done).is_none() {
+			if !crew.finish_step(chunks) {
 				break;
 			}
-
-			grads.fill(0.0);
-			let mut total = 0.0;
-			for partial in &crew.partials[..chunks] {
-				let partial = partial.lock().unwrap_or_else(PoisonError::into_inner);
-				add_partials(std::slice::from_ref(&partial), &mut grads, &mut total);
-			}
+			let total = crew.sum_gradients(chunks, &mut grads);
 			let mut net = crew.net.write().unwrap_or_else(PoisonError::into_inner);
-			adam.settings.learning_rate = settings
-				.schedule
-				.rate(settings.adam.learning_rate, adam.steps());
-			adam.update(net.params_mut(), &grads);
-			if let Some(average) = average.as_mut() {
-				super::average::update_average(average, &net, settings.weight_average);
-			}
+			update(&mut net, adam, settings, average.as_mut(), &grads);
 			losses.push(total / examples.max(1) as f32);
 		}
 	});
 	losses
+}
+
+/// The step's update of `net` by the summed gradients: Adam at the schedule's rate, then the
+/// running average, if one is kept.
+fn update(
+	net: &mut Network,
+	adam: &mut Adam,
+	settings: &TrainingSettings,
+	average: Option<&mut Network>,
+	grads: &[f32],
+) {
+	adam.settings.learning_rate = settings
+		.schedule
+		.rate(settings.adam.learning_rate, adam.steps());
+	adam.update(net.params_mut(), grads);
+	if let Some(average) = average {
+		super::average::update_average(average, net, settings.weight_average);
+	}
 }
