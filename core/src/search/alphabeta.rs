@@ -49,46 +49,20 @@ pub fn search<E: Evaluator>(
 	// value-keeping move is searched, won and lost roots included.
 	searcher.keep_placement_best(board, turn, &mut root_moves);
 	searcher.deadline = started.map(|(start, limit)| start + limit);
-	let mut report: Option<SearchReport> = None;
-	for depth in 1..=settings.max_depth.clamp(1, super::MAX_DEPTH) {
-		let Some((mv, score)) = searcher.root(board, turn, depth, &mut root_moves) else {
-			break; // out of time: keep the last finished iteration
-		};
-		report = Some(SearchReport {
-			mv,
-			depth,
-			score: score * turn.sign(),
+	let report = searcher.deepen(board, turn, settings.max_depth, started, &mut root_moves);
+	Some(match report {
+		Some(report) => SearchReport {
 			nodes: searcher.nodes,
-		});
-		// Search the best move first next time; it is the most likely to stay best.
-		let best = root_moves
-			.iter()
-			.position(|m| *m == mv)
-			.expect("the best move is a root move");
-		root_moves.as_mut_slice()[..=best].rotate_right(1);
-		if score.abs() >= FORCED {
-			break; // a forced result found at this depth is the quickest one
-		}
-		if let Some((start, limit)) = started
-			&& start.elapsed() >= limit / 2
-		{
-			break; // the next iteration would likely overrun the limit
-		}
-	}
-	report
-		.map(|r| SearchReport {
+			..report
+		},
+		// Not even depth 1 finished: any legal move beats none.
+		None => SearchReport {
+			mv: root_moves[0],
+			depth: 0,
+			score: 0.0,
 			nodes: searcher.nodes,
-			..r
-		})
-		.or_else(|| {
-			// Not even depth 1 finished: any legal move beats none.
-			Some(SearchReport {
-				mv: root_moves[0],
-				depth: 0,
-				score: 0.0,
-				nodes: searcher.nodes,
-			})
-		})
+		},
+	})
 }
 
 /// Every legal move with its exact score (tigers' view) from a full-window search of `depth`
@@ -246,6 +220,46 @@ impl<'a, E: Evaluator> Searcher<'a, E> {
 		};
 		let mut kept = verdicts.iter();
 		moves.retain(|_| kept.next().is_some_and(|v| v.sign() == best));
+	}
+
+	/// Iterative deepening at the root, to `max_depth` plies at most, on the clock `started`
+	/// (when and for how long) if there is one: the report of the last iteration that finished.
+	/// Each iteration leaves its best move first in `moves`.
+	fn deepen(
+		&mut self,
+		board: GameBoard,
+		turn: Turn,
+		max_depth: u32,
+		started: Option<(Instant, std::time::Duration)>,
+		moves: &mut MoveList,
+	) -> Option<SearchReport> {
+		let mut report = None;
+		for depth in 1..=max_depth.clamp(1, super::MAX_DEPTH) {
+			let Some((mv, score)) = self.root(board, turn, depth, moves) else {
+				break; // out of time: keep the last finished iteration
+			};
+			report = Some(SearchReport {
+				mv,
+				depth,
+				score: score * turn.sign(),
+				nodes: self.nodes,
+			});
+			// Search the best move first next time; it is the most likely to stay best.
+			let best = moves
+				.iter()
+				.position(|m| *m == mv)
+				.expect("the best move is a root move");
+			moves.as_mut_slice()[..=best].rotate_right(1);
+			if score.abs() >= FORCED {
+				break; // a forced result found at this depth is the quickest one
+			}
+			if let Some((start, limit)) = started
+				&& start.elapsed() >= limit / 2
+			{
+				break; // the next iteration would likely overrun the limit
+			}
+		}
+		report
 	}
 
 	/// One iteration at the root: the best move and its score for `turn`, or `None` if the
