@@ -186,13 +186,19 @@ pub fn play_self_play_game_with<S: MinimaxPlayer, T: MinimaxPlayer>(
 	generation: u64,
 	adjudicate_with: Option<&Tablebase>,
 ) -> SelfPlayGame {
-	let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+	let mut players = Players {
+		sheep,
+		tigers,
+		settings,
+		generation,
+		rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+		nodes: 0,
+	};
 	let mut game = Game::default();
 	let mut samples = Vec::new();
-	let mut nodes = 0;
 	let mut adjudicated = None;
-	sheep.new_game();
-	tigers.new_game();
+	players.sheep.new_game();
+	players.tigers.new_game();
 	while !game.is_over() && game.history().len() < settings.max_plies as usize {
 		let ply = game.history().len() as u32;
 		let (board, turn) = (game.board(), game.turn());
@@ -200,36 +206,14 @@ pub fn play_self_play_game_with<S: MinimaxPlayer, T: MinimaxPlayer>(
 			adjudicated = Some(value.sign() as f32 * turn.sign());
 			break;
 		}
-		let legal = game.legal_moves();
 		if ply < settings.random_plies {
-			let mv = legal[rng.random_range(0..legal.len())];
+			let legal = game.legal_moves();
+			let mv = legal[players.rng.random_range(0..legal.len())];
 			game.play(mv).expect("a legal move");
 			continue;
 		}
-		let previous = game.previous();
-		let (mv, score) = if ply < settings.random_plies + settings.softmax_plies {
-			let scored = match turn {
-				Turn::Sheep => sheep.score_moves(board, turn, &previous),
-				Turn::Tiger => tigers.score_moves(board, turn, &previous),
-			};
-			softmax_choice(&scored, turn, settings.temperature, &mut rng)
-		} else {
-			let report = match turn {
-				Turn::Sheep => sheep.pick_move(board, turn, &previous),
-				Turn::Tiger => tigers.pick_move(board, turn, &previous),
-			}
-			.expect("a game that is not over has a legal move");
-			nodes += report.nodes;
-			(report.mv, report.score)
-		};
-		samples.push(Sample {
-			board,
-			turn,
-			score: score_to_value(score),
-			result: 0.0,
-			ply,
-			generation,
-		});
+		let (mv, sample) = players.searched_ply(&game, ply);
+		samples.push(sample);
 		game.play(mv).expect("searchers return legal moves");
 	}
 	let result = adjudicated.unwrap_or_else(|| game.outcome().map_or(0.0, Outcome::value));
@@ -242,7 +226,53 @@ pub fn play_self_play_game_with<S: MinimaxPlayer, T: MinimaxPlayer>(
 	SelfPlayGame {
 		record,
 		samples,
-		nodes,
+		nodes: players.nodes,
+	}
+}
+
+/// The two sides of a self-play game, the exploration's random numbers (from the game's seed)
+/// and the nodes their searches have visited.
+struct Players<'a, S, T> {
+	sheep: &'a mut S,
+	tigers: &'a mut T,
+	settings: &'a SelfPlaySettings,
+	/// The generation the samples are tagged with.
+	generation: u64,
+	rng: Xoshiro256PlusPlus,
+	nodes: u64,
+}
+
+impl<S: MinimaxPlayer, T: MinimaxPlayer> Players<'_, S, T> {
+	/// The move at ply `ply`, one of those after the random ones: drawn by the softmax over the
+	/// moves' scores for the first `softmax_plies`, the search's best after them. With it, the
+	/// sample of the position (its result still to come).
+	fn searched_ply(&mut self, game: &Game, ply: u32) -> (Move, Sample) {
+		let (board, turn) = (game.board(), game.turn());
+		let previous = game.previous();
+		let (mv, score) = if ply < self.settings.random_plies + self.settings.softmax_plies {
+			let scored = match turn {
+				Turn::Sheep => self.sheep.score_moves(board, turn, &previous),
+				Turn::Tiger => self.tigers.score_moves(board, turn, &previous),
+			};
+			softmax_choice(&scored, turn, self.settings.temperature, &mut self.rng)
+		} else {
+			let report = match turn {
+				Turn::Sheep => self.sheep.pick_move(board, turn, &previous),
+				Turn::Tiger => self.tigers.pick_move(board, turn, &previous),
+			}
+			.expect("a game that is not over has a legal move");
+			self.nodes += report.nodes;
+			(report.mv, report.score)
+		};
+		let sample = Sample {
+			board,
+			turn,
+			score: score_to_value(score),
+			result: 0.0,
+			ply,
+			generation: self.generation,
+		};
+		(mv, sample)
 	}
 }
 
