@@ -279,42 +279,20 @@ pub fn build(
 	threads: usize,
 	progress: &(dyn Fn(BuildProgress) + Sync),
 ) -> Result<BuildReport, PlacementError> {
-	std::fs::create_dir_all(dir).map_err(io_error(dir))?;
-	let lock_path = dir.join(".lock");
-	let lock = File::create(&lock_path).map_err(io_error(&lock_path))?;
-	lock.lock().map_err(io_error(&lock_path))?;
+	let _lock = lock_dir(dir)?;
 	let order = LayerId::solve_order(from_placed.min(LAST_PLACED));
+	let (kept, missing): (Vec<LayerId>, Vec<LayerId>) = order
+		.into_iter()
+		.partition(|&id| read_header_only(dir, id, movement).is_ok());
 	let mut report = BuildReport {
 		solved: Vec::new(),
-		kept: Vec::new(),
+		kept,
 	};
-	let mut missing = Vec::new();
-	for &id in &order {
-		match read_header_only(dir, id, movement) {
-			Ok(()) => report.kept.push(id),
-			Err(_) => missing.push(id),
-		}
-	}
 	let total: u64 = missing.iter().map(|id| LayerShape::of(*id).entries()).sum();
 	let mut finished = 0u64;
 	let mut previous: Option<(LayerId, Vec<u8>)> = None;
 	for id in missing {
-		let child_bytes = match id.child() {
-			None => None,
-			Some(child) if previous.as_ref().is_some_and(|(p, _)| *p == child) => {
-				previous.take().map(|(_, bytes)| bytes)
-			}
-			Some(child) => {
-				let path = dir.join(child.file_name());
-				if !path.exists() {
-					return Err(PlacementError::Missing {
-						path: path.display().to_string(),
-						layer: id.file_name(),
-					});
-				}
-				Some(read_layer(dir, child, Some(movement))?)
-			}
-		};
+		let child_bytes = child_layer(dir, id, movement, &mut previous)?;
 		let children = match &child_bytes {
 			None => Children::Movement(movement),
 			Some(bytes) => Children::Layer(bytes),
@@ -337,6 +315,41 @@ pub fn build(
 	}
 	write_manifest_if_complete(dir, movement)?;
 	Ok(report)
+}
+
+/// Makes `dir` if it is missing and locks its `.lock` file, for as long as the returned file
+/// is open.
+fn lock_dir(dir: &Path) -> Result<File, PlacementError> {
+	std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+	let lock_path = dir.join(".lock");
+	let lock = File::create(&lock_path).map_err(io_error(&lock_path))?;
+	lock.lock().map_err(io_error(&lock_path))?;
+	Ok(lock)
+}
+
+/// The entries that layer `id`'s moves lead to: `None` where they lead to the movement table,
+/// else the child layer's, taken from `previous` (the layer solved just before) if it is the
+/// child, or read from `dir`.
+fn child_layer(
+	dir: &Path,
+	id: LayerId,
+	movement: &Tablebase,
+	previous: &mut Option<(LayerId, Vec<u8>)>,
+) -> Result<Option<Vec<u8>>, PlacementError> {
+	let Some(child) = id.child() else {
+		return Ok(None);
+	};
+	if previous.as_ref().is_some_and(|(p, _)| *p == child) {
+		return Ok(previous.take().map(|(_, bytes)| bytes));
+	}
+	let path = dir.join(child.file_name());
+	if !path.exists() {
+		return Err(PlacementError::Missing {
+			path: path.display().to_string(),
+			layer: id.file_name(),
+		});
+	}
+	read_layer(dir, child, Some(movement)).map(Some)
 }
 
 /// Writes the manifest if every layer's file is in `dir`; whether it did.
