@@ -78,55 +78,101 @@ pub fn verify_layer(
 	let blocks: Vec<(u32, usize)> = (0..=id.max_dead())
 		.flat_map(|dead| (0..TIGER_CLASSES).map(move |class| (dead, class)))
 		.collect();
-	let next = AtomicU64::new(0);
-	let done = AtomicU64::new(0);
-	let total = shape.entries();
-	let found: Mutex<(VerifyLayerReport, Option<(usize, PlacementVerifyError)>)> = Mutex::new((
-		VerifyLayerReport {
-			entries: 0,
-			up_to_symmetry: 0,
+	let checks = Checks {
+		checker: Checker {
+			id,
+			shape: &shape,
+			bytes,
+			child_shape: child_shape.as_ref(),
+			children,
 		},
-		None,
-	));
-	let checker = Checker {
-		id,
-		shape: &shape,
-		bytes,
-		child_shape: child_shape.as_ref(),
-		children,
+		blocks,
+		next: AtomicU64::new(0),
+		done: AtomicU64::new(0),
+		total: shape.entries(),
+		progress,
+		found: Mutex::new(Found::new()),
 	};
 	std::thread::scope(|scope| {
 		for _ in 0..threads.max(1) {
-			scope.spawn(|| {
-				loop {
-					let at = next.fetch_add(1, Ordering::Relaxed) as usize;
-					let Some(&(dead, class)) = blocks.get(at) else {
-						break;
-					};
-					let outcome = checker.block(dead, class);
-					let step = u64::from(sets_of(id.sheep_on_board(dead)));
-					let now = done.fetch_add(step, Ordering::Relaxed) + step;
-					progress(now, total);
-					let mut found = found.lock().expect("no check panics holding it");
-					match outcome {
-						Ok(report) => {
-							found.0.entries += report.entries;
-							found.0.up_to_symmetry += report.up_to_symmetry;
-						}
-						Err(error) => {
-							if found.1.as_ref().is_none_or(|(first, _)| at < *first) {
-								found.1 = Some((at, error));
-							}
-						}
-					}
-				}
-			});
+			scope.spawn(|| checks.work());
 		}
 	});
-	let (report, error) = found.into_inner().expect("no check panicked");
-	match error {
+	let found = checks.found.into_inner().expect("no check panicked");
+	match found.first_error {
 		Some((_, error)) => Err(error),
-		None => Ok(report),
+		None => Ok(found.report),
+	}
+}
+
+/// What the threads checking a layer share: the blocks (one per dead count and tiger class),
+/// the next one to take, the entries done, and what the checked blocks found.
+struct Checks<'a> {
+	checker: Checker<'a>,
+	blocks: Vec<(u32, usize)>,
+	next: AtomicU64,
+	done: AtomicU64,
+	/// The layer's entries.
+	total: u64,
+	progress: &'a (dyn Fn(u64, u64) + Sync),
+	found: Mutex<Found>,
+}
+
+impl Checks<'_> {
+	/// One thread's part: takes the next block and checks it, until none is left.
+	fn work(&self) {
+		loop {
+			let at = self.next.fetch_add(1, Ordering::Relaxed) as usize;
+			let Some(&(dead, class)) = self.blocks.get(at) else {
+				break;
+			};
+			let outcome = self.checker.block(dead, class);
+			let step = u64::from(sets_of(self.checker.id.sheep_on_board(dead)));
+			let now = self.done.fetch_add(step, Ordering::Relaxed) + step;
+			(self.progress)(now, self.total);
+			self.found
+				.lock()
+				.expect("no check panics holding it")
+				.add(at, outcome);
+		}
+	}
+}
+
+/// What the checked blocks of a layer found: their entries, and the error of the first block
+/// (in block order) that failed, so that the error is the same on any number of threads.
+struct Found {
+	report: VerifyLayerReport,
+	first_error: Option<(usize, PlacementVerifyError)>,
+}
+
+impl Found {
+	fn new() -> Found {
+		Found {
+			report: VerifyLayerReport {
+				entries: 0,
+				up_to_symmetry: 0,
+			},
+			first_error: None,
+		}
+	}
+
+	/// Counts the outcome of block `at`.
+	fn add(&mut self, at: usize, outcome: Result<VerifyLayerReport, PlacementVerifyError>) {
+		match outcome {
+			Ok(report) => {
+				self.report.entries += report.entries;
+				self.report.up_to_symmetry += report.up_to_symmetry;
+			}
+			Err(error) => {
+				if self
+					.first_error
+					.as_ref()
+					.is_none_or(|(first, _)| at < *first)
+				{
+					self.first_error = Some((at, error));
+				}
+			}
+		}
 	}
 }
 
