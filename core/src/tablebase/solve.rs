@@ -136,12 +136,28 @@ impl<'a> LayerSolver<'a> {
 		}
 	}
 
+	/// Solves the layer, knowing the values of the layer below (`deeper`) if there is one;
+	/// `report` hears of the work as it is done.
 	fn run(
 		self,
 		deeper: Option<&[u8]>,
 		report: &(dyn Fn(u64) + Sync),
 	) -> Result<Vec<u8>, SolveError> {
 		// 1. Start: counters, immediate losses and (with four dead) immediate wins.
+		let levels = self.start(report);
+		let below = deeper.map(|values| decided_by_distance(self.layout, self.layer + 1, values));
+
+		// 2. Outwards, one distance at a time.
+		let decided = self.outwards(levels, below.as_deref(), report)?;
+
+		// 3. The rest are draws (or non-canonical entries, filled in at the end).
+		report(self.range.len() as u64 - decided);
+		Ok(self.values.into_iter().map(AtomicU8::into_inner).collect())
+	}
+
+	/// Step 1 on every entry; returns the entries decided by distance so far: those lost now
+	/// (distance 0) and, with four dead, those won at once (distance 1).
+	fn start(&self, report: &(dyn Fn(u64) + Sync)) -> Vec<Vec<u32>> {
 		let started = parallel(
 			self.threads,
 			self.range.len(),
@@ -160,17 +176,24 @@ impl<'a> LayerSolver<'a> {
 					won.extend(found.won_at_once);
 					(lost, won)
 				});
-		let below = deeper.map(|values| decided_by_distance(self.layout, self.layer + 1, values));
-		let mut levels: Vec<Vec<u32>> = vec![lost_now, won_now];
+		vec![lost_now, won_now]
+	}
 
-		// 2. Outwards, one distance at a time.
+	/// Step 2: works out from `levels`, this layer's entries decided by distance, and from
+	/// `below`, the next layer's (with the sheep to move), until no distance has positions
+	/// left; returns how many of this layer's entries it decided, those in `levels` included.
+	fn outwards(
+		&self,
+		mut levels: Vec<Vec<u32>>,
+		below: Option<&[Vec<u32>]>,
+		report: &(dyn Fn(u64) + Sync),
+	) -> Result<u64, SolveError> {
 		let mut decided = 0u64;
 		let mut distance = 0usize;
-		let below_levels = below.as_ref().map_or(0, Vec::len);
+		let below_levels = below.map_or(0, <[_]>::len);
 		while distance < levels.len().max(below_levels) {
 			let here = levels.get(distance).map_or(&[][..], Vec::as_slice);
 			let there = below
-				.as_ref()
 				.and_then(|b| b.get(distance))
 				.map_or(&[][..], Vec::as_slice);
 			decided += here.len() as u64;
@@ -192,10 +215,7 @@ impl<'a> LayerSolver<'a> {
 			}
 			distance += 1;
 		}
-
-		// 3. The rest are draws (or non-canonical entries, filled in at the end).
-		report(self.range.len() as u64 - decided);
-		Ok(self.values.into_iter().map(AtomicU8::into_inner).collect())
+		Ok(decided)
 	}
 
 	/// Counts a canonical entry's children, or decides it at once.
