@@ -137,9 +137,24 @@ impl Assignment {
 /// The first of an assignment's settings out of its range, as an error; the checks are made in
 /// the order of the message's fields.
 fn check_assignment(wire: &v1::Assignment) -> Result<(), ConvertError> {
-	let (t, table) = (wire.temperature, &wire.tablebase_sha256);
-	// (in range, field, value, range)
-	let checks = [
+	let mut checks = play_checks(wire).into_iter().chain(source_checks(wire));
+	match checks.find(|(ok, ..)| !ok) {
+		None => Ok(()),
+		Some((_, field, value, range)) => Err(ConvertError::Assignment {
+			field,
+			value,
+			range,
+		}),
+	}
+}
+
+/// One of an assignment's checks: (in range, field, value, range).
+type Check = (bool, &'static str, String, &'static str);
+
+/// The checks of how the games are played: the search's depth and the self-play settings.
+fn play_checks(wire: &v1::Assignment) -> [Check; 5] {
+	let t = wire.temperature;
+	[
 		(
 			(1..=MAX_DEPTH).contains(&wire.depth),
 			"depth",
@@ -170,6 +185,14 @@ fn check_assignment(wire: &v1::Assignment) -> Result<(), ConvertError> {
 			wire.max_plies.to_string(),
 			"1..=10000",
 		),
+	]
+}
+
+/// The checks of how many games a batch holds and the files they are played with: the net's
+/// and the tablebase's, which adjudication needs.
+fn source_checks(wire: &v1::Assignment) -> [Check; 4] {
+	let table = &wire.tablebase_sha256;
+	[
 		(
 			(1..=1000).contains(&wire.games_per_batch),
 			"games_per_batch",
@@ -194,15 +217,7 @@ fn check_assignment(wire: &v1::Assignment) -> Result<(), ConvertError> {
 			"true".to_string(),
 			"false without a tablebase",
 		),
-	];
-	match checks.into_iter().find(|(ok, ..)| !ok) {
-		None => Ok(()),
-		Some((_, field, value, range)) => Err(ConvertError::Assignment {
-			field,
-			value,
-			range,
-		}),
-	}
+	]
 }
 
 #[cfg(test)]
