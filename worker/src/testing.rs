@@ -1,8 +1,7 @@
 //! Helpers for the unit tests: temporary directories and small assignments.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use tigers_core::Network;
 use tigers_core::network::Shape;
@@ -12,31 +11,24 @@ use tigers_proto::convert::Assignment;
 use crate::selfplay::Playing;
 
 /// A fresh directory under the system's temporary directory, removed on drop.
-pub(crate) struct TempDir(PathBuf);
+///
+/// A thin wrapper over [`tempfile::TempDir`], which picks a name no other test or process can
+/// hold and removes the directory even when the test panics.
+pub(crate) struct TempDir(tempfile::TempDir);
 
 impl TempDir {
 	/// A new, empty directory whose name starts with `label`.
 	pub(crate) fn new(label: &str) -> TempDir {
-		static COUNTER: AtomicU64 = AtomicU64::new(0);
-		let unique = COUNTER.fetch_add(1, Ordering::Relaxed);
-		let path = std::env::temp_dir().join(format!(
-			"tigers-worker-{label}-{}-{unique}",
-			std::process::id()
-		));
-		let _ = std::fs::remove_dir_all(&path);
-		std::fs::create_dir_all(&path).expect("create a temporary directory");
-		TempDir(path)
+		let dir = tempfile::Builder::new()
+			.prefix(&format!("tigers-worker-{label}-"))
+			.tempdir()
+			.expect("create a temporary directory");
+		TempDir(dir)
 	}
 
 	/// Its path.
 	pub(crate) fn path(&self) -> &Path {
-		&self.0
-	}
-}
-
-impl Drop for TempDir {
-	fn drop(&mut self) {
-		let _ = std::fs::remove_dir_all(&self.0);
+		self.0.path()
 	}
 }
 
