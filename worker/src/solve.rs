@@ -158,37 +158,30 @@ const RECONNECT: Duration = Duration::from_secs(1);
 
 /// One thread's loop: ask, compute, return, until there is no more work.
 async fn work(shared: Arc<Shared>) -> Result<(), SolveError> {
-	let name = shared.settings.config.name.clone();
 	let mut client: Option<Client> = None;
 	while !shared.stop.load(Ordering::Relaxed) {
 		let Some(connected) = connect(&shared, &mut client).await else {
 			tokio::time::sleep(RECONNECT).await;
 			continue;
 		};
-		let request = v1::SolveWorkRequest {
-			worker: name.clone(),
-		};
-		let answer = match connected.solve_work(request).await {
-			Ok(answer) => answer.into_inner(),
-			Err(status) => {
-				refused(&status)?;
-				tracing::warn!(error = %call_failure(&status), "asking for work failed");
+		let task = match ask(&shared, connected).await? {
+			Asked::Task(task) => task,
+			Asked::Finished => {
+				tracing::info!("the solve is over");
+				return Ok(());
+			}
+			Asked::Wait(wait) => {
+				tokio::time::sleep(wait).await;
+				continue;
+			}
+			Asked::Lost => {
 				client = None;
 				tokio::time::sleep(RECONNECT).await;
 				continue;
 			}
 		};
-		if answer.finished {
-			tracing::info!("the solve is over");
-			return Ok(());
-		}
-		let Some(task) = answer.task else {
-			let wait = answer.retry_ms.clamp(100, 60_000);
-			tokio::time::sleep(Duration::from_millis(u64::from(wait))).await;
-			continue;
-		};
-		let (id, slice) = task_slice(&task)?;
-		let child = match child_for(&shared, id, &task.child_sha256).await {
+		let leased = Leased::of(&task)?;
+		let child = match child_for(&shared, leased.id, &task.child_sha256).await {
 			Ok(child) => child,
 			Err(error) => {
 				// The lease runs out and the slice goes elsewhere; this loop tries again.
@@ -199,49 +192,131 @@ async fn work(shared: Arc<Shared>) -> Result<(), SolveError> {
 		};
 		if shared.settings.hold {
 			tracing::warn!(
-				lease = task.lease,
+				lease = leased.lease,
 				"holding a slice and never returning it (test)"
 			);
 			std::future::pending::<()>().await;
 		}
 		let started = Instant::now();
-		let mut values =
-			tokio::task::spawn_blocking(move || solve_one_slice(id, child.children(), slice))
-				.await
-				.map_err(|e| SolveError::Refused(format!("the slice's computation failed: {e}")))?;
-		if shared.settings.lie {
-			lie(&mut values, slice);
-		}
-		let submit = v1::SubmitSliceRequest {
-			worker: name.clone(),
-			lease: task.lease,
-			values,
-		};
+		let values = compute(&shared, leased, child).await?;
 		let connected = client.as_mut().expect("connected above");
-		match connected.submit_slice(submit).await {
-			Ok(answer) => {
-				let entries = slice.entries(id);
-				if answer.into_inner().accepted {
-					shared.slices.fetch_add(1, Ordering::Relaxed);
-					shared.positions.fetch_add(entries, Ordering::Relaxed);
-				}
-				tracing::debug!(
-					lease = task.lease,
-					entries,
-					seconds = started.elapsed().as_secs_f64(),
-					"slice returned"
-				);
-			}
-			Err(status) => {
-				refused(&status)?;
-				tracing::warn!(error = %call_failure(&status), "returning a slice failed");
-				if status.code() == Code::Unavailable {
-					client = None;
-				}
-			}
+		if !submit(&shared, connected, leased, values, started).await? {
+			client = None;
 		}
 	}
 	Ok(())
+}
+
+/// What the coordinator answered when asked for work.
+enum Asked {
+	/// A slice to compute.
+	Task(v1::SliceTask),
+	/// No slice free now: ask again after this long.
+	Wait(Duration),
+	/// The solve is over.
+	Finished,
+	/// The call failed in a way that asking again may mend; the connection is dropped.
+	Lost,
+}
+
+/// Asks the coordinator for a slice; an error for a refusal that asking again will not change.
+async fn ask(shared: &Shared, client: &mut Client) -> Result<Asked, SolveError> {
+	let request = v1::SolveWorkRequest {
+		worker: shared.settings.config.name.clone(),
+	};
+	let answer = match client.solve_work(request).await {
+		Ok(answer) => answer.into_inner(),
+		Err(status) => {
+			refused(&status)?;
+			tracing::warn!(error = %call_failure(&status), "asking for work failed");
+			return Ok(Asked::Lost);
+		}
+	};
+	if answer.finished {
+		return Ok(Asked::Finished);
+	}
+	Ok(match answer.task {
+		Some(task) => Asked::Task(task),
+		None => {
+			let wait = answer.retry_ms.clamp(100, 60_000);
+			Asked::Wait(Duration::from_millis(u64::from(wait)))
+		}
+	})
+}
+
+/// A slice this loop holds the lease of.
+#[derive(Clone, Copy)]
+struct Leased {
+	lease: u64,
+	id: LayerId,
+	slice: Slice,
+}
+
+impl Leased {
+	/// The lease and slice a task names, if it names a slice of a layer.
+	fn of(task: &v1::SliceTask) -> Result<Leased, SolveError> {
+		let (id, slice) = task_slice(task)?;
+		Ok(Leased {
+			lease: task.lease,
+			id,
+			slice,
+		})
+	}
+}
+
+/// The slice's values, computed on a blocking thread from `child` (and falsified when the
+/// settings say to lie).
+async fn compute(
+	shared: &Shared,
+	leased: Leased,
+	child: Arc<ChildFile>,
+) -> Result<Vec<u8>, SolveError> {
+	let Leased { id, slice, .. } = leased;
+	let mut values =
+		tokio::task::spawn_blocking(move || solve_one_slice(id, child.children(), slice))
+			.await
+			.map_err(|e| SolveError::Refused(format!("the slice's computation failed: {e}")))?;
+	if shared.settings.lie {
+		lie(&mut values, slice);
+	}
+	Ok(values)
+}
+
+/// Returns the slice's values, counting it when the coordinator accepts them. `Ok(false)` when
+/// the coordinator was unavailable and the connection should be made afresh.
+async fn submit(
+	shared: &Shared,
+	client: &mut Client,
+	leased: Leased,
+	values: Vec<u8>,
+	started: Instant,
+) -> Result<bool, SolveError> {
+	let submit = v1::SubmitSliceRequest {
+		worker: shared.settings.config.name.clone(),
+		lease: leased.lease,
+		values,
+	};
+	match client.submit_slice(submit).await {
+		Ok(answer) => {
+			let entries = leased.slice.entries(leased.id);
+			if answer.into_inner().accepted {
+				shared.slices.fetch_add(1, Ordering::Relaxed);
+				shared.positions.fetch_add(entries, Ordering::Relaxed);
+			}
+			tracing::debug!(
+				lease = leased.lease,
+				entries,
+				seconds = started.elapsed().as_secs_f64(),
+				"slice returned"
+			);
+			Ok(true)
+		}
+		Err(status) => {
+			refused(&status)?;
+			tracing::warn!(error = %call_failure(&status), "returning a slice failed");
+			Ok(status.code() != Code::Unavailable)
+		}
+	}
 }
 
 /// The connected client, connecting first if needed; `None` when the coordinator is not
@@ -421,6 +496,11 @@ async fn fetch_layer(
 			file.len()
 		)));
 	}
+	check_sha256(file, id, sha256).await
+}
+
+/// `file`, if it hashes to `sha256`; layer `id` names it in the error.
+async fn check_sha256(file: Vec<u8>, id: LayerId, sha256: &str) -> Result<Vec<u8>, FetchError> {
 	// Hashing hundreds of megabytes is CPU work: off the async threads.
 	let (file, actual) = tokio::task::spawn_blocking(move || {
 		let actual = hex(&Sha256::digest(&file));
