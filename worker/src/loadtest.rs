@@ -143,38 +143,80 @@ pub async fn loadtest(
 ) -> Result<LoadtestReport, WorkerError> {
 	settings.validate()?;
 	let connector = crate::client::connector(config)?;
+	let ready = match set_up(&connector, settings).await {
+		Ok(ready) => ready,
+		Err(report) => return Ok(*report),
+	};
+	tracing::info!(
+		sessions = ready.sessions.len(),
+		samples_per_batch = ready.template.samples.len(),
+		games_per_batch = ready.template.game_records.len(),
+		"sessions open; sending"
+	);
+	let tallies = run_sessions(ready.sessions, &ready.template, settings).await;
+	let mut report = LoadtestReport::new(
+		settings.sessions,
+		settings.duration.as_secs_f64(),
+		tallies,
+		ready.failed,
+	);
+	report.offered = settings.rate;
+	Ok(report)
+}
+
+/// The sessions that opened and the batch they are to send.
+struct Ready {
+	sessions: Vec<Opened>,
+	/// How many sessions did not open, with the first reason.
+	failed: (usize, Option<String>),
+	template: Arc<SampleBatch>,
+}
+
+/// Opens the sessions and plays the batch they send, within the setup's deadline; or the
+/// report of a run that cannot start.
+async fn set_up(
+	connector: &Connector,
+	settings: &LoadtestSettings,
+) -> Result<Ready, Box<LoadtestReport>> {
 	let prefix = format!("loadtest-{:08x}", random_u64() as u32);
 	let setup_deadline = tokio::time::Instant::now() + settings.setup_timeout;
-	let opening = open_all(&connector, &prefix, settings);
+	let opening = open_all(connector, &prefix, settings);
 	let Ok((mut sessions, failed)) = tokio::time::timeout_at(setup_deadline, opening).await else {
 		let why = format!(
 			"the sessions did not open within {:?}",
 			settings.setup_timeout
 		);
-		return Ok(failed_report(settings, settings.sessions, why));
+		return Err(Box::new(failed_report(settings, settings.sessions, why)));
 	};
 	let Some(first) = sessions.first_mut() else {
-		return Ok(LoadtestReport::new(
+		return Err(Box::new(LoadtestReport::new(
 			settings.sessions,
 			settings.duration.as_secs_f64(),
 			Vec::new(),
 			failed,
-		));
+		)));
 	};
 	let template = match tokio::time::timeout_at(setup_deadline, template_batch(first)).await {
 		Ok(Ok(batch)) => Arc::new(batch),
-		Ok(Err(why)) => return Ok(failed_report(settings, settings.sessions, why)),
+		Ok(Err(why)) => return Err(Box::new(failed_report(settings, settings.sessions, why))),
 		Err(_) => {
 			let why = "playing the batch to send took too long".to_string();
-			return Ok(failed_report(settings, settings.sessions, why));
+			return Err(Box::new(failed_report(settings, settings.sessions, why)));
 		}
 	};
-	tracing::info!(
-		sessions = sessions.len(),
-		samples_per_batch = template.samples.len(),
-		games_per_batch = template.game_records.len(),
-		"sessions open; sending"
-	);
+	Ok(Ready {
+		sessions,
+		failed,
+		template,
+	})
+}
+
+/// Drives every session through the timed run, each on a task of its own; their tallies.
+async fn run_sessions(
+	sessions: Vec<Opened>,
+	template: &Arc<SampleBatch>,
+	settings: &LoadtestSettings,
+) -> Vec<SessionTally> {
 	let start = Instant::now();
 	let count = sessions.len();
 	// Shared by the sessions that opened, so that the rate offered is the one asked for.
@@ -210,14 +252,7 @@ pub async fn loadtest(
 			}
 		}
 	}
-	let mut report = LoadtestReport::new(
-		settings.sessions,
-		settings.duration.as_secs_f64(),
-		tallies,
-		failed,
-	);
-	report.offered = settings.rate;
-	Ok(report)
+	tallies
 }
 
 /// A report for a run that could not start: every session counted as an error.
@@ -279,35 +314,7 @@ async fn open_session(
 		.connect()
 		.await
 		.map_err(|e| format!("cannot connect: {e}"))?;
-	let join = JoinRequest {
-		worker_id: worker_id.clone(),
-		name: worker_id.clone(),
-		host: host_name(),
-		threads: 1,
-		build_version: env!("CARGO_PKG_VERSION").to_string(),
-		input_version: tigers_core::network::INPUT_VERSION,
-		worker_secret: String::new(),
-		loadtest: true,
-		protocol_version: tigers_proto::PROTOCOL_VERSION,
-		instance: worker_id.clone(),
-	};
-	let joined = loop {
-		match client.join(join.clone()).await {
-			Ok(joined) => break joined.into_inner(),
-			// Past the coordinator's limit on new identities a minute: as a worker does, wait
-			// as long as it says (the setup's deadline bounds the whole).
-			Err(status) if retry_after(&status).is_some() => {
-				tokio::time::sleep(retry_after(&status).unwrap_or_default()).await;
-			}
-			Err(status) => {
-				return Err(format!(
-					"Join failed: {} ({})",
-					status.message(),
-					status.code()
-				));
-			}
-		}
-	};
+	let joined = join(&mut client, &worker_id).await?;
 	let (outbound, requests) = mpsc::channel(queue);
 	let open = worker_message::Body::Open(SessionOpen {
 		instance: worker_id.clone(),
@@ -321,19 +328,7 @@ async fn open_session(
 		.await
 		.map_err(|status| format!("Session failed: {} ({})", status.message(), status.code()))?
 		.into_inner();
-	let assignment = match inbound.message().await {
-		Ok(Some(CoordinatorMessage {
-			body: Some(coordinator_message::Body::Assignment(assignment)),
-		})) => assignment,
-		Ok(_) => return Err("the session did not start with an assignment".into()),
-		Err(status) => {
-			return Err(format!(
-				"Session failed: {} ({})",
-				status.message(),
-				status.code()
-			));
-		}
-	};
+	let assignment = first_assignment(&mut inbound).await?;
 	Ok(Opened {
 		client,
 		outbound,
@@ -342,6 +337,56 @@ async fn open_session(
 		next_sequence: joined.last_acked_sequence + 1,
 		run_id: joined.run_id,
 	})
+}
+
+/// Joins as `worker_id`, a new identity, waiting out the coordinator's limit on new identities.
+async fn join(client: &mut Client, worker_id: &str) -> Result<v1::JoinResponse, String> {
+	let join = JoinRequest {
+		worker_id: worker_id.to_string(),
+		name: worker_id.to_string(),
+		host: host_name(),
+		threads: 1,
+		build_version: env!("CARGO_PKG_VERSION").to_string(),
+		input_version: tigers_core::network::INPUT_VERSION,
+		worker_secret: String::new(),
+		loadtest: true,
+		protocol_version: tigers_proto::PROTOCOL_VERSION,
+		instance: worker_id.to_string(),
+	};
+	loop {
+		match client.join(join.clone()).await {
+			Ok(joined) => return Ok(joined.into_inner()),
+			// Past the coordinator's limit on new identities a minute: as a worker does, wait
+			// as long as it says (the setup's deadline bounds the whole).
+			Err(status) if retry_after(&status).is_some() => {
+				tokio::time::sleep(retry_after(&status).unwrap_or_default()).await;
+			}
+			Err(status) => {
+				return Err(format!(
+					"Join failed: {} ({})",
+					status.message(),
+					status.code()
+				));
+			}
+		}
+	}
+}
+
+/// The assignment a session opens with.
+async fn first_assignment(
+	inbound: &mut Streaming<CoordinatorMessage>,
+) -> Result<v1::Assignment, String> {
+	match inbound.message().await {
+		Ok(Some(CoordinatorMessage {
+			body: Some(coordinator_message::Body::Assignment(assignment)),
+		})) => Ok(assignment),
+		Ok(_) => Err("the session did not start with an assignment".into()),
+		Err(status) => Err(format!(
+			"Session failed: {} ({})",
+			status.message(),
+			status.code()
+		)),
+	}
 }
 
 /// How long a join refused for the limit on new identities is asked to wait.
@@ -418,26 +463,16 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 		generation: session.assignment.generation,
 	};
 	let drained_by = tokio::time::Instant::from_std(plan.end + DRAIN);
-	let mut next_due = plan.first_due;
-	let mut stamped = (books.generation, template.clone());
+	let mut copies = Copies::new(template, books.generation, plan.first_due);
 	loop {
 		let now = Instant::now();
-		let sending = now < plan.end && next_due < plan.end;
+		let sending = now < plan.end && copies.next_due < plan.end;
 		if !sending && books.unacked.is_empty() {
 			break;
 		}
 		let room = books.unacked.len() < plan.in_flight;
-		if sending && room && now >= next_due {
-			if stamped.0 != books.generation {
-				stamped = (
-					books.generation,
-					Arc::new(stamp(&template, books.generation)),
-				);
-			}
-			let batch = SampleBatch {
-				sequence: session.next_sequence,
-				..(*stamped.1).clone()
-			};
+		if sending && room && now >= copies.next_due {
+			let batch = copies.batch(books.generation, session.next_sequence);
 			let message = WorkerMessage {
 				body: Some(worker_message::Body::Batch(batch)),
 			};
@@ -447,18 +482,7 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 					.error(plan.second(now), || "the session stream closed".into());
 				break;
 			}
-			// Saturating, a batch is timed from when it went; at a rate, from when it was due.
-			let counted_from = match plan.interval {
-				Some(every) => {
-					let due = next_due;
-					next_due += every;
-					due
-				}
-				None => {
-					next_due = now;
-					Instant::now()
-				}
-			};
+			let counted_from = copies.sent(plan.interval, now);
 			books
 				.unacked
 				.push_back((session.next_sequence, counted_from));
@@ -466,7 +490,7 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 			continue;
 		}
 		let wake = match () {
-			() if sending && room => tokio::time::Instant::from_std(next_due),
+			() if sending && room => tokio::time::Instant::from_std(copies.next_due),
 			() if sending => tokio::time::Instant::from_std(plan.end),
 			() => drained_by,
 		};
@@ -481,6 +505,53 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 		}
 	}
 	books.tally
+}
+
+/// The copies one session sends, and when the next is due.
+struct Copies {
+	template: Arc<SampleBatch>,
+	/// The template stamped with the generation of the last copy sent, and that generation.
+	stamped: (u64, Arc<SampleBatch>),
+	next_due: Instant,
+}
+
+impl Copies {
+	/// Copies of `template` (played by `generation`), the first due at `first_due`.
+	fn new(template: Arc<SampleBatch>, generation: u64, first_due: Instant) -> Copies {
+		Copies {
+			stamped: (generation, template.clone()),
+			template,
+			next_due: first_due,
+		}
+	}
+
+	/// The next copy: stamped with `generation`, sent under `sequence`.
+	fn batch(&mut self, generation: u64, sequence: u64) -> SampleBatch {
+		if self.stamped.0 != generation {
+			self.stamped = (generation, Arc::new(stamp(&self.template, generation)));
+		}
+		SampleBatch {
+			sequence,
+			..(*self.stamped.1).clone()
+		}
+	}
+
+	/// Moves the schedule past a copy sent at `now` (every `interval`, or at once when
+	/// saturating); when its acknowledgement's time counts from.
+	fn sent(&mut self, interval: Option<Duration>, now: Instant) -> Instant {
+		// Saturating, a batch is timed from when it went; at a rate, from when it was due.
+		match interval {
+			Some(every) => {
+				let due = self.next_due;
+				self.next_due += every;
+				due
+			}
+			None => {
+				self.next_due = now;
+				Instant::now()
+			}
+		}
+	}
 }
 
 /// `template` as played by `generation`: each sample and each game record says so.
