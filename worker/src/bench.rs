@@ -51,6 +51,26 @@ impl Default for BenchSettings {
 	}
 }
 
+impl BenchSettings {
+	/// An error for settings a bench cannot run with.
+	fn validate(&self) -> Result<(), WorkerError> {
+		let refuse = |what: String| Err(WorkerError::Config(what));
+		if self.games == 0 {
+			return refuse("the bench needs at least 1 game".into());
+		}
+		if self.threads == 0 {
+			return refuse("the bench needs at least 1 thread".into());
+		}
+		if !(1..=64).contains(&self.depth) {
+			return refuse(format!("the depth must be 1 to 64, not {}", self.depth));
+		}
+		if !self.shape.is_valid() {
+			return refuse(format!("the net shape {} is not valid", self.shape));
+		}
+		Ok(())
+	}
+}
+
 /// What a bench measured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchReport {
@@ -101,32 +121,11 @@ impl fmt::Display for BenchReport {
 	}
 }
 
-/// Plays `settings.games` self-play games with the default settings and measures them.
-pub fn bench(settings: &BenchSettings) -> Result<BenchReport, WorkerError> {
-	bench_with_progress(settings, |_| {})
-}
-
-/// [`bench()`], calling `finished` with the number of games finished so far after each game (from
-/// the playing threads, so it should be quick): for a progress bar.
-pub fn bench_with_progress(
-	settings: &BenchSettings,
-	finished: impl Fn(u64) + Sync,
-) -> Result<BenchReport, WorkerError> {
-	let refuse = |what: String| Err(WorkerError::Config(what));
-	if settings.games == 0 {
-		return refuse("the bench needs at least 1 game".into());
-	}
-	if settings.threads == 0 {
-		return refuse("the bench needs at least 1 thread".into());
-	}
-	if !(1..=64).contains(&settings.depth) {
-		return refuse(format!("the depth must be 1 to 64, not {}", settings.depth));
-	}
-	if !settings.shape.is_valid() {
-		return refuse(format!("the net shape {} is not valid", settings.shape));
-	}
+/// What the bench's games are played with: a fresh net from seed 1 at the settings' depth,
+/// with the default self-play settings.
+fn bench_playing(settings: &BenchSettings) -> Arc<Playing> {
 	let net = Network::new(settings.shape, 1);
-	let playing = Arc::new(Playing {
+	Arc::new(Playing {
 		// The bench sends nothing anywhere: no run.
 		run_id: "".into(),
 		assignment: Assignment {
@@ -140,7 +139,22 @@ pub fn bench_with_progress(
 		},
 		net: Arc::new(net),
 		tablebase: None,
-	});
+	})
+}
+
+/// Plays `settings.games` self-play games with the default settings and measures them.
+pub fn bench(settings: &BenchSettings) -> Result<BenchReport, WorkerError> {
+	bench_with_progress(settings, |_| {})
+}
+
+/// [`bench()`], calling `finished` with the number of games finished so far after each game (from
+/// the playing threads, so it should be quick): for a progress bar.
+pub fn bench_with_progress(
+	settings: &BenchSettings,
+	finished: impl Fn(u64) + Sync,
+) -> Result<BenchReport, WorkerError> {
+	settings.validate()?;
+	let playing = bench_playing(settings);
 	let pool = ThreadPoolBuilder::new()
 		.num_threads(settings.threads)
 		.thread_name(|index| format!("bench-{index}"))
