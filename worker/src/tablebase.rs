@@ -17,7 +17,7 @@ use thiserror::Error;
 use tigers_core::Tablebase;
 use tigers_core::network::file::hex;
 use tigers_core::tablebase::TablebaseFileError;
-use tigers_proto::v1::FetchTablebaseRequest;
+use tigers_proto::v1::{FetchTablebaseRequest, TablebaseChunk};
 
 use crate::client::Connector;
 
@@ -246,40 +246,11 @@ pub(crate) async fn fetch(
 	let mut total = None;
 	let mut progress = Tenths::new(std::time::Instant::now());
 	while let Some(chunk) = stream.message().await.map_err(FetchError::Rpc)? {
-		let mismatch = |why: String| Err(FetchError::Mismatch(why));
-		if chunk.sha256 != identity {
-			return mismatch(format!("a piece names table {:.16}…", chunk.sha256));
-		}
-		if chunk.total_bytes > MAX_FILE_BYTES
-			|| *total.get_or_insert(chunk.total_bytes) != chunk.total_bytes
-		{
-			return mismatch(format!(
-				"the file's length changes or is {} bytes",
-				chunk.total_bytes
-			));
-		}
-		if chunk.offset != writer.written {
-			return mismatch(format!(
-				"a piece starts at byte {} where byte {} was due",
-				chunk.offset, writer.written
-			));
-		}
-		if writer.written + chunk.data.len() as u64 > chunk.total_bytes {
-			return mismatch("more bytes than the file's length".into());
-		}
+		check_piece(&chunk, identity, &mut total, writer.written)?;
 		// Hashing and writing a megabyte is CPU and disk work: off the async threads.
 		let total_bytes = chunk.total_bytes;
 		writer = blocking(move || writer.append(&chunk.data).map(|()| writer)).await??;
-		if let Some(done) = progress.passed(writer.written, total_bytes, std::time::Instant::now())
-		{
-			tracing::info!(
-				percent = done.percent,
-				megabytes = format!("{:.1}", writer.written as f64 / 1e6),
-				megabytes_per_second = format!("{:.1}", done.bytes_per_second / 1e6),
-				seconds_left = format!("{:.0}", done.seconds_left),
-				"fetching the tablebase"
-			);
-		}
+		progress.log(writer.written, total_bytes);
 	}
 	let expected = total.unwrap_or(0);
 	if writer.written != expected || expected == 0 {
@@ -291,6 +262,38 @@ pub(crate) async fn fetch(
 	let target = path.to_path_buf();
 	let identity = identity.to_string();
 	blocking(move || writer.finish(&identity, &target)).await?
+}
+
+/// An error unless `chunk` is the next piece of table `identity`, `written` bytes in: the same
+/// length as the pieces before (`total`, set by the first) and within it.
+fn check_piece(
+	chunk: &TablebaseChunk,
+	identity: &str,
+	total: &mut Option<u64>,
+	written: u64,
+) -> Result<(), FetchError> {
+	let mismatch = |why: String| Err(FetchError::Mismatch(why));
+	if chunk.sha256 != identity {
+		return mismatch(format!("a piece names table {:.16}…", chunk.sha256));
+	}
+	if chunk.total_bytes > MAX_FILE_BYTES
+		|| *total.get_or_insert(chunk.total_bytes) != chunk.total_bytes
+	{
+		return mismatch(format!(
+			"the file's length changes or is {} bytes",
+			chunk.total_bytes
+		));
+	}
+	if chunk.offset != written {
+		return mismatch(format!(
+			"a piece starts at byte {} where byte {written} was due",
+			chunk.offset
+		));
+	}
+	if written + chunk.data.len() as u64 > chunk.total_bytes {
+		return mismatch("more bytes than the file's length".into());
+	}
+	Ok(())
 }
 
 /// Where a transfer stands each time it passes another tenth of the file: for the log, so that
@@ -311,6 +314,19 @@ struct Passed {
 impl Tenths {
 	fn new(started: std::time::Instant) -> Tenths {
 		Tenths { started, logged: 0 }
+	}
+
+	/// Logs the transfer's progress when `written` of `total` bytes is past another tenth.
+	fn log(&mut self, written: u64, total: u64) {
+		if let Some(done) = self.passed(written, total, std::time::Instant::now()) {
+			tracing::info!(
+				percent = done.percent,
+				megabytes = format!("{:.1}", written as f64 / 1e6),
+				megabytes_per_second = format!("{:.1}", done.bytes_per_second / 1e6),
+				seconds_left = format!("{:.0}", done.seconds_left),
+				"fetching the tablebase"
+			);
+		}
 	}
 
 	/// `Some` when `written` of `total` bytes at `now` is past a tenth not yet reported (the
