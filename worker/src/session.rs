@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use thiserror::Error;
+use tigers_core::Network;
 use tigers_proto::convert::{Assignment, ConvertError};
 use tigers_proto::v1::{
 	self, CoordinatorMessage, Heartbeat, JoinRequest, SessionOpen, WorkerMessage,
@@ -306,42 +307,9 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 		.connect()
 		.await
 		.map_err(SessionError::Connect)?;
-	let request = JoinRequest {
-		worker_secret: shared.secret.get(),
-		..shared.join.clone()
-	};
-	let joined = timed("Join", client.join(request)).await?.into_inner();
-	shared.stats.session_opened();
-	if !joined.worker_secret.is_empty() {
-		// Kept before it is used: a worker that lost it could not open a session again.
-		let secret = shared.secret.clone();
-		let issued = joined.worker_secret.clone();
-		blocking(move || secret.store(&issued))
-			.await?
-			.map_err(SessionError::Secret)?;
-		tracing::info!("the coordinator bound this worker's identity to a new secret");
-	}
+	let joined = join(shared, &mut client).await?;
+	let run_id = settle_spool(shared, &joined).await?;
 	let last_acked = joined.last_acked_sequence;
-	let run_id = begin_run(shared, &joined).await?;
-	let spool = shared.spool.clone();
-	let done = match blocking(move || spool.acknowledge_through(last_acked)).await? {
-		Ok(done) => done,
-		Err(error @ SpoolError::CoordinatorAhead { .. }) => {
-			tracing::error!(%error, "not deleting or sending any spooled batch");
-			return Err(error.into());
-		}
-		Err(error) => return Err(error.into()),
-	};
-	tracing::info!(
-		run = %joined.run_name,
-		coordinator_build = %joined.build_version,
-		coordinator_protocol = joined.protocol_version,
-		last_acked,
-		dropped = done.deleted,
-		renumbered = done.renumbered,
-		unacked_batches = shared.spool.len(),
-		"joined the coordinator"
-	);
 	let (outbound, requests) = mpsc::channel(OUTBOUND_BUFFER);
 	let open = worker_message::Body::Open(SessionOpen {
 		worker_id: shared.join.worker_id.clone(),
@@ -365,6 +333,56 @@ async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionEr
 	drop(outbound);
 	let _ = tokio::time::timeout(CLOSE_TIMEOUT, &mut receiving).await;
 	result
+}
+
+/// Joins with the identity's secret, keeping a new secret if the coordinator issues one.
+async fn join(shared: &Shared, client: &mut Client) -> Result<v1::JoinResponse, SessionError> {
+	let request = JoinRequest {
+		worker_secret: shared.secret.get(),
+		..shared.join.clone()
+	};
+	let joined = timed("Join", client.join(request)).await?.into_inner();
+	shared.stats.session_opened();
+	if !joined.worker_secret.is_empty() {
+		// Kept before it is used: a worker that lost it could not open a session again.
+		let secret = shared.secret.clone();
+		let issued = joined.worker_secret.clone();
+		blocking(move || secret.store(&issued))
+			.await?
+			.map_err(SessionError::Secret)?;
+		tracing::info!("the coordinator bound this worker's identity to a new secret");
+	}
+	Ok(joined)
+}
+
+/// Brings the spool in line with the join: of its run, and without what the coordinator says
+/// it has (the rest renumbered to follow on); returns the run.
+async fn settle_spool(
+	shared: &Shared,
+	joined: &v1::JoinResponse,
+) -> Result<Arc<str>, SessionError> {
+	let last_acked = joined.last_acked_sequence;
+	let run_id = begin_run(shared, joined).await?;
+	let spool = shared.spool.clone();
+	let done = match blocking(move || spool.acknowledge_through(last_acked)).await? {
+		Ok(done) => done,
+		Err(error @ SpoolError::CoordinatorAhead { .. }) => {
+			tracing::error!(%error, "not deleting or sending any spooled batch");
+			return Err(error.into());
+		}
+		Err(error) => return Err(error.into()),
+	};
+	tracing::info!(
+		run = %joined.run_name,
+		coordinator_build = %joined.build_version,
+		coordinator_protocol = joined.protocol_version,
+		last_acked,
+		dropped = done.deleted,
+		renumbered = done.renumbered,
+		unacked_batches = shared.spool.len(),
+		"joined the coordinator"
+	);
+	Ok(run_id)
 }
 
 /// Makes the join's run the spool's, setting aside a spool of another run; returns the run.
@@ -514,41 +532,12 @@ async fn apply_assignment(
 	run_id: &Arc<str>,
 ) -> Result<(), SessionError> {
 	let assignment = Assignment::from_wire(wire)?;
-	let held = shared
-		.control
-		.current()
-		.filter(|playing| playing.assignment.sha256 == assignment.sha256)
-		.map(|playing| playing.net.clone());
-	let net = match held {
-		Some(net) => net,
-		None => {
-			tracing::info!(
-				generation = assignment.generation,
-				sha256 = %assignment.sha256,
-				"fetching the net"
-			);
-			timed("FetchNet", fetch_net(client, &assignment)).await??
-		}
-	};
+	let net = net_for(shared, client, &assignment).await?;
 	let tablebase = assignment
 		.tablebase_sha256
 		.as_deref()
 		.and_then(|identity| shared.tablebases.held(identity));
-	tracing::info!(
-		generation = assignment.generation,
-		depth = assignment.depth,
-		games_per_batch = assignment.games_per_batch,
-		max_plies = assignment.selfplay.max_plies,
-		tablebase = match (&assignment.tablebase_sha256, &tablebase) {
-			(None, _) => "none",
-			(Some(_), Some(_)) => "ready",
-			// Not a table that is missing for good: it comes from the cache or the coordinator,
-			// and self-play takes it up (and adjudicates with it) once it is loaded.
-			(Some(_), None) => "loading; playing without it until it is ready",
-		},
-		adjudicate = assignment.adjudicate,
-		"playing"
-	);
+	log_playing(&assignment, tablebase.is_some());
 	let wanted = assignment
 		.tablebase_sha256
 		.clone()
@@ -569,6 +558,49 @@ async fn apply_assignment(
 		);
 	}
 	Ok(())
+}
+
+/// The net `assignment` plays: the one held if it is that net, else fetched.
+async fn net_for(
+	shared: &Shared,
+	client: &mut Client,
+	assignment: &Assignment,
+) -> Result<Arc<Network>, SessionError> {
+	let held = shared
+		.control
+		.current()
+		.filter(|playing| playing.assignment.sha256 == assignment.sha256)
+		.map(|playing| playing.net.clone());
+	match held {
+		Some(net) => Ok(net),
+		None => {
+			tracing::info!(
+				generation = assignment.generation,
+				sha256 = %assignment.sha256,
+				"fetching the net"
+			);
+			Ok(timed("FetchNet", fetch_net(client, assignment)).await??)
+		}
+	}
+}
+
+/// Logs what is played from now on; `has_tablebase` when the table it names is held.
+fn log_playing(assignment: &Assignment, has_tablebase: bool) {
+	tracing::info!(
+		generation = assignment.generation,
+		depth = assignment.depth,
+		games_per_batch = assignment.games_per_batch,
+		max_plies = assignment.selfplay.max_plies,
+		tablebase = match (&assignment.tablebase_sha256, has_tablebase) {
+			(None, _) => "none",
+			(Some(_), true) => "ready",
+			// Not a table that is missing for good: it comes from the cache or the coordinator,
+			// and self-play takes it up (and adjudicates with it) once it is loaded.
+			(Some(_), false) => "loading; playing without it until it is ready",
+		},
+		adjudicate = assignment.adjudicate,
+		"playing"
+	);
 }
 
 fn log_progress(shared: &Shared) {
