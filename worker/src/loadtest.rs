@@ -472,21 +472,12 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 		}
 		let room = books.unacked.len() < plan.in_flight;
 		if sending && room && now >= copies.next_due {
-			let batch = copies.batch(books.generation, session.next_sequence);
-			let message = WorkerMessage {
-				body: Some(worker_message::Body::Batch(batch)),
-			};
-			if session.outbound.send(message).await.is_err() {
-				books
-					.tally
-					.error(plan.second(now), || "the session stream closed".into());
+			if send_copy(&mut session, &mut books, &mut copies, now)
+				.await
+				.is_break()
+			{
 				break;
 			}
-			let counted_from = copies.sent(plan.interval, now);
-			books
-				.unacked
-				.push_back((session.next_sequence, counted_from));
-			session.next_sequence += 1;
 			continue;
 		}
 		let wake = match () {
@@ -505,6 +496,32 @@ async fn drive(mut session: Opened, template: Arc<SampleBatch>, plan: Plan) -> S
 		}
 	}
 	books.tally
+}
+
+/// Sends the next copy, due at or before `now`, and books it as unacknowledged; `Break` when
+/// the session's stream has closed.
+async fn send_copy(
+	session: &mut Opened,
+	books: &mut Books,
+	copies: &mut Copies,
+	now: Instant,
+) -> ControlFlow<()> {
+	let batch = copies.batch(books.generation, session.next_sequence);
+	let message = WorkerMessage {
+		body: Some(worker_message::Body::Batch(batch)),
+	};
+	if session.outbound.send(message).await.is_err() {
+		books.tally.error(books.plan.second(now), || {
+			"the session stream closed".into()
+		});
+		return ControlFlow::Break(());
+	}
+	let counted_from = copies.sent(books.plan.interval, now);
+	books
+		.unacked
+		.push_back((session.next_sequence, counted_from));
+	session.next_sequence += 1;
+	ControlFlow::Continue(())
 }
 
 /// The copies one session sends, and when the next is due.
