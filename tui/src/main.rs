@@ -1,8 +1,9 @@
-//! The `tui` binary: parses the command line, then plays a game on the terminal, runs the
-//! engine protocol on stdin and stdout, or shows a coordinator's training dashboard.
+//! The `tui` binary: parses the command line, then hands it to one function per subcommand:
+//! a game on the terminal, the engine protocol on stdin and stdout, a coordinator's training
+//! dashboard, the tablebase commands, or the list of a record file's games.
 
 use std::io::{self, IsTerminal};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -14,7 +15,7 @@ use tigers_proto::console;
 use tigers_proto::locations;
 use tigers_tui::engine::Engine;
 use tigers_tui::net_source::{DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
-use tigers_tui::setup::{PlayConfig, PlayerKind};
+use tigers_tui::setup::{PlayConfig, PlayerKind, Setup};
 use tigers_tui::{placement_command, tablebase_command};
 
 /// Play Tigers and Sheep in the terminal, against the latest net by default.
@@ -90,23 +91,27 @@ enum Command {
 		path: PathBuf,
 	},
 	/// Watch a coordinator's training run live.
-	Dashboard {
-		/// The coordinator's URL.
-		#[arg(long, value_name = "URL", default_value = DEFAULT_COORDINATOR)]
-		connect: String,
-		/// How often the coordinator sends a snapshot, in milliseconds (100 to 60000).
-		#[arg(long, value_name = "MS", default_value_t = 1000,
-			value_parser = clap::value_parser!(u32).range(100..=60_000))]
-		interval_ms: u32,
-		/// Also save every snapshot received to this file.
-		#[arg(long, value_name = "FILE")]
-		record: Option<PathBuf>,
-		/// Play a recording back instead, one snapshot per interval.
-		#[arg(long, value_name = "FILE", conflicts_with_all = ["connect", "record"])]
-		replay: Option<PathBuf>,
-		#[command(flatten)]
-		client: ClientArgs,
-	},
+	Dashboard(DashboardArgs),
+}
+
+/// Where `tui dashboard` takes its snapshots from, and how often.
+#[derive(Debug, Args)]
+struct DashboardArgs {
+	/// The coordinator's URL.
+	#[arg(long, value_name = "URL", default_value = DEFAULT_COORDINATOR)]
+	connect: String,
+	/// How often the coordinator sends a snapshot, in milliseconds (100 to 60000).
+	#[arg(long, value_name = "MS", default_value_t = 1000,
+		value_parser = clap::value_parser!(u32).range(100..=60_000))]
+	interval_ms: u32,
+	/// Also save every snapshot received to this file.
+	#[arg(long, value_name = "FILE")]
+	record: Option<PathBuf>,
+	/// Play a recording back instead, one snapshot per interval.
+	#[arg(long, value_name = "FILE", conflicts_with_all = ["connect", "record"])]
+	replay: Option<PathBuf>,
+	#[command(flatten)]
+	client: ClientArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -164,6 +169,27 @@ struct PlacementArgs {
 	/// directory's].
 	#[arg(long, value_name = "PATH", requires = "placement")]
 	movement: Option<PathBuf>,
+}
+
+impl PlacementArgs {
+	/// The placement layers' directory.
+	fn layers_dir(&self) -> anyhow::Result<PathBuf> {
+		Ok(locations::placement_dir(self.dir.as_deref())?)
+	}
+
+	/// The movement table the placement layers start from, which must be there.
+	fn movement_table(&self) -> anyhow::Result<std::sync::Arc<tigers_core::Tablebase>> {
+		let found = tablebase_command::find(self.movement.as_deref(), false)?;
+		found.table.ok_or_else(|| {
+			anyhow::anyhow!(
+				"the placement solve starts from the movement table, and there is none at {}; \
+				 `tui tablebase build` makes it",
+				found
+					.path
+					.map_or_else(String::new, |p| p.display().to_string())
+			)
+		})
+	}
 }
 
 #[derive(Debug, Args)]
@@ -230,54 +256,60 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> anyhow::Result<()> {
 	match cli.command {
-		Some(Command::Tablebase { action }) => return tablebase(action),
-		Some(Command::Games { path }) => {
-			let (listing, all_read) = tigers_tui::record_io::list_games(&path)?;
-			console::out(listing)?;
-			if !all_read {
-				anyhow::bail!(
-					"some games in {} do not read (listed above)",
-					path.display()
-				);
-			}
-			return Ok(());
-		}
-		Some(Command::Engine { table, client }) => {
-			let found = table.find()?;
-			let engine = Engine::new(client.settings())
-				.with_tablebase(found.table, found.note)
-				.with_placement(tablebase_command::find_placement(table.no_tablebase));
-			return match tigers_tui::engine::run(io::stdin().lock(), io::stdout().lock(), engine) {
-				// The program reading the answers has gone: nothing is left to answer.
-				Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-				other => other.context("the engine's input or output failed"),
-			};
-		}
-		Some(Command::Dashboard {
-			connect,
-			interval_ms,
-			record,
-			replay,
-			client,
-		}) => {
-			let interval = Duration::from_millis(u64::from(interval_ms));
-			if let Some(path) = replay {
-				return Ok(tigers_dashboard::remote::replay(&path, interval)?);
-			}
-			let settings = FeedSettings {
-				url: connect,
-				client: client.settings(),
-				interval,
-			};
-			return Ok(tigers_dashboard::remote::watch(
-				settings,
-				record.as_deref(),
-			)?);
-		}
-		None => {}
+		Some(Command::Tablebase { action }) => tablebase(action),
+		Some(Command::Games { path }) => games(&path),
+		Some(Command::Engine { table, client }) => engine(&table, client),
+		Some(Command::Dashboard(args)) => dashboard(args),
+		None => play(cli.play, &cli.table, cli.client),
 	}
-	let args = cli.play;
-	let found = cli.table.find()?;
+}
+
+/// `tui games FILE`: lists the file's games; an error if some do not read.
+fn games(path: &Path) -> anyhow::Result<()> {
+	let (listing, all_read) = tigers_tui::record_io::list_games(path)?;
+	console::out(listing)?;
+	if !all_read {
+		anyhow::bail!(
+			"some games in {} do not read (listed above)",
+			path.display()
+		);
+	}
+	Ok(())
+}
+
+/// `tui engine`: the engine protocol on stdin and stdout.
+fn engine(table: &TableArgs, client: ClientArgs) -> anyhow::Result<()> {
+	let found = table.find()?;
+	let engine = Engine::new(client.settings())
+		.with_tablebase(found.table, found.note)
+		.with_placement(tablebase_command::find_placement(table.no_tablebase));
+	match tigers_tui::engine::run(io::stdin().lock(), io::stdout().lock(), engine) {
+		// The program reading the answers has gone: nothing is left to answer.
+		Err(error) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+		other => other.context("the engine's input or output failed"),
+	}
+}
+
+/// `tui dashboard`: a coordinator's run live, or a recording played back.
+fn dashboard(args: DashboardArgs) -> anyhow::Result<()> {
+	let interval = Duration::from_millis(u64::from(args.interval_ms));
+	if let Some(path) = args.replay {
+		return Ok(tigers_dashboard::remote::replay(&path, interval)?);
+	}
+	let settings = FeedSettings {
+		url: args.connect,
+		client: args.client.settings(),
+		interval,
+	};
+	Ok(tigers_dashboard::remote::watch(
+		settings,
+		args.record.as_deref(),
+	)?)
+}
+
+/// `tui` without a subcommand: a game on the terminal, then a word on how it went.
+fn play(args: PlayArgs, table: &TableArgs, client: ClientArgs) -> anyhow::Result<()> {
+	let found = table.find()?;
 	let config = PlayConfig {
 		sheep: args.sheep,
 		tigers: args.tiger,
@@ -285,12 +317,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 		net: args.net.as_deref().map(NetSource::parse),
 		run_dir: args.run_dir,
 		coordinator: DEFAULT_COORDINATOR.to_string(),
-		client: cli.client.settings(),
+		client: client.settings(),
 		load: args.load,
 		game: args.game.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
 		save: args.save,
 		tablebase: found.table,
-		placement: tablebase_command::find_placement(cli.table.no_tablebase),
+		placement: tablebase_command::find_placement(table.no_tablebase),
 	};
 	let mut setup = tigers_tui::setup::build(&config)?;
 	if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
@@ -300,6 +332,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 		);
 	}
 	tigers_tui::terminal::play(&mut setup.app).context("the terminal failed")?;
+	after_the_game(&setup, found.note)
+}
+
+/// How the game ended, what it was played without (`no_table`: why there was no tablebase),
+/// and where it is saved.
+fn after_the_game(setup: &Setup, no_table: Option<String>) -> anyhow::Result<()> {
 	let game = setup.app.game();
 	match game.outcome() {
 		Some(outcome) => console::out(format_args!(
@@ -311,10 +349,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 			game.history().len()
 		))?,
 	}
-	if let Some(why) = setup.no_net_because {
+	if let Some(why) = &setup.no_net_because {
 		say!("played Claude instead of a net: {why}");
 	}
-	if let Some(note) = found.note {
+	if let Some(note) = no_table {
 		say!("played without exact values: {note}");
 	}
 	match setup.app.last_saved() {
@@ -330,69 +368,56 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 
 /// `tui tablebase ...`: prints what the command found; errors end the program with status 1.
 fn tablebase(action: TablebaseAction) -> anyhow::Result<()> {
-	let path = |given: Option<PathBuf>| match given {
-		Some(path) => Ok(path),
-		None => locations::tablebase_path(None),
-	};
-	let threads = |given: Option<u32>| {
-		given.map_or_else(
-			|| std::thread::available_parallelism().map_or(1, usize::from),
-			|n| n as usize,
-		)
-	};
-	let movement =
-		|args: &PlacementArgs| -> anyhow::Result<std::sync::Arc<tigers_core::Tablebase>> {
-			let found = tablebase_command::find(args.movement.as_deref(), false)?;
-			found.table.ok_or_else(|| {
-				anyhow::anyhow!(
-					"the placement solve starts from the movement table, and there is none at {}; \
-				 `tui tablebase build` makes it",
-					found
-						.path
-						.map_or_else(String::new, |p| p.display().to_string())
-				)
-			})
-		};
-	let placement_dir = |args: &PlacementArgs| locations::placement_dir(args.dir.as_deref());
 	let out = match action {
 		TablebaseAction::Build {
-			threads: n,
+			threads,
 			placement,
 			from_placed,
 			..
 		} if placement.placement => placement_command::build(
-			&placement_dir(&placement)?,
-			&*movement(&placement)?,
+			&placement.layers_dir()?,
+			&*placement.movement_table()?,
 			from_placed,
-			threads(n),
+			thread_count(threads),
 		)?,
 		TablebaseAction::Build {
 			out,
-			threads: n,
+			threads,
 			force,
 			..
-		} => tablebase_command::build(&path(out)?, threads(n), force)?,
+		} => tablebase_command::build(&table_path(out.as_deref())?, thread_count(threads), force)?,
 		TablebaseAction::Verify {
-			threads: n,
-			placement,
-			..
+			threads, placement, ..
 		} if placement.placement => placement_command::verify(
-			&placement_dir(&placement)?,
-			&*movement(&placement)?,
-			threads(n),
+			&placement.layers_dir()?,
+			&*placement.movement_table()?,
+			thread_count(threads),
 		)?,
-		TablebaseAction::Verify {
-			path: p,
-			threads: n,
-			..
-		} => tablebase_command::verify(&path(p)?, threads(n))?,
-		TablebaseAction::Stats { placement, .. } if placement.placement => {
-			placement_command::stats(&placement_dir(&placement)?)?
+		TablebaseAction::Verify { path, threads, .. } => {
+			tablebase_command::verify(&table_path(path.as_deref())?, thread_count(threads))?
 		}
-		TablebaseAction::Stats { path: p, .. } => tablebase_command::stats(&path(p)?)?,
+		TablebaseAction::Stats { placement, .. } if placement.placement => {
+			placement_command::stats(&placement.layers_dir()?)?
+		}
+		TablebaseAction::Stats { path, .. } => {
+			tablebase_command::stats(&table_path(path.as_deref())?)?
+		}
 	};
 	console::out(out)?;
 	Ok(())
+}
+
+/// The movement table's path: the one given, or the cache directory's.
+fn table_path(given: Option<&Path>) -> anyhow::Result<PathBuf> {
+	Ok(locations::tablebase_path(given)?)
+}
+
+/// The threads to use: the number given, or one per core.
+fn thread_count(given: Option<u32>) -> usize {
+	given.map_or_else(
+		|| std::thread::available_parallelism().map_or(1, usize::from),
+		|n| n as usize,
+	)
 }
 
 #[cfg(test)]
