@@ -130,17 +130,90 @@ fn rejected_line(p: &v1::Progress, columns: usize) -> String {
 /// The figures, in `columns` inside the pane's border: one line each, but for a tablebase's
 /// failure (or reason to be off), which wraps.
 fn figure_lines(dashboard: &Dashboard, p: &v1::Progress, columns: usize) -> Vec<Line<'static>> {
+	let value_columns = columns.saturating_sub(LABEL_WIDTH);
+	let mut lines = total_lines(dashboard, p);
+	lines.extend([
+		figure("self-play", work_line(p)),
+		figure("trained on", trained_line(p, value_columns)),
+	]);
+	lines.extend(tablebase_lines(p, columns));
+	lines.extend([
+		figure(
+			"stale samples",
+			format!(
+				"{} of {} in 5 min",
+				format::percent(p.recent_superseded, p.recent_samples),
+				format::count(p.recent_samples)
+			),
+		),
+		results_figure(p),
+		figure("workers", workers_line(p, value_columns)),
+		figure("rejected", rejected_line(p, value_columns)),
+		figure("last gate", last_gate_line(p)),
+	]);
+	lines
+}
+
+/// One figure's line: its label, then its value.
+fn figure(name: &str, value: String) -> Line<'static> {
+	Line::from(vec![label(name), Span::raw(value)])
+}
+
+/// The run's totals with their rates now: samples, games, training steps (with the loss) and
+/// the replay window's fill.
+fn total_lines(dashboard: &Dashboard, p: &v1::Progress) -> Vec<Line<'static>> {
 	let (samples_rate, games_rate) = dashboard
 		.rates_now()
 		.map_or(("-".to_string(), "-".to_string()), |(s, g)| {
 			(format::rate(s), format::rate(g))
 		});
+	vec![
+		figure(
+			"samples",
+			format!("{:>12}   {samples_rate}/s", format::count(p.samples_total)),
+		),
+		figure(
+			"games",
+			format!("{:>12}   {games_rate}/s", format::count(p.games_total)),
+		),
+		figure(
+			"training steps",
+			format!(
+				"{:>12}   loss {}",
+				format::count(p.training_steps),
+				format::loss(p.loss)
+			),
+		),
+		figure(
+			"replay window",
+			format!(
+				"{} of {}",
+				format::count(p.window_samples),
+				format::count(p.window_capacity)
+			),
+		),
+	]
+}
+
+/// The recent games' results, each side's wins and the draws as shares.
+fn results_figure(p: &v1::Progress) -> Line<'static> {
 	let games = p.recent_games.unwrap_or_default();
 	let played = games.tiger_wins + games.sheep_wins + games.draws;
 	let share = |n: u32| format::percent(u64::from(n), u64::from(played));
-	let value_columns = columns.saturating_sub(LABEL_WIDTH);
-	let rejected = rejected_line(p, value_columns);
-	let last_gate = p.gates.last().map_or("none yet".to_string(), |g| {
+	figure(
+		&format!("last {played} games"),
+		format!(
+			"tigers {} sheep {} draws {}",
+			share(games.tiger_wins),
+			share(games.sheep_wins),
+			share(games.draws)
+		),
+	)
+}
+
+/// The last gate's generation, score and verdict.
+fn last_gate_line(p: &v1::Progress) -> String {
+	p.gates.last().map_or("none yet".to_string(), |g| {
 		format!(
 			"gen {}: {:.3} {}",
 			g.generation,
@@ -153,71 +226,7 @@ fn figure_lines(dashboard: &Dashboard, p: &v1::Progress, columns: usize) -> Vec<
 				"rejected"
 			}
 		)
-	});
-	let mut lines = vec![
-		Line::from(vec![
-			label("samples"),
-			Span::raw(format!(
-				"{:>12}   {samples_rate}/s",
-				format::count(p.samples_total)
-			)),
-		]),
-		Line::from(vec![
-			label("games"),
-			Span::raw(format!(
-				"{:>12}   {games_rate}/s",
-				format::count(p.games_total)
-			)),
-		]),
-		Line::from(vec![
-			label("training steps"),
-			Span::raw(format!(
-				"{:>12}   loss {}",
-				format::count(p.training_steps),
-				format::loss(p.loss)
-			)),
-		]),
-		Line::from(vec![
-			label("replay window"),
-			Span::raw(format!(
-				"{} of {}",
-				format::count(p.window_samples),
-				format::count(p.window_capacity)
-			)),
-		]),
-		Line::from(vec![label("self-play"), Span::raw(work_line(p))]),
-		Line::from(vec![
-			label("trained on"),
-			Span::raw(trained_line(p, value_columns)),
-		]),
-	];
-	lines.extend(tablebase_lines(p, columns));
-	lines.extend([
-		Line::from(vec![
-			label("stale samples"),
-			Span::raw(format!(
-				"{} of {} in 5 min",
-				format::percent(p.recent_superseded, p.recent_samples),
-				format::count(p.recent_samples)
-			)),
-		]),
-		Line::from(vec![
-			label(&format!("last {played} games")),
-			Span::raw(format!(
-				"tigers {} sheep {} draws {}",
-				share(games.tiger_wins),
-				share(games.sheep_wins),
-				share(games.draws)
-			)),
-		]),
-		Line::from(vec![
-			label("workers"),
-			Span::raw(workers_line(p, value_columns)),
-		]),
-		Line::from(vec![label("rejected"), Span::raw(rejected)]),
-		Line::from(vec![label("last gate"), Span::raw(last_gate)]),
-	]);
-	lines
+	})
 }
 
 fn figures(p: &v1::Progress, lines: Vec<Line<'static>>, area: Rect, buf: &mut Buffer) {
