@@ -139,92 +139,130 @@ impl fmt::Display for Alarm {
 
 /// Every alarm `progress` raises, in a fixed order.
 pub fn alarms(progress: &v1::Progress) -> Vec<Alarm> {
-	let mut found = Vec::new();
 	// A placement solve has no samples, games or gates to be alarmed about.
 	if progress.placement_solve.is_some() {
-		return found;
+		return Vec::new();
 	}
+	CHECKS.iter().filter_map(|check| check(progress)).collect()
+}
+
+/// The checks that raise the alarms, in the order the alarms are shown.
+const CHECKS: [fn(&v1::Progress) -> Option<Alarm>; 10] = [
+	no_samples,
+	all_draws,
+	loss_not_finite,
+	flagged,
+	quiet,
+	no_stronger_net,
+	version_refused,
+	identity_in_use,
+	tablebase_failed,
+	untrained,
+];
+
+/// No samples for [`NO_SAMPLES_SECONDS`], while workers are connected or once the run has been
+/// up that long.
+fn no_samples(progress: &v1::Progress) -> Option<Alarm> {
 	let connected = progress.workers.iter().any(|w| w.connected);
-	if progress.seconds_since_samples >= NO_SAMPLES_SECONDS
-		&& (connected || progress.uptime_seconds >= NO_SAMPLES_SECONDS)
-	{
-		found.push(Alarm::NoSamples {
+	(progress.seconds_since_samples >= NO_SAMPLES_SECONDS
+		&& (connected || progress.uptime_seconds >= NO_SAMPLES_SECONDS))
+		.then_some(Alarm::NoSamples {
 			seconds: progress.seconds_since_samples,
-		});
-	}
-	if let Some(games) = progress.recent_games {
-		let total = games.tiger_wins + games.sheep_wins + games.draws;
-		if total >= DRAWS_MIN_GAMES && f64::from(games.draws) >= DRAWS_SHARE * f64::from(total) {
-			found.push(Alarm::AllDraws {
-				draws: games.draws,
-				games: total,
-			});
-		}
-	}
+		})
+}
+
+/// Draws at [`DRAWS_SHARE`] or more of at least [`DRAWS_MIN_GAMES`] recent games.
+fn all_draws(progress: &v1::Progress) -> Option<Alarm> {
+	let games = progress.recent_games?;
+	let total = games.tiger_wins + games.sheep_wins + games.draws;
+	(total >= DRAWS_MIN_GAMES && f64::from(games.draws) >= DRAWS_SHARE * f64::from(total))
+		.then_some(Alarm::AllDraws {
+			draws: games.draws,
+			games: total,
+		})
+}
+
+/// A loss, the latest or the last in the history, that is not finite.
+fn loss_not_finite(progress: &v1::Progress) -> Option<Alarm> {
 	let last_loss = progress.loss_history.last().map(|p| p.loss);
-	if (progress.training_steps > 0 && !progress.loss.is_finite())
-		|| last_loss.is_some_and(|l| !l.is_finite())
-	{
-		found.push(Alarm::LossNotFinite);
-	}
-	let flagged: Vec<String> = progress
+	((progress.training_steps > 0 && !progress.loss.is_finite())
+		|| last_loss.is_some_and(|l| !l.is_finite()))
+	.then_some(Alarm::LossNotFinite)
+}
+
+/// Workers flagged for searches that disagreed.
+fn flagged(progress: &v1::Progress) -> Option<Alarm> {
+	let workers = worker_names(progress, |w| w.flagged > 0);
+	(!workers.is_empty()).then_some(Alarm::Flagged { workers })
+}
+
+/// Connected workers gone quiet.
+fn quiet(progress: &v1::Progress) -> Option<Alarm> {
+	let workers = worker_names(progress, is_quiet);
+	(!workers.is_empty()).then_some(Alarm::Quiet { workers })
+}
+
+/// The names of the workers that `pick` picks.
+fn worker_names(progress: &v1::Progress, pick: impl Fn(&v1::WorkerSummary) -> bool) -> Vec<String> {
+	progress
 		.workers
 		.iter()
-		.filter(|w| w.flagged > 0)
+		.filter(|w| pick(w))
 		.map(|w| w.name.clone())
-		.collect();
-	if !flagged.is_empty() {
-		found.push(Alarm::Flagged { workers: flagged });
-	}
-	let quiet: Vec<String> = progress
-		.workers
-		.iter()
-		.filter(|w| is_quiet(w))
-		.map(|w| w.name.clone())
-		.collect();
-	if !quiet.is_empty() {
-		found.push(Alarm::Quiet { workers: quiet });
-	}
+		.collect()
+}
+
+/// No stronger net for longer than the run's alarm setting, when it has one.
+fn no_stronger_net(progress: &v1::Progress) -> Option<Alarm> {
 	let no_stronger = progress.taken_at - progress.stronger_since;
-	if progress.no_stronger_alarm_seconds > 0.0
+	(progress.no_stronger_alarm_seconds > 0.0
 		&& progress.stronger_since > 0.0
-		&& no_stronger >= progress.no_stronger_alarm_seconds
-	{
-		found.push(Alarm::NoStrongerNet {
+		&& no_stronger >= progress.no_stronger_alarm_seconds)
+		.then_some(Alarm::NoStrongerNet {
 			seconds: no_stronger,
-		});
-	}
-	if progress.version_refusals > 0 {
-		found.push(Alarm::VersionRefused {
-			count: progress.version_refusals,
-			last: progress.last_version_refusal.clone(),
-		});
-	}
+		})
+}
+
+/// Any join refused for the worker's version.
+fn version_refused(progress: &v1::Progress) -> Option<Alarm> {
+	(progress.version_refusals > 0).then(|| Alarm::VersionRefused {
+		count: progress.version_refusals,
+		last: progress.last_version_refusal.clone(),
+	})
+}
+
+/// A worker refused within [`IDENTITY_IN_USE_SECONDS`] for an identity another process holds.
+fn identity_in_use(progress: &v1::Progress) -> Option<Alarm> {
 	// A copy keeps being refused every few seconds, so the alarm stays up while it runs; a
 	// worker restarted before its old session lapsed is refused once and the alarm goes.
-	if progress.identity_in_use_refusals > 0
-		&& progress.taken_at - progress.last_identity_in_use_at < IDENTITY_IN_USE_SECONDS
-	{
-		found.push(Alarm::IdentityInUse {
+	(progress.identity_in_use_refusals > 0
+		&& progress.taken_at - progress.last_identity_in_use_at < IDENTITY_IN_USE_SECONDS)
+		.then(|| Alarm::IdentityInUse {
 			count: progress.identity_in_use_refusals,
 			last: progress.last_identity_in_use.clone(),
-		});
-	}
-	if let Some(status) = progress.tablebase.as_ref().filter(|t| t.state == "failed") {
-		found.push(Alarm::TablebaseFailed {
-			reason: status.detail.clone(),
-		});
-	}
-	if let Some(work) = progress.work
-		&& let Some(share) = work.trained_share.filter(|s| *s < TRAINED_SHARE)
-	{
-		found.push(Alarm::Untrained {
-			share,
-			depth: work.depth,
-			max: work.depth_max,
-		});
-	}
-	found
+		})
+}
+
+/// The coordinator's tablebase solve failed.
+fn tablebase_failed(progress: &v1::Progress) -> Option<Alarm> {
+	let status = progress
+		.tablebase
+		.as_ref()
+		.filter(|t| t.state == "failed")?;
+	Some(Alarm::TablebaseFailed {
+		reason: status.detail.clone(),
+	})
+}
+
+/// Less than [`TRAINED_SHARE`] of the samples leaving the window trained on.
+fn untrained(progress: &v1::Progress) -> Option<Alarm> {
+	let work = progress.work?;
+	let share = work.trained_share.filter(|s| *s < TRAINED_SHARE)?;
+	Some(Alarm::Untrained {
+		share,
+		depth: work.depth,
+		max: work.depth_max,
+	})
 }
 
 /// Whether a connected worker has gone quiet.
