@@ -6,9 +6,11 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
+use tigers_core::GameRecord;
 use tigers_widgets::{BoardView, Highlights, HistoryView};
 
 use crate::model::Dashboard;
+use crate::replay::Replay;
 
 /// Columns for the move list.
 const MOVES_WIDTH: u16 = 16;
@@ -29,6 +31,17 @@ pub fn render(dashboard: &Dashboard, area: Rect, buf: &mut Buffer) {
 			.render(area, buf);
 		return;
 	};
+	Paragraph::new(info_lines(replay, record)).render(info_area, buf);
+
+	let [board_area, moves_area] =
+		Layout::horizontal([Constraint::Min(0), Constraint::Length(MOVES_WIDTH)]).areas(main_area);
+	render_board(replay, board_area, buf);
+	render_moves(replay, moves_area, buf);
+}
+
+/// The lines above the board: the game, where the replay stands, and a newer game waiting or
+/// a problem with it.
+fn info_lines(replay: &Replay, record: &GameRecord) -> Vec<Line<'static>> {
 	let mut first = format!(
 		"latest self-play game · generation {}",
 		record.generation.map_or("?".to_string(), |g| g.to_string())
@@ -56,13 +69,14 @@ pub fn render(dashboard: &Dashboard, area: Rect, buf: &mut Buffer) {
 			Style::new().fg(Color::Red),
 		));
 	}
-	Paragraph::new(lines).render(info_area, buf);
+	lines
+}
 
-	let [board_area, moves_area] =
-		Layout::horizontal([Constraint::Min(0), Constraint::Length(MOVES_WIDTH)]).areas(main_area);
-	let board_block = Block::bordered();
-	let inner = board_block.inner(board_area);
-	board_block.render(board_area, buf);
+/// The board as it stands at the replay's cursor, centred in a border.
+fn render_board(replay: &Replay, area: Rect, buf: &mut Buffer) {
+	let block = Block::bordered();
+	let inner = block.inner(area);
+	block.render(area, buf);
 	if let (Some((board, last)), Some(scale)) =
 		(replay.board(), BoardView::scale_to_fit(inner.as_size()))
 	{
@@ -76,10 +90,14 @@ pub fn render(dashboard: &Dashboard, area: Rect, buf: &mut Buffer) {
 		let highlights = Highlights::default();
 		BoardView::new(board, &highlights, last).render(centred, buf);
 	}
+}
+
+/// The game's moves, those after the cursor shown as undone.
+fn render_moves(replay: &Replay, area: Rect, buf: &mut Buffer) {
 	let moves = replay.moves();
 	let (played, undone) = moves.split_at(replay.cursor().min(moves.len()));
-	let moves_block = Block::bordered().title("moves");
-	let inner = moves_block.inner(moves_area);
-	moves_block.render(moves_area, buf);
+	let block = Block::bordered().title("moves");
+	let inner = block.inner(area);
+	block.render(area, buf);
 	HistoryView::new(played, undone).render(inner, buf);
 }
