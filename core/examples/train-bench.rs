@@ -5,10 +5,12 @@
 //! (batch / uses, 32 a step), added every 16 steps (`--turn`) before a call of `Trainer::train`,
 //! so that old samples leave the window. Prints `samples/s N`: examples trained on per second,
 //! over the timed steps (the new samples' arrival included). `--turn 1` steps one at a time, as
-//! the coordinator does today, which starts the threads for every step.
+//! the coordinator does today, which starts the threads for every step. `--window N` trains from
+//! a window of N samples instead, as a run whose window grows (`--window-beta`) comes to: a
+//! larger window is drawn from at random over more memory.
 //!
 //! `cargo run --release -p tigers-core --example train-bench -- [--threads N] [--steps S]
-//! [--turn T] [--games G] [--seed S] [--dump FILE]`
+//! [--turn T] [--window N] [--games G] [--seed S] [--dump FILE]`
 //!
 //! The games' samples, about 33 a game, are used over and over to fill the window and to arrive.
 //! `--dump FILE` writes them as little-endian `f32` rows of the 54 inputs and the target, for
@@ -31,6 +33,7 @@ struct Options {
 	threads: usize,
 	steps: usize,
 	turn: usize,
+	window: usize,
 	games: u64,
 	seed: u64,
 	dump: Option<String>,
@@ -42,6 +45,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
 		steps: 2000,
 		// The coordinator's training thread takes turns of 16 steps between looks at its inbox.
 		turn: 16,
+		window: TrainingSettings::default().window,
 		games: 300,
 		seed: 1,
 		dump: None,
@@ -59,6 +63,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
 			"--threads" => options.threads = number()?.max(1) as usize,
 			"--steps" => options.steps = number()?.max(1) as usize,
 			"--turn" => options.turn = number()?.max(1) as usize,
+			"--window" => options.window = number()?.max(1) as usize,
 			"--games" => options.games = number()?.max(1),
 			"--seed" => options.seed = number()?,
 			"--dump" => options.dump = Some(value.clone()),
@@ -99,8 +104,8 @@ fn main() -> ExitCode {
 		Ok(options) => options,
 		Err(error) => {
 			eprintln!(
-				"{error}\nusage: train-bench [--threads N] [--steps S] [--turn T] [--games G] \
-				 [--seed S] [--dump FILE]"
+				"{error}\nusage: train-bench [--threads N] [--steps S] [--turn T] [--window N] \
+				 [--games G] [--seed S] [--dump FILE]"
 			);
 			return ExitCode::from(2);
 		}
@@ -126,6 +131,7 @@ fn main() -> ExitCode {
 		threads: options.threads,
 		schedule: LearningRateSchedule::default(),
 		weight_average: 0.0,
+		window: options.window.max(defaults.batch_size),
 		..defaults
 	};
 	let net = Network::new(Shape::default(), options.seed);
@@ -150,9 +156,9 @@ fn main() -> ExitCode {
 	let seconds = started.elapsed().as_secs_f64();
 	let steps = turns * options.turn;
 	eprintln!(
-		"{steps} steps of {} on {} threads in {seconds:.3} s; loss {first:.4} at the start, \
-		 {last:.4} at the end",
-		settings.batch_size, settings.threads
+		"{steps} steps of {} on {} threads from a window of {} in {seconds:.3} s; loss {first:.4} \
+		 at the start, {last:.4} at the end",
+		settings.batch_size, settings.threads, settings.window
 	);
 	println!(
 		"samples/s {:.0}",
