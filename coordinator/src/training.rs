@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use tigers_core::selfplay::Sample;
 use tigers_core::trainer::Trainer;
 use tigers_proto::v1;
-use tracing::{error, info};
+use tracing::{debug, error, info};
 
 use crate::clock::unix_now;
 use crate::live::Shared;
@@ -88,13 +88,53 @@ struct Trained {
 	last_batch_id: i64,
 }
 
+/// The most of the training thread's time that checkpoints may take: after one that took `t`,
+/// the next waits until nine times `t` has passed, whatever the steps. A checkpoint writes the
+/// whole replay window: with the default 200,000 samples it takes a few tens of milliseconds
+/// and is never held back, but a window grown to 4 million samples (`--window-beta`) is 100 MB
+/// to write and sync, which was due every 500 steps (docs/training.md, "A window that grows").
+const CHECKPOINT_SHARE: f64 = 0.1;
+
+/// The last checkpoint: how far training had come, when it was written, and how long that took.
+#[derive(Clone, Copy, Debug)]
+struct LastCheckpoint {
+	trained: Trained,
+	at: Instant,
+	took: Duration,
+}
+
+impl LastCheckpoint {
+	/// Whether to checkpoint at `now` with training at `trained`: after `steps_per_checkpoint`
+	/// steps, or after `every` if anything changed since the last one (steps taken, or samples
+	/// added to the window), so that a coordinator killed often still keeps its training; but
+	/// never before the last one's cost allows ([`CHECKPOINT_SHARE`]).
+	fn is_due(
+		&self,
+		trained: Trained,
+		now: Instant,
+		steps_per_checkpoint: u64,
+		every: Duration,
+	) -> bool {
+		let since = now.saturating_duration_since(self.at);
+		if since < self.took.mul_f64(1.0 / CHECKPOINT_SHARE - 1.0) {
+			return false;
+		}
+		let last = self.trained;
+		if trained.steps >= last.steps + steps_per_checkpoint {
+			return true;
+		}
+		let changed = trained.steps > last.steps || trained.last_batch_id > last.last_batch_id;
+		changed && since >= every
+	}
+}
+
 /// The training thread's state.
 struct Training {
 	shared: Arc<Shared>,
 	trainer: Trainer,
 	trained: Trained,
-	/// How far training had come at the last checkpoint, and when that was.
-	checkpointed: (Trained, Instant),
+	/// How far training had come at the last checkpoint, when that was and what it cost.
+	checkpointed: LastCheckpoint,
 	gating: Gating,
 	rows: Rows,
 	/// The rates behind the self-play depth, and the decisions on it.
@@ -123,7 +163,11 @@ impl Training {
 			shared,
 			trainer: start.trainer,
 			trained,
-			checkpointed: (trained, Instant::now()),
+			checkpointed: LastCheckpoint {
+				trained,
+				at: Instant::now(),
+				took: Duration::ZERO,
+			},
 			rows: Rows {
 				losses: Vec::new(),
 				throughput_at: Instant::now(),
@@ -246,22 +290,42 @@ impl Training {
 		self.shared.set_selfplay_depth(work.depth, work);
 	}
 
-	/// Whether to checkpoint now: after `steps_per_checkpoint` steps, or after `checkpoint_every`
-	/// if anything changed since the last one (steps taken, or samples added to the window), so
-	/// that a coordinator killed often still keeps its training.
+	/// Whether to checkpoint now (see [`LastCheckpoint::is_due`]).
 	fn is_checkpoint_due(&self) -> bool {
 		let settings = &self.shared.settings;
-		let (last, at) = self.checkpointed;
-		let now = self.trained;
-		if now.steps >= last.steps + settings.steps_per_checkpoint {
-			return true;
-		}
-		let changed = now.steps > last.steps || now.last_batch_id > last.last_batch_id;
-		changed && at.elapsed() >= settings.checkpoint_every
+		self.checkpointed.is_due(
+			self.trained,
+			Instant::now(),
+			settings.steps_per_checkpoint,
+			settings.checkpoint_every,
+		)
 	}
 
 	fn checkpoint(&mut self) {
-		self.checkpointed = (self.trained, Instant::now());
+		let started = Instant::now();
+		let saved = self.save_checkpoint();
+		let at = Instant::now();
+		self.checkpointed = LastCheckpoint {
+			trained: self.trained,
+			at,
+			took: at - started,
+		};
+		debug!(
+			seconds = self.checkpointed.took.as_secs_f64(),
+			window = self.trainer.window.len(),
+			"checkpoint written"
+		);
+		if saved {
+			// The checkpoint now holds the window, so the ledger's copies of the samples up to
+			// the last batch are no longer needed to rebuild it: the ledger's writer prunes
+			// them, a chunk at a time, and later compacts the old rows (`ledger::compaction`).
+			let last_batch_id = self.trained.last_batch_id;
+			self.shared.committer().prune_before(last_batch_id + 1);
+		}
+	}
+
+	/// Writes the training state to the run directory; whether it was saved.
+	fn save_checkpoint(&self) -> bool {
 		let Trained {
 			steps,
 			last_batch_id,
@@ -278,12 +342,9 @@ impl Training {
 		};
 		if let Err(e) = self.shared.run_dir.save_checkpoint(&checkpoint) {
 			error!(%e, "checkpoint failed");
-			return;
+			return false;
 		}
-		// The checkpoint now holds the window, so the ledger's copies of the samples up to
-		// `last_batch_id` are no longer needed to rebuild it: the ledger's writer prunes them,
-		// a chunk at a time, and later compacts the old rows (`ledger::compaction`).
-		self.shared.committer().prune_before(last_batch_id + 1);
+		true
 	}
 
 	fn stop(mut self) {
@@ -362,5 +423,62 @@ pub(crate) fn throughput_point(row: &ThroughputRow) -> v1::ThroughputPoint {
 		training_steps: row.training_steps,
 		workers_connected: row.workers_connected,
 		cpu_hours: row.cpu_seconds / 3600.0,
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	const EVERY: Duration = Duration::from_secs(30);
+
+	fn trained(steps: u64, last_batch_id: i64) -> Trained {
+		Trained {
+			steps,
+			last_batch_id,
+		}
+	}
+
+	/// A checkpoint at 1,000 steps and batch 7 that took `took`.
+	fn last(at: Instant, took: Duration) -> LastCheckpoint {
+		LastCheckpoint {
+			trained: trained(1000, 7),
+			at,
+			took,
+		}
+	}
+
+	#[test]
+	fn a_cheap_checkpoint_is_due_every_so_many_steps_or_after_a_while_if_anything_changed() {
+		let at = Instant::now();
+		let cheap = last(at, Duration::from_millis(20));
+		let soon = at + Duration::from_secs(2);
+		assert!(cheap.is_due(trained(1500, 7), soon, 500, EVERY));
+		assert!(!cheap.is_due(trained(1499, 9), soon, 500, EVERY));
+		let later = at + EVERY;
+		assert!(cheap.is_due(trained(1001, 7), later, 500, EVERY));
+		assert!(cheap.is_due(trained(1000, 8), later, 500, EVERY));
+		assert!(
+			!cheap.is_due(trained(1000, 7), later, 500, EVERY),
+			"nothing changed"
+		);
+	}
+
+	#[test]
+	fn a_costly_checkpoint_holds_the_next_back_to_a_tenth_of_the_time() {
+		let at = Instant::now();
+		let costly = last(at, Duration::from_millis(500));
+		// 500 steps after one that took half a second, but only 4 s later: not yet.
+		assert!(!costly.is_due(trained(1500, 7), at + Duration::from_secs(4), 500, EVERY));
+		assert!(costly.is_due(
+			trained(1500, 7),
+			at + Duration::from_millis(4500),
+			500,
+			EVERY
+		));
+		// Nor does the time since the last one override it.
+		let slow = last(at, Duration::from_secs(5));
+		assert!(!slow.is_due(trained(1001, 7), at + EVERY, 500, EVERY));
+		assert!(slow.is_due(trained(1001, 7), at + Duration::from_secs(45), 500, EVERY));
 	}
 }
