@@ -527,29 +527,49 @@ impl Shared {
 		let now = Instant::now();
 		let mut live = self.live();
 		let since_samples = live.last_samples.unwrap_or(self.started);
-		let progress = live.progress(now, unix_now());
-		v1::Progress {
+		let held = HeldApart {
 			run_name: self.run_name.clone(),
 			run_id: self.run_dir.id().to_string(),
 			uptime_seconds: self.started.elapsed().as_secs_f64(),
 			seconds_since_samples: now.saturating_duration_since(since_samples).as_secs_f64(),
-			tablebase: Some(self.tablebase.status()),
+			tablebase: self.tablebase.status(),
 			no_stronger_alarm_seconds: self.settings.stall_alarm.as_secs_f64(),
 			games: self.committer.games(),
-			placement_solve: None,
-			placement: Some(self.placement.status()),
-			..progress
-		}
+			placement: self.placement.status(),
+		};
+		live.progress(now, unix_now(), held)
 	}
 }
 
+/// A snapshot's figures that the process holds apart from the live counters.
+struct HeldApart {
+	run_name: String,
+	run_id: String,
+	uptime_seconds: f64,
+	seconds_since_samples: f64,
+	tablebase: v1::TablebaseStatus,
+	no_stronger_alarm_seconds: f64,
+	games: Option<v1::GameArchive>,
+	placement: v1::PlacementLayers,
+}
+
 impl Live {
-	/// What a snapshot taken at `now` (`taken_at` in Unix seconds) tells of the live state;
-	/// the fields the process holds elsewhere are left at their defaults.
-	fn progress(&mut self, now: Instant, taken_at: f64) -> v1::Progress {
+	/// The snapshot taken at `now` (`taken_at` in Unix seconds) of the live state and of what
+	/// the process `held` apart. Every field is named, so that a field added to the message
+	/// does not compile until a snapshot fills it.
+	fn progress(&mut self, now: Instant, taken_at: f64, held: HeldApart) -> v1::Progress {
 		let cpu_hours = self.cpu_hours(now);
 		let (recent_samples, recent_superseded) = self.recent_samples.totals(now);
 		v1::Progress {
+			run_name: held.run_name,
+			run_id: held.run_id,
+			uptime_seconds: held.uptime_seconds,
+			seconds_since_samples: held.seconds_since_samples,
+			tablebase: Some(held.tablebase),
+			no_stronger_alarm_seconds: held.no_stronger_alarm_seconds,
+			games: held.games,
+			placement_solve: None,
+			placement: Some(held.placement),
 			generation: self.generation,
 			generation_since: self.generation_since,
 			samples_total: self.samples_total,
@@ -584,7 +604,6 @@ impl Live {
 			timed_running: self.timed_running.clone(),
 			stronger_since: self.improvement.since,
 			work: Some(self.work),
-			..v1::Progress::default()
 		}
 	}
 
