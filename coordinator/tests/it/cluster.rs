@@ -4,6 +4,7 @@
 //! ledger exactly once, and every game in the game archive once. A second run kills the
 //! coordinator ten times in a row.
 
+use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -12,7 +13,66 @@ use tigers_coordinator::fetch_status;
 use tigers_proto::client::ClientSettings;
 use tigers_proto::v1;
 
-use crate::common::{free_port, temp_dir};
+use crate::common::{TestDir, free_port, temp_dir};
+
+/// A child process, killed when dropped if it still runs: a failing test leaves none behind.
+pub(crate) struct Reaped(pub(crate) Child);
+
+impl Deref for Reaped {
+	type Target = Child;
+
+	fn deref(&self) -> &Child {
+		&self.0
+	}
+}
+
+impl DerefMut for Reaped {
+	fn deref_mut(&mut self) -> &mut Child {
+		&mut self.0
+	}
+}
+
+impl Drop for Reaped {
+	fn drop(&mut self) {
+		if let Ok(None) = self.0.try_wait() {
+			let _ = self.0.kill();
+			let _ = self.0.wait();
+		}
+	}
+}
+
+/// A coordinator and two workers, alpha and beta, on a free port of loopback, with the run
+/// directory, the workers' state directories and one log for all under a fresh directory.
+struct Cluster {
+	dir: TestDir,
+	run_dir: PathBuf,
+	log: PathBuf,
+	port: u16,
+	coordinator: Reaped,
+	workers: [Reaped; 2],
+}
+
+impl Cluster {
+	/// Starts the three processes, in a directory named after `tag`.
+	fn start(tag: &str) -> Cluster {
+		let dir = temp_dir(tag);
+		std::fs::create_dir_all(&dir).unwrap();
+		let run_dir = dir.join("run");
+		let log = dir.join("log.jsonl");
+		let port = free_port();
+		let coordinator = Reaped(spawn_coordinator(port, &run_dir, &log));
+		let workers =
+			["alpha", "beta"].map(|name| Reaped(spawn_worker(port, name, &dir.join(name), &log)));
+		Cluster {
+			dir,
+			run_dir,
+			log,
+			port,
+			coordinator,
+			workers,
+		}
+	}
+}
 
 pub(crate) fn coordinator_binary() -> PathBuf {
 	PathBuf::from(env!("CARGO_BIN_EXE_coordinator"))
@@ -186,16 +246,14 @@ pub(crate) fn ledger_sequences(run_dir: &Path) -> Vec<(String, Vec<u64>, u64)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_killed_coordinator_resumes_and_nothing_is_lost_or_counted_twice() {
-	let dir = temp_dir("cluster");
-	std::fs::create_dir_all(&dir).unwrap();
-	let run_dir = dir.join("run");
-	let log = dir.join("log.jsonl");
-	let port = free_port();
-	let mut coordinator = spawn_coordinator(port, &run_dir, &log);
-	let mut workers = [
-		spawn_worker(port, "alpha", &dir.join("alpha"), &log),
-		spawn_worker(port, "beta", &dir.join("beta"), &log),
-	];
+	let Cluster {
+		dir,
+		run_dir,
+		log,
+		port,
+		mut coordinator,
+		mut workers,
+	} = Cluster::start("cluster");
 
 	// 1. The run trains and gates at least once beyond the first net's own gate.
 	let before = wait_for(port, Duration::from_secs(240), "a candidate's gate", |p| {
@@ -218,7 +276,7 @@ async fn a_killed_coordinator_resumes_and_nothing_is_lost_or_counted_twice() {
 	}
 
 	// 3. Restarted on the same directory, the run resumes where its disk says it was.
-	let mut coordinator = spawn_coordinator(port, &run_dir, &log);
+	coordinator = Reaped(spawn_coordinator(port, &run_dir, &log));
 	let resumed = wait_for(
 		port,
 		Duration::from_secs(60),
@@ -267,21 +325,18 @@ async fn a_killed_coordinator_resumes_and_nothing_is_lost_or_counted_twice() {
 
 	// 6. Every batch each worker made is in the ledger once.
 	check_exactly_once(&dir, &run_dir, &last);
-	let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_kills_in_a_row_lose_and_duplicate_nothing() {
-	let dir = temp_dir("kills");
-	std::fs::create_dir_all(&dir).unwrap();
-	let run_dir = dir.join("run");
-	let log = dir.join("log.jsonl");
-	let port = free_port();
-	let mut coordinator = spawn_coordinator(port, &run_dir, &log);
-	let mut workers = [
-		spawn_worker(port, "alpha", &dir.join("alpha"), &log),
-		spawn_worker(port, "beta", &dir.join("beta"), &log),
-	];
+	let Cluster {
+		dir,
+		run_dir,
+		log,
+		port,
+		mut coordinator,
+		mut workers,
+	} = Cluster::start("kills");
 	let mut samples = 0;
 	for kill in 1..=10 {
 		// Both workers deliver to this coordinator before it is killed, mid-stream.
@@ -293,7 +348,7 @@ async fn ten_kills_in_a_row_lose_and_duplicate_nothing() {
 		samples = live.samples_total;
 		coordinator.kill().unwrap();
 		coordinator.wait().unwrap();
-		coordinator = spawn_coordinator(port, &run_dir, &log);
+		coordinator = Reaped(spawn_coordinator(port, &run_dir, &log));
 	}
 	let after = wait_for(port, Duration::from_secs(120), "both workers back", |p| {
 		both_connected(p) && p.samples_total > samples
@@ -312,7 +367,6 @@ async fn ten_kills_in_a_row_lose_and_duplicate_nothing() {
 	assert_eq!(last.batches_rejected, 0, "{:?}", last.rejections);
 	terminate(&mut coordinator);
 	check_exactly_once(&dir, &run_dir, &last);
-	let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every batch each worker (state directories `dir/<name>`) made is in the ledger once:

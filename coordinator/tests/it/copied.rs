@@ -4,13 +4,12 @@
 //! and the identity's batches are in the ledger once each whatever its spool held.
 
 use std::path::Path;
-use std::process::Child;
 use std::time::Duration;
 
 use tigers_proto::v1;
 
 use crate::cluster::{
-	ledger_sequences, spawn_coordinator, spawn_worker, terminate, wait_for, wait_until,
+	Reaped, ledger_sequences, spawn_coordinator, spawn_worker, terminate, wait_for, wait_until,
 };
 use crate::common::{free_port, temp_dir};
 
@@ -36,18 +35,6 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 		}
 	}
 	files
-}
-
-/// A process that is killed if the test fails before stopping it, so that nothing outlives it.
-struct Reaped(Child);
-
-impl Drop for Reaped {
-	fn drop(&mut self) {
-		if let Ok(None) = self.0.try_wait() {
-			let _ = self.0.kill();
-			let _ = self.0.wait();
-		}
-	}
 }
 
 /// The one worker the status lists.
