@@ -443,7 +443,8 @@ struct ServeArgs {
 	#[arg(long, default_value_t = run_defaults().steps_per_candidate)]
 	steps_per_candidate: u64,
 	/// Longest time between checkpoints while training, in seconds: the most training a crash
-	/// can cost.
+	/// can cost, unless checkpoints are slow to write (a large window), when they are held to a
+	/// tenth of the training thread's time.
 	#[arg(long, value_name = "SECONDS", default_value_t = run_defaults().checkpoint_every.as_secs())]
 	checkpoint_seconds: u64,
 	/// Forget workers gone for this many hours: the dashboards and status stop listing them
