@@ -75,11 +75,11 @@ pub fn placement_dir(explicit: Option<&Path>) -> Result<PathBuf, NoHomeDir> {
 	}
 }
 
-/// The placement layers' directory name, which names the format and rules versions
-/// (`placement-f1-r1`).
+/// The placement layers' directory name, which names the index's and the rules' versions
+/// (`placement-f1-r1`): files of every format of the same index share it.
 pub fn placement_dir_name() -> String {
-	use tigers_core::tablebase::placement::PLACEMENT_FORMAT_VERSION;
-	format!("placement-f{PLACEMENT_FORMAT_VERSION}-r{RULES_VERSION}")
+	use tigers_core::tablebase::placement::PLACEMENT_INDEX_VERSION;
+	format!("placement-f{PLACEMENT_INDEX_VERSION}-r{RULES_VERSION}")
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! Ownership: the threads' loops share one [`Children`] cache (behind an async mutex, so that
 //! one fetch serves them all) and the report's counts.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -17,7 +17,8 @@ use thiserror::Error;
 use tigers_core::Tablebase;
 use tigers_core::moves::Turn;
 use tigers_core::network::file::hex;
-use tigers_core::tablebase::placement::store::HEADER_BYTES;
+use tigers_core::tablebase::placement::blocks::max_encoded_bytes;
+use tigers_core::tablebase::placement::store::{HEADER_BYTES, layer_entries};
 use tigers_core::tablebase::placement::{Children, LayerId, LayerShape, Slice, solve_one_slice};
 use tigers_proto::client::call_failure;
 use tigers_proto::v1;
@@ -73,7 +74,7 @@ pub struct SolveReport {
 /// The file the current slices are computed from.
 enum ChildFile {
 	Movement(Arc<Tablebase>),
-	/// A layer's whole file, header included.
+	/// A layer's entries, inflated from its file.
 	Layer(Vec<u8>),
 }
 
@@ -81,7 +82,7 @@ impl ChildFile {
 	fn children(&self) -> Children<'_> {
 		match self {
 			ChildFile::Movement(table) => Children::Movement(table),
-			ChildFile::Layer(file) => Children::Layer(&file[HEADER_BYTES..]),
+			ChildFile::Layer(entries) => Children::Layer(entries),
 		}
 	}
 }
@@ -409,7 +410,11 @@ async fn child_for(
 		Some(child) => {
 			let file = fetch_layer(&shared.connector, child, sha256).await?;
 			let bytes = file.len() as u64;
-			(ChildFile::Layer(file), child.file_name(), bytes)
+			(
+				ChildFile::Layer(inflate(file, child).await?),
+				child.file_name(),
+				bytes,
+			)
 		}
 	};
 	tracing::info!(file = %name, bytes, seconds = format!("{:.1}", started.elapsed().as_secs_f64()), "got the file the slices need");
@@ -448,14 +453,27 @@ async fn movement(shared: &Shared, identity: &str) -> Result<Arc<Tablebase>, Fet
 	Ok(Arc::new(table))
 }
 
+/// Layer `id`'s entries from its file, the header and their digest checked, off the async
+/// threads.
+async fn inflate(file: Vec<u8>, id: LayerId) -> Result<Vec<u8>, FetchError> {
+	tokio::task::spawn_blocking(move || {
+		layer_entries(Path::new(&id.file_name()), id, &file, None)
+			.map_err(|e| FetchError::Mismatch(e.to_string()))
+	})
+	.await
+	.map_err(|e| FetchError::Internal(e.to_string()))?
+}
+
 /// Layer `id`'s file, fetched with `FetchLayer` into memory and checked: its sha256 must be
-/// `sha256` and its length the layer's.
+/// `sha256`, and its length the one its first piece announces, which must be no more than a
+/// file of the layer can hold.
 async fn fetch_layer(
 	connector: &Connector,
 	id: LayerId,
 	sha256: &str,
 ) -> Result<Vec<u8>, FetchError> {
-	let expected = HEADER_BYTES as u64 + LayerShape::of(id).bytes();
+	let most = HEADER_BYTES as u64 + max_encoded_bytes(LayerShape::of(id).bytes());
+	let mut expected = None;
 	let mut client = connector.connect().await.map_err(FetchError::Connect)?;
 	let request = v1::FetchLayerRequest {
 		placed: id.placed,
@@ -469,7 +487,8 @@ async fn fetch_layer(
 		.into_inner();
 	let mut file = Vec::new();
 	while let Some(chunk) = stream.message().await.map_err(FetchError::Rpc)? {
-		if chunk.sha256 != sha256 || chunk.total_bytes != expected {
+		let expected = *expected.get_or_insert(chunk.total_bytes);
+		if chunk.sha256 != sha256 || chunk.total_bytes != expected || expected > most {
 			return Err(FetchError::Mismatch(format!(
 				"a piece of {} names file {:.16}… of {} bytes",
 				id.file_name(),
@@ -489,7 +508,8 @@ async fn fetch_layer(
 		}
 		file.extend_from_slice(&chunk.data);
 	}
-	if file.len() as u64 != expected {
+	let expected = expected.unwrap_or(0);
+	if file.len() as u64 != expected || expected == 0 {
 		return Err(FetchError::Mismatch(format!(
 			"{} ended after {} of {expected} bytes",
 			id.file_name(),

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 use tigers_core::network::file::hex;
 use tigers_core::tablebase::placement::{
-	LayerId, LayerShape, PartialSlices, PlacementError, SliceStore as _, has_layer, read_layer,
+	LayerId, LayerShape, PartialSlices, PlacementError, SliceStore as _, has_layer, layer_entries,
 	solve_one_slice, write_layer, write_manifest_if_complete,
 };
 use tracing::{info, warn};
@@ -197,22 +197,22 @@ fn run_layer(solver: &Solver, id: LayerId, child: &Child) -> Option<Vec<u8>> {
 }
 
 /// The file layer `id` is computed from: the movement table, or the child layer's file read
-/// whole and checked.
+/// whole, with its entries inflated and checked.
 fn load_child(solver: &Solver, id: LayerId) -> Result<Child, PlacementError> {
 	let Some(child) = id.child() else {
 		return Ok(Child::Movement(solver.movement.clone()));
 	};
-	let dir = &solver.config.dir;
-	read_layer(dir, child, Some(&solver.movement))?;
-	let path = dir.join(child.file_name());
+	let path = solver.config.dir.join(child.file_name());
 	let file = std::fs::read(&path).map_err(|source| PlacementError::Io {
 		path: path.display().to_string(),
 		source,
 	})?;
+	let entries = layer_entries(&path, child, &file, Some(&solver.movement))?;
 	let sha256 = hex(&Sha256::digest(&file));
 	Ok(Child::Layer {
 		id: child,
 		file: Arc::new(file),
+		entries,
 		sha256,
 	})
 }

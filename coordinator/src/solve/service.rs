@@ -247,6 +247,7 @@ impl Coordinator for SolveService {
 				id: have,
 				file,
 				sha256,
+				..
 			}) if *have == id => {
 				if *sha256 != request.sha256 {
 					return Err(not_here(format!("its file here is {sha256}")).into());

@@ -8,7 +8,6 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tigers_core::Tablebase;
-use tigers_core::tablebase::placement::store::HEADER_BYTES;
 use tigers_core::tablebase::placement::{
 	Children, LayerId, LayerShape, PartialSlices, Slice, solve_one_slice,
 };
@@ -22,10 +21,12 @@ use crate::solve::plan::LayerPlan;
 pub(crate) enum Child {
 	/// The movement table, for the sheep with 19 placed.
 	Movement(Arc<Tablebase>),
-	/// A finished layer's whole file (header and entries) and its sha256.
+	/// A finished layer's whole file as the workers fetch it, its entries, and the file's
+	/// sha256.
 	Layer {
 		id: LayerId,
 		file: Arc<Vec<u8>>,
+		entries: Vec<u8>,
 		sha256: String,
 	},
 }
@@ -41,7 +42,7 @@ impl Child {
 	pub(super) fn children(&self) -> Children<'_> {
 		match self {
 			Child::Movement(table) => Children::Movement(table),
-			Child::Layer { file, .. } => Children::Layer(&file[HEADER_BYTES..]),
+			Child::Layer { entries, .. } => Children::Layer(entries),
 		}
 	}
 }

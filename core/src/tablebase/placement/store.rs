@@ -1,7 +1,8 @@
 //! The placement layers on disk: one file per layer, a manifest, a solve that resumes, and a
 //! probe that reads one byte.
 //!
-//! A layer file is a 104-byte header and the layer's bytes ([`LayerShape`]):
+//! A layer file is a 104-byte header and the layer's bytes ([`LayerShape`]: two bits per entry,
+//! four to a byte, lowest bits first), cut into blocks deflated apart ([`blocks`]):
 //!
 //! | offset | bytes | field |
 //! |---|---|---|
@@ -11,13 +12,15 @@
 //! | 16 | 4 | sheep placed |
 //! | 20 | 4 | side to move: 0 the sheep, 1 the tigers |
 //! | 24 | 4 | tiger classes (1,666) |
-//! | 28 | 4 | zero |
+//! | 28 | 4 | the layer's bytes a block holds ([`BLOCK_BYTES`]) |
 //! | 32 | 8 | the layer's bytes |
 //! | 40 | 32 | sha256 of the layer's bytes |
 //! | 72 | 32 | sha256 of the movement table's file the solve started from |
-//! | 104 | ... | two bits per entry, four to a byte, lowest bits first |
+//! | 104 | ... | the blocks' index, then the blocks |
 //!
-//! Numbers are little-endian. A layer is written to a `.tmp` file, synced, then renamed, so a
+//! Numbers are little-endian. Format 1, which earlier builds wrote, held the layer's bytes as
+//! they are from offset 104 (and zero at 28); it is still read, and a build rewrites such a
+//! layer in today's format without solving it again. A layer is written to a `.tmp` file, synced, then renamed, so a
 //! file under its own name is whole; a solve that stops keeps every finished layer and starts
 //! again at the first missing one. `manifest.txt`, written when the last layer is done, lists
 //! each layer's file with its size and sha256 and the movement table's identity.
@@ -35,13 +38,21 @@ use crate::board::GameBoard;
 use crate::moves::Turn;
 use crate::network::file::hex;
 use crate::tablebase::index::TIGER_CLASSES;
+use crate::tablebase::placement::blocks::{self, BLOCK_BYTES};
 use crate::tablebase::placement::index::{LAST_PLACED, LayerId, LayerShape, locate};
 use crate::tablebase::placement::solve::{Children, LayerProgress, Slice, SliceStore, solve_layer};
 use crate::tablebase::placement::verdict::Verdict;
 use crate::tablebase::{RULES_VERSION, Tablebase};
 
-/// The layout of the layer files and their index.
-pub const PLACEMENT_FORMAT_VERSION: u32 = 1;
+/// The layout of the layer files: 2 since the blocks were deflated.
+pub const PLACEMENT_FORMAT_VERSION: u32 = 2;
+
+/// Which entry of a layer is which position ([`LayerShape`]): the same in formats 1 and 2, so
+/// their files share a directory (`placement-f1-r1`) and a build can rewrite one in the other.
+pub const PLACEMENT_INDEX_VERSION: u32 = 1;
+
+/// The format that held the entries as they are, still read.
+const WHOLE_FORMAT_VERSION: u32 = 1;
 
 /// The first eight bytes of every layer file.
 pub const MAGIC: [u8; 8] = *b"TIGERSPL";
@@ -104,6 +115,8 @@ pub struct BuildReport {
 	pub solved: Vec<LayerId>,
 	/// Layers found whole on disk and kept.
 	pub kept: Vec<LayerId>,
+	/// Of those kept, the layers found in format 1 and rewritten in today's format.
+	pub converted: Vec<LayerId>,
 }
 
 /// The header of a layer's file.
@@ -115,6 +128,7 @@ fn header(id: LayerId, bytes: &[u8], movement: &Tablebase) -> [u8; HEADER_BYTES]
 	header[16..20].copy_from_slice(&id.placed.to_le_bytes());
 	header[20..24].copy_from_slice(&turn_number(id.turn).to_le_bytes());
 	header[24..28].copy_from_slice(&(TIGER_CLASSES as u32).to_le_bytes());
+	header[28..32].copy_from_slice(&(BLOCK_BYTES as u32).to_le_bytes());
 	header[32..40].copy_from_slice(&(bytes.len() as u64).to_le_bytes());
 	header[40..72].copy_from_slice(&Sha256::digest(bytes));
 	header[72..104].copy_from_slice(&movement_digest(movement));
@@ -137,14 +151,40 @@ fn turn_number(turn: Turn) -> u32 {
 	}
 }
 
+/// How a layer file holds its entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+	/// Format 1: as they are.
+	Whole,
+	/// Format 2: an index, then blocks deflated apart.
+	Blocks,
+}
+
+/// What a layer file's header says: how it holds the entries, and their length.
+#[derive(Clone, Copy, Debug)]
+struct Header {
+	layout: Layout,
+	length: u64,
+}
+
+impl Header {
+	/// The header's and the index's bytes before the blocks (the index's only in format 2).
+	fn before_blocks(self) -> u64 {
+		match self.layout {
+			Layout::Whole => HEADER_BYTES as u64,
+			Layout::Blocks => HEADER_BYTES as u64 + blocks::index_bytes(self.length),
+		}
+	}
+}
+
 /// Checks a layer file's header against the layer it should hold; `movement`, if given, must be
-/// the table it was solved from. Returns the entries' length.
+/// the table it was solved from.
 fn check_header(
 	path: &Path,
 	id: LayerId,
 	header: &[u8],
 	movement: Option<&Tablebase>,
-) -> Result<u64, PlacementError> {
+) -> Result<Header, PlacementError> {
 	let corrupt = |reason: String| PlacementError::Corrupt {
 		path: path.display().to_string(),
 		reason,
@@ -159,12 +199,22 @@ fn check_header(
 	if header[0..8] != MAGIC {
 		return Err(corrupt("not a placement layer of Tigers and Sheep".into()));
 	}
+	let (layout, block) = match word(8) {
+		PLACEMENT_FORMAT_VERSION => (Layout::Blocks, BLOCK_BYTES as u32),
+		WHOLE_FORMAT_VERSION => (Layout::Whole, 0),
+		other => {
+			return Err(corrupt(format!(
+				"the header's format version is {other}, expected {PLACEMENT_FORMAT_VERSION} \
+				 (or {WHOLE_FORMAT_VERSION}, which is still read)"
+			)));
+		}
+	};
 	let fields = [
-		("format version", word(8), PLACEMENT_FORMAT_VERSION),
 		("rules version", word(12), RULES_VERSION),
 		("sheep placed", word(16), id.placed),
 		("side to move", word(20), turn_number(id.turn)),
 		("tiger classes", word(24), TIGER_CLASSES as u32),
+		("block length", word(28), block),
 	];
 	for (field, found, expected) in fields {
 		if found != expected {
@@ -189,7 +239,7 @@ fn check_header(
 			movement.identity()
 		)));
 	}
-	Ok(length)
+	Ok(Header { layout, length })
 }
 
 /// Reads a whole layer file and checks its header and digest; the layer's bytes.
@@ -199,28 +249,47 @@ pub fn read_layer(
 	movement: Option<&Tablebase>,
 ) -> Result<Vec<u8>, PlacementError> {
 	let path = dir.join(id.file_name());
-	let mut file = File::open(&path).map_err(io_error(&path))?;
-	let mut head = vec![0u8; HEADER_BYTES];
-	let read = read_up_to(&mut file, &mut head).map_err(io_error(&path))?;
-	let length = check_header(&path, id, &head[..read], movement)?;
-	let mut bytes = Vec::with_capacity(length as usize);
-	file.read_to_end(&mut bytes).map_err(io_error(&path))?;
-	if bytes.len() as u64 != length {
-		return Err(PlacementError::Corrupt {
-			path: path.display().to_string(),
-			reason: format!(
-				"the file holds {} bytes of entries, but the header announces {length} (truncated?)",
-				bytes.len()
-			),
-		});
+	let file = std::fs::read(&path).map_err(io_error(&path))?;
+	layer_entries(&path, id, &file, movement)
+}
+
+/// Layer `id`'s bytes from its whole file in memory (`path` names it in errors), the header
+/// and the digest checked; `movement`, if given, must be the table it was solved from.
+pub fn layer_entries(
+	path: &Path,
+	id: LayerId,
+	file: &[u8],
+	movement: Option<&Tablebase>,
+) -> Result<Vec<u8>, PlacementError> {
+	let header = check_header(path, id, &file[..file.len().min(HEADER_BYTES)], movement)?;
+	let corrupt = |reason: String| PlacementError::Corrupt {
+		path: path.display().to_string(),
+		reason,
+	};
+	let body = &file[HEADER_BYTES..];
+	let entries = match header.layout {
+		Layout::Whole if body.len() as u64 != header.length => {
+			return Err(corrupt(format!(
+				"the file holds {} bytes of entries, but the header announces {} (truncated?)",
+				body.len(),
+				header.length
+			)));
+		}
+		Layout::Whole => body.to_vec(),
+		Layout::Blocks => blocks::decode(body, header.length, threads())
+			.map_err(|reason| corrupt(format!("{reason} (truncated or damaged?)")))?,
+	};
+	if Sha256::digest(&entries)[..] != file[40..72] {
+		return Err(corrupt(
+			"the entries do not match the header's sha256".into(),
+		));
 	}
-	if Sha256::digest(&bytes)[..] != head[40..72] {
-		return Err(PlacementError::Corrupt {
-			path: path.display().to_string(),
-			reason: "the entries do not match the header's sha256".into(),
-		});
-	}
-	Ok(bytes)
+	Ok(entries)
+}
+
+/// Threads to deflate and inflate a layer on: every core (the result does not depend on it).
+fn threads() -> usize {
+	std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 fn read_up_to(file: &mut File, buffer: &mut [u8]) -> std::io::Result<usize> {
@@ -234,8 +303,8 @@ fn read_up_to(file: &mut File, buffer: &mut [u8]) -> std::io::Result<usize> {
 	Ok(read)
 }
 
-/// Writes a layer file whole: to a `.tmp` file, synced, then renamed into place. `bytes` are
-/// the layer's entries, solved from `movement`.
+/// Writes a layer file whole, its entries deflated block by block: to a `.tmp` file, synced,
+/// then renamed into place. `bytes` are the layer's entries, solved from `movement`.
 pub fn write_layer(
 	dir: &Path,
 	id: LayerId,
@@ -244,10 +313,11 @@ pub fn write_layer(
 ) -> Result<(), PlacementError> {
 	let path = dir.join(id.file_name());
 	let tmp = path.with_extension("tmp");
+	let encoded = blocks::encode(bytes, threads());
 	let mut file = File::create(&tmp).map_err(io_error(&tmp))?;
 	file.write_all(&header(id, bytes, movement))
 		.map_err(io_error(&tmp))?;
-	file.write_all(bytes).map_err(io_error(&tmp))?;
+	file.write_all(&encoded).map_err(io_error(&tmp))?;
 	file.sync_all().map_err(io_error(&tmp))?;
 	drop(file);
 	std::fs::rename(&tmp, &path).map_err(io_error(&path))?;
@@ -284,9 +354,11 @@ pub fn build(
 	let (kept, missing): (Vec<LayerId>, Vec<LayerId>) = order
 		.into_iter()
 		.partition(|&id| read_header_only(dir, id, movement).is_ok());
+	let converted = convert_whole_layers(dir, &kept, movement)?;
 	let mut report = BuildReport {
 		solved: Vec::new(),
 		kept,
+		converted,
 	};
 	let total: u64 = missing.iter().map(|id| LayerShape::of(*id).entries()).sum();
 	let mut finished = 0u64;
@@ -315,6 +387,24 @@ pub fn build(
 	}
 	write_manifest_if_complete(dir, movement)?;
 	Ok(report)
+}
+
+/// Rewrites the layers of `kept` that are in format 1 (the entries as they are) in today's
+/// format, each checked by its digest first; the layers rewritten.
+fn convert_whole_layers(
+	dir: &Path,
+	kept: &[LayerId],
+	movement: &Tablebase,
+) -> Result<Vec<LayerId>, PlacementError> {
+	let mut converted = Vec::new();
+	for &id in kept {
+		if read_header_only(dir, id, movement)?.layout == Layout::Whole {
+			let entries = read_layer(dir, id, Some(movement))?;
+			write_layer(dir, id, &entries, movement)?;
+			converted.push(id);
+		}
+	}
+	Ok(converted)
 }
 
 /// Makes `dir` if it is missing and locks its `.lock` file, for as long as the returned file
@@ -438,21 +528,57 @@ impl SliceStore for PartialSlices {
 	}
 }
 
-/// Checks a layer file's header and length without reading its entries.
-fn read_header_only(dir: &Path, id: LayerId, movement: &Tablebase) -> Result<(), PlacementError> {
+/// Checks a layer file's header, index and length without reading its entries; the header.
+fn read_header_only(
+	dir: &Path,
+	id: LayerId,
+	movement: &Tablebase,
+) -> Result<Header, PlacementError> {
 	let path = dir.join(id.file_name());
 	let mut file = File::open(&path).map_err(io_error(&path))?;
 	let mut head = vec![0u8; HEADER_BYTES];
 	let read = read_up_to(&mut file, &mut head).map_err(io_error(&path))?;
-	let length = check_header(&path, id, &head[..read], Some(movement))?;
+	let header = check_header(&path, id, &head[..read], Some(movement))?;
+	let expected = match header.layout {
+		Layout::Whole => HEADER_BYTES as u64 + header.length,
+		Layout::Blocks => header.before_blocks() + read_index(&path, &mut file, header)?.data,
+	};
 	let size = file.metadata().map_err(io_error(&path))?.len();
-	if size != HEADER_BYTES as u64 + length {
+	if size != expected {
 		return Err(PlacementError::Corrupt {
 			path: path.display().to_string(),
-			reason: format!("{size} bytes, expected {}", HEADER_BYTES as u64 + length),
+			reason: format!("{size} bytes, expected {expected}"),
 		});
 	}
-	Ok(())
+	Ok(header)
+}
+
+/// Where a format-2 layer's blocks lie in its file.
+struct BlockIndex {
+	/// `n + 1` offsets from the first block's byte.
+	offsets: Vec<u64>,
+	/// The blocks' bytes in all.
+	data: u64,
+}
+
+/// Reads and checks a format-2 layer's index from its file, just after the header.
+fn read_index(path: &Path, file: &mut File, header: Header) -> Result<BlockIndex, PlacementError> {
+	let mut index = vec![0u8; blocks::index_bytes(header.length) as usize];
+	file.seek(SeekFrom::Start(HEADER_BYTES as u64))
+		.and_then(|_| read_up_to(file, &mut index))
+		.map_err(io_error(path))
+		.and_then(|read| {
+			blocks::read_index(&index[..read], header.length).map_err(|reason| {
+				PlacementError::Corrupt {
+					path: path.display().to_string(),
+					reason: format!("{reason} (truncated or damaged?)"),
+				}
+			})
+		})
+		.map(|offsets| BlockIndex {
+			data: *offsets.last().expect("n + 1 offsets"),
+			offsets,
+		})
 }
 
 /// The manifest's text: the versions, the movement table, and each layer's file.
@@ -504,11 +630,17 @@ pub struct PlacementTable {
 struct Layer {
 	shape: LayerShape,
 	file: Mutex<File>,
+	/// The blocks' offsets for format 2, `None` for format 1's entries as they are.
+	blocks: Option<BlockIndex>,
+	/// The header's and the index's bytes.
+	before_blocks: u64,
+	length: u64,
 }
 
 impl PlacementTable {
 	/// Opens every layer file in `dir` whose header is right for its name; other layers are
-	/// absent (a probe there answers `None`). Entries are not read until probed.
+	/// absent (a probe there answers `None`). Each layer's block index is read (8 bytes a
+	/// block); entries are not read until probed.
 	pub fn open(dir: &Path) -> Result<PlacementTable, PlacementError> {
 		let mut layers = BTreeMap::new();
 		for id in LayerId::solve_order(0) {
@@ -518,12 +650,19 @@ impl PlacementTable {
 			};
 			let mut head = vec![0u8; HEADER_BYTES];
 			let read = read_up_to(&mut file, &mut head).map_err(io_error(&path))?;
-			check_header(&path, id, &head[..read], None)?;
+			let header = check_header(&path, id, &head[..read], None)?;
+			let blocks = match header.layout {
+				Layout::Whole => None,
+				Layout::Blocks => Some(read_index(&path, &mut file, header)?),
+			};
 			layers.insert(
 				id,
 				Layer {
 					shape: LayerShape::of(id),
 					file: Mutex::new(file),
+					blocks,
+					before_blocks: header.before_blocks(),
+					length: header.length,
 				},
 			);
 		}
@@ -559,18 +698,55 @@ impl PlacementTable {
 		};
 		let (byte, shift) = layer.shape.address(dead, class, rank);
 		let path = self.dir.join(id.file_name());
-		let mut file = layer.file.lock().expect("no probe panics holding it");
-		let mut one = [0u8];
-		file.seek(SeekFrom::Start(HEADER_BYTES as u64 + byte))
-			.and_then(|_| file.read_exact(&mut one))
-			.map_err(io_error(&path))?;
-		match Verdict::from_code((one[0] >> shift) & 3) {
+		let entry = layer.read_byte(byte).map_err(|failure| match failure {
+			ReadFailure::Io(source) => PlacementError::Io {
+				path: path.display().to_string(),
+				source,
+			},
+			ReadFailure::Damaged(reason) => PlacementError::Corrupt {
+				path: path.display().to_string(),
+				reason,
+			},
+		})?;
+		match Verdict::from_code((entry >> shift) & 3) {
 			Some(verdict) => Ok(Some(verdict)),
 			None => Err(PlacementError::Corrupt {
 				path: path.display().to_string(),
 				reason: format!("byte {byte} holds padding where a position should be"),
 			}),
 		}
+	}
+}
+
+/// Why a probe could not read its byte.
+enum ReadFailure {
+	Io(std::io::Error),
+	Damaged(String),
+}
+
+impl Layer {
+	/// Byte `byte` of the layer's entries: read as it is (format 1), or inflated from the start
+	/// of its block up to it (format 2).
+	fn read_byte(&self, byte: u64) -> Result<u8, ReadFailure> {
+		let mut file = self.file.lock().expect("no probe panics holding it");
+		let Some(index) = &self.blocks else {
+			let mut one = [0u8];
+			file.seek(SeekFrom::Start(HEADER_BYTES as u64 + byte))
+				.and_then(|_| file.read_exact(&mut one))
+				.map_err(ReadFailure::Io)?;
+			return Ok(one[0]);
+		};
+		let block = (byte / BLOCK_BYTES as u64) as usize;
+		let (from, to) = (index.offsets[block], index.offsets[block + 1]);
+		let mut stored = vec![0u8; (to - from) as usize];
+		file.seek(SeekFrom::Start(self.before_blocks + from))
+			.and_then(|_| file.read_exact(&mut stored))
+			.map_err(ReadFailure::Io)?;
+		drop(file);
+		let mut out = vec![0u8; (byte % BLOCK_BYTES as u64) as usize + 1];
+		blocks::inflate_prefix(&stored, blocks::block_length(self.length, block), &mut out)
+			.map_err(|reason| ReadFailure::Damaged(format!("block {block}: {reason}")))?;
+		Ok(out[out.len() - 1])
 	}
 }
 
