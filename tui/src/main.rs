@@ -144,6 +144,10 @@ enum TablebaseAction {
 		threads: Option<u32>,
 		#[command(flatten)]
 		placement: PlacementArgs,
+		/// With --placement: check every layer anew, also those that verified.txt records as
+		/// checked before (a stopped verify otherwise goes on where it was).
+		#[arg(long, requires = "placement")]
+		again: bool,
 	},
 	/// Print a table's counts: positions, wins, draws and losses, the longest win.
 	Stats {
@@ -387,11 +391,15 @@ fn tablebase(action: TablebaseAction) -> anyhow::Result<()> {
 			..
 		} => tablebase_command::build(&table_path(out.as_deref())?, thread_count(threads), force)?,
 		TablebaseAction::Verify {
-			threads, placement, ..
+			threads,
+			placement,
+			again,
+			..
 		} if placement.placement => placement_command::verify(
 			&placement.layers_dir()?,
 			&*placement.movement_table()?,
 			thread_count(threads),
+			again,
 		)?,
 		TablebaseAction::Verify { path, threads, .. } => {
 			tablebase_command::verify(&table_path(path.as_deref())?, thread_count(threads))?

@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 
+use sha2::{Digest as _, Sha256};
 use thiserror::Error;
+use tigers_core::network::file::hex;
 use tigers_core::tablebase::Wdl;
 use tigers_core::tablebase::placement::{
 	self, BuildProgress, LayerId, PlacementError, PlacementTable, PlacementVerifyError,
@@ -60,6 +62,14 @@ pub fn build(
 		report.kept.len(),
 		dir.display()
 	);
+	if !report.converted.is_empty() {
+		let _ = writeln!(
+			out,
+			"rewrote {} kept layer{} from format 1 (the entries as they are) in blocks deflated apart",
+			report.converted.len(),
+			plural(report.converted.len())
+		);
+	}
 	out.push_str(&stats(dir)?);
 	Ok(out)
 }
@@ -69,45 +79,55 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// `verify --placement`: every present layer's values against its moves, from the movement
-/// table up; then the manifest, if the solve is whole.
+/// table up; then the manifest, if the solve is whole. A layer checked before, by a verify that
+/// finished it, is taken on the record in `verified.txt` while its file and its child's are
+/// the same (`again` checks every layer anew), so a verify that was stopped goes on where it was.
 pub fn verify(
 	dir: &Path,
 	movement: &Tablebase,
 	threads: usize,
+	again: bool,
 ) -> Result<String, PlacementCommandError> {
 	let present: Vec<LayerId> = PlacementTable::open(dir)?.layers().collect();
 	if present.is_empty() {
 		return Err(PlacementCommandError::Empty(dir.display().to_string()));
 	}
 	let started = Instant::now();
+	let mut record = if again {
+		VerifiedRecord::default()
+	} else {
+		VerifiedRecord::read(dir)
+	};
 	let mut out = String::new();
-	let mut previous: Option<(LayerId, Vec<u8>)> = None;
-	let mut checked = 0u64;
+	let mut previous: Option<Layer> = None;
+	let (mut checked, mut on_record) = (0u64, 0usize);
 	for id in LayerId::solve_order(0)
 		.into_iter()
 		.filter(|id| present.contains(id))
 	{
-		let bytes = placement::read_layer(dir, id, Some(movement))?;
+		let layer = Layer::read(dir, id, movement)?;
 		let child = match id.child() {
 			None => None,
-			Some(child) if previous.as_ref().is_some_and(|(p, _)| *p == child) => {
-				previous.take().map(|(_, bytes)| bytes)
-			}
-			Some(child) => Some(placement::read_layer(dir, child, Some(movement))?),
+			Some(child) if previous.as_ref().is_some_and(|p| p.id == child) => previous.take(),
+			Some(child) => Some(Layer::read(dir, child, movement)?),
 		};
-		let children = match &child {
-			None => VerifyChildren::Movement(movement),
-			Some(bytes) => VerifyChildren::Layer(bytes),
-		};
-		let bar = progress_bar(1, "verifying");
-		bar.set_message(format!("verifying {}", id.file_name()));
-		let report = placement::verify_layer(id, &bytes, children, threads, &|done, total| {
-			bar.set_length(total);
-			bar.set_position(done);
-		});
-		bar.finish_and_clear();
-		let report = report?;
+		let child_digest = child
+			.as_ref()
+			.map_or_else(|| movement.identity().to_string(), |c| c.digest.clone());
+		if record.holds(&layer, &child_digest) {
+			on_record += 1;
+			let _ = writeln!(
+				out,
+				"{}: verified before, kept on the record ({VERIFIED}; --again checks it anew)",
+				id.file_name()
+			);
+			previous = Some(layer);
+			continue;
+		}
+		let report = verify_one(&layer, child.as_ref(), movement, threads)?;
 		checked += report.entries;
+		record.add(&layer, child_digest);
+		record.write(dir)?;
 		let _ = writeln!(
 			out,
 			"{}: {} entries ({} up to symmetry) hold the best value over their moves",
@@ -115,7 +135,7 @@ pub fn verify(
 			report.entries,
 			report.up_to_symmetry
 		);
-		previous = Some((id, bytes));
+		previous = Some(layer);
 	}
 	if present.len() == LayerId::solve_order(0).len() {
 		placement::check_manifest(dir, movement)?;
@@ -123,12 +143,119 @@ pub fn verify(
 	}
 	let _ = writeln!(
 		out,
-		"verified {} layer{}, {checked} entries, in {:.1} s",
+		"verified {} layer{} ({} now, {checked} entries, in {:.1} s; {on_record} on the record)",
 		present.len(),
 		plural(present.len()),
+		present.len() - on_record,
 		started.elapsed().as_secs_f64()
 	);
 	Ok(out)
+}
+
+/// One layer's values checked against its child's, with a progress bar.
+fn verify_one(
+	layer: &Layer,
+	child: Option<&Layer>,
+	movement: &Tablebase,
+	threads: usize,
+) -> Result<placement::VerifyLayerReport, PlacementCommandError> {
+	let children = match child {
+		None => VerifyChildren::Movement(movement),
+		Some(child) => VerifyChildren::Layer(&child.entries),
+	};
+	let bar = progress_bar(1, "verifying");
+	bar.set_message(format!("verifying {}", layer.id.file_name()));
+	let report = placement::verify_layer(
+		layer.id,
+		&layer.entries,
+		children,
+		threads,
+		&|done, total| {
+			bar.set_length(total);
+			bar.set_position(done);
+		},
+	);
+	bar.finish_and_clear();
+	Ok(report?)
+}
+
+/// A layer read for `verify`: its entries, and its file's sha256.
+struct Layer {
+	id: LayerId,
+	entries: Vec<u8>,
+	digest: String,
+}
+
+impl Layer {
+	fn read(dir: &Path, id: LayerId, movement: &Tablebase) -> Result<Layer, PlacementError> {
+		let path = dir.join(id.file_name());
+		let file = std::fs::read(&path).map_err(|source| PlacementError::Io {
+			path: path.display().to_string(),
+			source,
+		})?;
+		let digest = hex(&Sha256::digest(&file));
+		let entries = placement::layer_entries(&path, id, &file, Some(movement))?;
+		Ok(Layer {
+			id,
+			entries,
+			digest,
+		})
+	}
+}
+
+/// The record of layers a verify finished, in the layers' directory.
+const VERIFIED: &str = "verified.txt";
+
+/// Layers verified before: each layer file's sha256 with the sha256 of the file it was checked
+/// against (its child layer's, or the movement table's identity).
+#[derive(Default)]
+struct VerifiedRecord {
+	layers: std::collections::BTreeMap<String, (String, String)>,
+}
+
+impl VerifiedRecord {
+	/// The record in `dir`; empty if there is none or it cannot be read.
+	fn read(dir: &Path) -> VerifiedRecord {
+		let text = std::fs::read_to_string(dir.join(VERIFIED)).unwrap_or_default();
+		let layers = text
+			.lines()
+			.filter_map(|line| {
+				let mut words = line.split(' ');
+				match (words.next(), words.next(), words.next(), words.next()) {
+					(Some(name), Some(file), Some(child), None) => {
+						Some((name.to_string(), (file.to_string(), child.to_string())))
+					}
+					_ => None,
+				}
+			})
+			.collect();
+		VerifiedRecord { layers }
+	}
+
+	fn holds(&self, layer: &Layer, child: &str) -> bool {
+		self.layers.get(&layer.id.file_name()) == Some(&(layer.digest.clone(), child.to_string()))
+	}
+
+	fn add(&mut self, layer: &Layer, child: String) {
+		self.layers
+			.insert(layer.id.file_name(), (layer.digest.clone(), child));
+	}
+
+	/// Writes the record whole: to a `.tmp` file, then renamed.
+	fn write(&self, dir: &Path) -> Result<(), PlacementError> {
+		let mut text = String::new();
+		for (name, (file, child)) in &self.layers {
+			let _ = writeln!(text, "{name} {file} {child}");
+		}
+		let path = dir.join(VERIFIED);
+		let tmp = path.with_extension("tmp");
+		std::fs::write(&tmp, text)
+			.and_then(|()| std::fs::rename(&tmp, &path))
+			.map_err(|source| PlacementError::Io {
+				path: path.display().to_string(),
+				source,
+			})
+	}
 }
 
 /// `stats --placement`: wins, draws and losses per layer up to symmetry, and the start's value.

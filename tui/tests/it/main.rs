@@ -4,6 +4,7 @@
 mod engine;
 mod input;
 mod net_source;
+mod placement;
 mod records;
 mod screens;
 mod support;
