@@ -1,7 +1,7 @@
 //! Times probes of the placement layers on disk: positions from seeded random placement games,
-//! those inside the layers present, each probed in two passes (a probe reads one byte with a
-//! seek and a read; how much of the files the operating system already caches decides the
-//! first pass).
+//! those inside the layers present, each probed in two passes (a probe reads its block, up to
+//! 4 KiB, and inflates it as far as its byte, or reads one byte of a format-1 file; how much of
+//! the files the operating system already caches decides the first pass).
 //!
 //! `cargo run --release -p tigers-core --example placement-probe -- DIR [PROBES]`
 

@@ -8,7 +8,9 @@
 //! exactly when its stored length is its length). Deflate at a fixed level is deterministic,
 //! and the blocks are independent, so the encoding does not depend on the thread count.
 
-use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
+use flate2::{Compress, Compression, FlushCompress, Status};
+use miniz_oxide::inflate::TINFLStatus;
+use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
 
 /// Entry bytes a block holds (the last block of a layer may hold fewer): 16,384 entries.
 pub const BLOCK_BYTES: usize = 4096;
@@ -135,10 +137,12 @@ pub fn decode(encoded: &[u8], length: u64, threads: usize) -> Result<Vec<u8>, St
 			.map(|(run, out)| {
 				let offsets = &offsets;
 				scope.spawn(move || {
+					let mut inflater = Inflater::default();
 					for (i, block_out) in out.chunks_mut(BLOCK_BYTES).enumerate() {
 						let block = run * per_thread + i;
 						let stored = &data[offsets[block] as usize..offsets[block + 1] as usize];
-						inflate_into(stored, block_out)
+						inflater
+							.whole(stored, block_out)
 							.map_err(|reason| format!("block {block}: {reason}"))?;
 					}
 					Ok::<(), String>(())
@@ -152,52 +156,60 @@ pub fn decode(encoded: &[u8], length: u64, threads: usize) -> Result<Vec<u8>, St
 	Ok(entries)
 }
 
-/// Fills `out` with the first `out.len()` bytes of a block whose whole length is `whole`, from
-/// its stored form: all of them must come out.
-pub fn inflate_prefix(stored: &[u8], whole: usize, out: &mut [u8]) -> Result<(), String> {
-	if stored.len() == whole {
-		out.copy_from_slice(&stored[..out.len()]);
-		return Ok(());
-	}
-	let mut decompress = Decompress::new(false);
-	let status = decompress
-		.decompress(stored, out, FlushDecompress::Finish)
-		.map_err(|e| format!("not a deflate stream ({e})"))?;
-	let produced = decompress.total_out() as usize;
-	if produced < out.len() {
-		return Err(format!(
-			"it inflates to {produced} bytes, short of {} ({status:?})",
-			out.len()
-		));
-	}
-	Ok(())
+/// Inflates blocks into the caller's buffers, its tables kept from one block to the next
+/// (making them anew costs more than inflating a short prefix).
+#[derive(Default)]
+pub struct Inflater {
+	state: Box<DecompressorOxide>,
 }
 
-/// Fills `out` with a whole block from its stored form, which must inflate to exactly
-/// `out.len()` bytes.
-fn inflate_into(stored: &[u8], out: &mut [u8]) -> Result<(), String> {
-	if stored.len() == out.len() {
-		out.copy_from_slice(stored);
-		return Ok(());
+impl Inflater {
+	/// Fills `out` with the first `out.len()` bytes of a block whose whole length is `whole`,
+	/// from its stored form: all of them must come out.
+	pub fn prefix(&mut self, stored: &[u8], whole: usize, out: &mut [u8]) -> Result<(), String> {
+		if stored.len() == whole {
+			out.copy_from_slice(&stored[..out.len()]);
+			return Ok(());
+		}
+		let (status, produced) = self.inflate(stored, out);
+		match status {
+			TINFLStatus::Done | TINFLStatus::HasMoreOutput if produced == out.len() => Ok(()),
+			_ => Err(format!(
+				"it inflates to {produced} bytes, short of {} ({status:?})",
+				out.len()
+			)),
+		}
 	}
-	let mut decompress = Decompress::new(false);
-	let status = decompress
-		.decompress(stored, out, FlushDecompress::Finish)
-		.map_err(|e| format!("not a deflate stream ({e})"))?;
-	if status != Status::StreamEnd {
-		return Err(format!(
-			"its deflate stream does not end after the {} bytes it should hold",
-			out.len()
-		));
+
+	/// Fills `out` with a whole block from its stored form, which must inflate to exactly
+	/// `out.len()` bytes.
+	pub fn whole(&mut self, stored: &[u8], out: &mut [u8]) -> Result<(), String> {
+		if stored.len() == out.len() {
+			out.copy_from_slice(stored);
+			return Ok(());
+		}
+		match self.inflate(stored, out) {
+			(TINFLStatus::Done, produced) if produced == out.len() => Ok(()),
+			(TINFLStatus::Done, produced) => Err(format!(
+				"it inflates to {produced} bytes, not {}",
+				out.len()
+			)),
+			(TINFLStatus::HasMoreOutput, _) => Err(format!(
+				"its deflate stream does not end after the {} bytes it should hold",
+				out.len()
+			)),
+			(status, _) => Err(format!("not a deflate stream ({status:?})")),
+		}
 	}
-	if decompress.total_out() as usize != out.len() {
-		return Err(format!(
-			"it inflates to {} bytes, not {}",
-			decompress.total_out(),
-			out.len()
-		));
+
+	/// Inflates `stored`, the whole stream, into `out` until either ends; the status and the
+	/// bytes written.
+	fn inflate(&mut self, stored: &[u8], out: &mut [u8]) -> (TINFLStatus, usize) {
+		self.state.init();
+		let flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+		let (status, _, produced) = decompress(&mut self.state, stored, out, 0, flags);
+		(status, produced)
 	}
-	Ok(())
 }
 
 #[cfg(test)]
@@ -280,7 +292,7 @@ mod tests {
 			let stored = &data[offsets[block] as usize..offsets[block + 1] as usize];
 			for want in [1, whole / 2, whole] {
 				let mut out = vec![0u8; want];
-				inflate_prefix(stored, whole, &mut out).unwrap();
+				Inflater::default().prefix(stored, whole, &mut out).unwrap();
 				let start = block * BLOCK_BYTES;
 				assert_eq!(
 					out,

@@ -629,7 +629,8 @@ pub struct PlacementTable {
 
 struct Layer {
 	shape: LayerShape,
-	file: Mutex<File>,
+	/// The file and the inflater that probes share, one probe at a time.
+	file: Mutex<(File, blocks::Inflater)>,
 	/// The blocks' offsets for format 2, `None` for format 1's entries as they are.
 	blocks: Option<BlockIndex>,
 	/// The header's and the index's bytes.
@@ -659,7 +660,7 @@ impl PlacementTable {
 				id,
 				Layer {
 					shape: LayerShape::of(id),
-					file: Mutex::new(file),
+					file: Mutex::new((file, blocks::Inflater::default())),
 					blocks,
 					before_blocks: header.before_blocks(),
 					length: header.length,
@@ -728,7 +729,8 @@ impl Layer {
 	/// Byte `byte` of the layer's entries: read as it is (format 1), or inflated from the start
 	/// of its block up to it (format 2).
 	fn read_byte(&self, byte: u64) -> Result<u8, ReadFailure> {
-		let mut file = self.file.lock().expect("no probe panics holding it");
+		let mut held = self.file.lock().expect("no probe panics holding it");
+		let (file, inflater) = &mut *held;
 		let Some(index) = &self.blocks else {
 			let mut one = [0u8];
 			file.seek(SeekFrom::Start(HEADER_BYTES as u64 + byte))
@@ -742,9 +744,10 @@ impl Layer {
 		file.seek(SeekFrom::Start(self.before_blocks + from))
 			.and_then(|_| file.read_exact(&mut stored))
 			.map_err(ReadFailure::Io)?;
-		drop(file);
-		let mut out = vec![0u8; (byte % BLOCK_BYTES as u64) as usize + 1];
-		blocks::inflate_prefix(&stored, blocks::block_length(self.length, block), &mut out)
+		let mut out = [0u8; BLOCK_BYTES];
+		let out = &mut out[..=(byte % BLOCK_BYTES as u64) as usize];
+		inflater
+			.prefix(&stored, blocks::block_length(self.length, block), out)
 			.map_err(|reason| ReadFailure::Damaged(format!("block {block}: {reason}")))?;
 		Ok(out[out.len() - 1])
 	}
