@@ -17,4 +17,5 @@ mod timed;
 mod tls;
 mod training;
 mod versions;
+mod web;
 mod workload;
