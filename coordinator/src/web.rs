@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tigers_proto::v1;
 use tokio::net::TcpListener;
@@ -153,27 +153,50 @@ async fn not_found() -> Response {
 	html::error_page(StatusCode::NOT_FOUND, "There is no such page.")
 }
 
+/// A request the pages cannot answer: its status, and a sentence saying why.
+#[derive(Debug)]
+pub(crate) struct Refusal {
+	status: StatusCode,
+	message: String,
+}
+
+impl Refusal {
+	/// A refusal with `status`, saying `message`.
+	pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> Refusal {
+		Refusal {
+			status,
+			message: message.into(),
+		}
+	}
+}
+
+impl IntoResponse for Refusal {
+	fn into_response(self) -> Response {
+		html::error_page(self.status, &self.message)
+	}
+}
+
 /// Runs `read` on a blocking thread with the pages' state; a failure is a 500 page saying
 /// what could not be read.
 async fn blocking<T: Send + 'static>(
 	web: &Arc<Web>,
-	read: impl FnOnce(&Web) -> Result<T, Response> + Send + 'static,
-) -> Result<T, Response> {
+	read: impl FnOnce(&Web) -> Result<T, Refusal> + Send + 'static,
+) -> Result<T, Refusal> {
 	let web = web.clone();
 	tokio::task::spawn_blocking(move || read(&web))
 		.await
 		.unwrap_or_else(|e| {
-			Err(html::error_page(
+			Err(Refusal::new(
 				StatusCode::INTERNAL_SERVER_ERROR,
-				&format!("reading the run failed: {e}"),
+				format!("reading the run failed: {e}"),
 			))
 		})
 }
 
 /// A ledger read that failed, as a 500 page.
-fn storage_failure(error: &crate::store::storage_error::StorageError) -> Response {
-	html::error_page(
+fn storage_failure(error: &crate::store::storage_error::StorageError) -> Refusal {
+	Refusal::new(
 		StatusCode::INTERNAL_SERVER_ERROR,
-		&format!("the run's ledger could not be read: {error}"),
+		format!("the run's ledger could not be read: {error}"),
 	)
 }

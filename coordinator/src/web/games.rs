@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use tigers_core::board::DEAD_SHEEP_TO_WIN;
 use tigers_core::pos::Pos;
@@ -20,7 +20,7 @@ use tigers_proto::games::{ARCHIVE_DIR, file_name, generation_of, records_text};
 use super::html::{self, escape, pager, utc};
 use super::nets::attachment;
 use super::query::{self, PER_PAGE, clamp_page};
-use super::{Web, blocking, storage_failure};
+use super::{Refusal, Web, blocking, storage_failure};
 use crate::store::ledger::GameFileRow;
 
 /// The viewer's script.
@@ -33,7 +33,10 @@ const MAX_VIEWED_BYTES: u64 = 64 << 20;
 /// The last archive file read: its generation, its committed length and its records. Reading a
 /// generation's file again for each page of it would decompress it each time.
 #[derive(Default)]
-pub(crate) struct GameCache(Mutex<Option<(u64, u64, Arc<Vec<String>>)>>);
+pub(crate) struct GameCache(Mutex<Option<CachedFile>>);
+
+/// A file's generation, its committed length, and its records.
+type CachedFile = (u64, u64, Arc<Vec<String>>);
 
 /// `GET /games?page=N`: the archive's files, newest generation first.
 pub(crate) async fn archive_page(
@@ -47,7 +50,7 @@ pub(crate) async fn archive_page(
 	.await;
 	let mut files = match read {
 		Ok(files) => files,
-		Err(failure) => return failure,
+		Err(failure) => return failure.into_response(),
 	};
 	files.reverse();
 	let total = files.len() as u64;
@@ -91,13 +94,13 @@ fn file_row(file: &GameFileRow) -> String {
 }
 
 /// The kept file of `generation` as the ledger lists it, or a 404.
-fn listed_file(web: &Web, generation: u64) -> Result<GameFileRow, Response> {
+fn listed_file(web: &Web, generation: u64) -> Result<GameFileRow, Refusal> {
 	let files = web.reader().game_files().map_err(|e| storage_failure(&e))?;
 	files
 		.into_iter()
 		.find(|f| f.generation == generation && f.pruned_at.is_none())
 		.ok_or_else(|| {
-			html::error_page(
+			Refusal::new(
 				StatusCode::NOT_FOUND,
 				"The archive keeps no games of that generation.",
 			)
@@ -106,7 +109,7 @@ fn listed_file(web: &Web, generation: u64) -> Result<GameFileRow, Response> {
 
 /// The committed bytes of a listed file: its first `bytes`, which the ledger says are
 /// complete (the archive may be appending after them).
-fn file_bytes(web: &Web, file: &GameFileRow) -> Result<Vec<u8>, Response> {
+fn file_bytes(web: &Web, file: &GameFileRow) -> Result<Vec<u8>, Refusal> {
 	let path: PathBuf = web
 		.shared
 		.run_dir
@@ -114,9 +117,9 @@ fn file_bytes(web: &Web, file: &GameFileRow) -> Result<Vec<u8>, Response> {
 		.join(ARCHIVE_DIR)
 		.join(file_name(file.generation));
 	let mut bytes = std::fs::read(&path).map_err(|e| {
-		html::error_page(
+		Refusal::new(
 			StatusCode::INTERNAL_SERVER_ERROR,
-			&format!("the archive file cannot be read: {e}"),
+			format!("the archive file cannot be read: {e}"),
 		)
 	})?;
 	bytes.truncate(file.bytes as usize);
@@ -138,15 +141,15 @@ pub(crate) async fn download(State(web): State<Arc<Web>>, Path(name): Path<Strin
 	.await;
 	match read {
 		Ok(bytes) => attachment(bytes, &name, "application/gzip"),
-		Err(failure) => failure,
+		Err(failure) => failure.into_response(),
 	}
 }
 
 /// The records of generation's file, from the cache or read now.
-fn records(web: &Web, generation: u64) -> Result<Arc<Vec<String>>, Response> {
+fn records(web: &Web, generation: u64) -> Result<Arc<Vec<String>>, Refusal> {
 	let file = listed_file(web, generation)?;
 	if file.bytes > MAX_VIEWED_BYTES {
-		return Err(html::error_page(
+		return Err(Refusal::new(
 			StatusCode::PAYLOAD_TOO_LARGE,
 			"This generation's file is too large to list here; download it instead.",
 		));
@@ -158,9 +161,9 @@ fn records(web: &Web, generation: u64) -> Result<Arc<Vec<String>>, Response> {
 		return Ok(records.clone());
 	}
 	let text = records_text(&file_bytes(web, &file)?).map_err(|e| {
-		html::error_page(
+		Refusal::new(
 			StatusCode::INTERNAL_SERVER_ERROR,
-			&format!("the archive file cannot be read: {e}"),
+			format!("the archive file cannot be read: {e}"),
 		)
 	})?;
 	let records = Arc::new(split_records(&text).map(str::to_string).collect::<Vec<_>>());
@@ -188,7 +191,7 @@ pub(crate) async fn list_page(
 	.await;
 	let (total, number, rows) = match read {
 		Ok(read) => read,
-		Err(failure) => return failure,
+		Err(failure) => return failure.into_response(),
 	};
 	let mut body = format!(
 		"<p>{total} games of generation {generation}. <a href=\"/download/games/{name}\" \
@@ -228,15 +231,15 @@ pub(crate) async fn viewer_page(
 	let read = blocking(&web, move |web| {
 		let records = records(web, generation)?;
 		let text = records.get(index).ok_or_else(|| {
-			html::error_page(
+			Refusal::new(
 				StatusCode::NOT_FOUND,
 				"The file has no game of that number.",
 			)
 		})?;
 		let record = GameRecord::from_text(text).map_err(|e| {
-			html::error_page(
+			Refusal::new(
 				StatusCode::UNPROCESSABLE_ENTITY,
-				&format!("the game cannot be read: {e}"),
+				format!("the game cannot be read: {e}"),
 			)
 		})?;
 		Ok((
@@ -248,7 +251,7 @@ pub(crate) async fn viewer_page(
 	.await;
 	let (plies, result, count) = match read {
 		Ok(read) => read,
-		Err(failure) => return failure,
+		Err(failure) => return failure.into_response(),
 	};
 	let data = serde_json::to_string(&plies)
 		.unwrap_or_else(|_| "[]".into())
@@ -311,14 +314,19 @@ fn positions(web: &Web, record: &GameRecord) -> Vec<serde_json::Value> {
 	let (game, _) = record.replay();
 	let mut plies = vec![ply(web, record.start.board, record.start.turn, None)];
 	for (mv, board) in game.history() {
-		plies.push(ply(web, *board, mv.side().opponent(), Some(mv.to_string())));
+		plies.push(ply(
+			web,
+			*board,
+			mv.side().opponent(),
+			Some(&mv.to_string()),
+		));
 	}
 	plies
 }
 
 /// One position: the 25 points (`T`, `S` or `.`, by index), the side to move, sheep in hand
 /// and captured, the move that led here, and the exact value if known.
-fn ply(web: &Web, board: GameBoard, turn: Turn, mv: Option<String>) -> serde_json::Value {
+fn ply(web: &Web, board: GameBoard, turn: Turn, mv: Option<&str>) -> serde_json::Value {
 	let cells: String = Pos::all()
 		.map(|pos| match board.piece_at(pos) {
 			Some(Turn::Tiger) => 'T',

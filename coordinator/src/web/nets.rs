@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::html::{self, accuracy, escape, pager, score, utc};
 use super::query::{self, PER_PAGE, clamp_page};
-use super::{Web, blocking, storage_failure};
+use super::{Refusal, Web, blocking, storage_failure};
 use crate::store::ledger::{GateRow, NetListing, TimedRow};
 use crate::store::rundir::{net_file_name, parse_net_file_name};
 
@@ -39,7 +39,7 @@ pub(crate) async fn page(State(web): State<Arc<Web>>, RawQuery(query): RawQuery)
 			body.push_str(&pager("/nets", number, PER_PAGE, total));
 			html::page("Nets", &body, None)
 		}
-		Err(failure) => failure,
+		Err(failure) => failure.into_response(),
 	}
 }
 
@@ -136,7 +136,7 @@ pub(crate) async fn download(State(web): State<Arc<Web>>, Path(name): Path<Strin
 			.generation(generation)
 			.map_err(|e| storage_failure(&e))?;
 		if promoted.is_none() {
-			return Err(html::error_page(
+			return Err(Refusal::new(
 				StatusCode::NOT_FOUND,
 				"No net of that generation was promoted.",
 			));
@@ -149,7 +149,7 @@ pub(crate) async fn download(State(web): State<Arc<Web>>, Path(name): Path<Strin
 	.await;
 	match read {
 		Ok(bytes) => attachment(bytes, &name, "application/octet-stream"),
-		Err(failure) => failure,
+		Err(failure) => failure.into_response(),
 	}
 }
 

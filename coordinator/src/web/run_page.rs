@@ -29,7 +29,7 @@ pub(crate) async fn status(State(web): State<Arc<Web>>) -> Response {
 			headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
 			response
 		}
-		Err(failure) => failure,
+		Err(failure) => failure.into_response(),
 	}
 }
 
@@ -41,7 +41,7 @@ pub(crate) async fn page(State(web): State<Arc<Web>>) -> Response {
 			&figures(&progress),
 			Some(SCRIPT),
 		),
-		Err(failure) => failure,
+		Err(failure) => failure.into_response(),
 	}
 }
 

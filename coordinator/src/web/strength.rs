@@ -6,7 +6,7 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use axum::extract::State;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 
 use super::html::{self, escape, utc};
 use super::{Web, blocking, storage_failure};
@@ -55,7 +55,7 @@ pub(crate) async fn page(State(web): State<Arc<Web>>) -> Response {
 	.await;
 	let (gates, timed) = match read {
 		Ok(rows) => rows,
-		Err(failure) => return failure,
+		Err(failure) => return failure.into_response(),
 	};
 	let series = [
 		Series {

@@ -6,7 +6,7 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use axum::extract::{RawQuery, State};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use tigers_dashboard::fleet_pane::{is_producing, worker_counts};
 use tigers_dashboard::format;
 use tigers_proto::v1;
@@ -54,7 +54,7 @@ pub(crate) async fn page(State(web): State<Arc<Web>>, RawQuery(query): RawQuery)
 			));
 			html::page("Workers", &body, None)
 		}
-		Err(failure) => failure,
+		Err(failure) => failure.into_response(),
 	}
 }
 
