@@ -1,5 +1,6 @@
 //! Integration tests of the coordinator: one binary, one module per subject.
 
+mod browser;
 mod cluster;
 mod common;
 mod copied;

@@ -14,14 +14,14 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use crate::common::*;
 
 /// An answer: status code, head (lowercase header lines) and body.
-struct Answer {
-	status: u16,
+pub(crate) struct Answer {
+	pub(crate) status: u16,
 	head: String,
-	body: Vec<u8>,
+	pub(crate) body: Vec<u8>,
 }
 
 impl Answer {
-	fn text(&self) -> String {
+	pub(crate) fn text(&self) -> String {
 		String::from_utf8_lossy(&self.body).into_owned()
 	}
 
@@ -35,7 +35,7 @@ impl Answer {
 }
 
 /// One request with `headers` (whole lines) and `body`, on a connection of its own.
-async fn request(
+pub(crate) async fn request(
 	address: SocketAddr,
 	method: &str,
 	path: &str,
@@ -55,11 +55,9 @@ async fn request(
 		.write_all(text.as_bytes())
 		.await
 		.expect("the request is sent");
-	let mut answer = Vec::new();
-	tokio::time::timeout(WAIT, stream.read_to_end(&mut answer))
+	let answer = tokio::time::timeout(WAIT, read_answer(&mut stream))
 		.await
-		.expect("an answer in time")
-		.expect("the answer is read");
+		.expect("an answer in time");
 	let split = answer
 		.windows(4)
 		.position(|w| w == b"\r\n\r\n")
@@ -77,16 +75,45 @@ async fn request(
 	}
 }
 
-async fn get(address: SocketAddr, path: &str, headers: &[String]) -> Answer {
+/// An answer's bytes: up to its `Content-Length` past the head (some servers, chromedriver
+/// among them, keep the connection open), or to the end of the connection without one.
+async fn read_answer(stream: &mut tokio::net::TcpStream) -> Vec<u8> {
+	let mut answer = Vec::new();
+	let mut buffer = [0u8; 16384];
+	loop {
+		if let Some(split) = answer.windows(4).position(|w| w == b"\r\n\r\n") {
+			let head = String::from_utf8_lossy(&answer[..split]).to_ascii_lowercase();
+			let length = head.lines().find_map(|line| {
+				line.strip_prefix("content-length:")?
+					.trim()
+					.parse::<usize>()
+					.ok()
+			});
+			if length.is_some_and(|length| answer.len() >= split + 4 + length) {
+				return answer;
+			}
+		}
+		let read = stream.read(&mut buffer).await.expect("the answer is read");
+		if read == 0 {
+			return answer;
+		}
+		answer.extend_from_slice(&buffer[..read]);
+	}
+}
+
+pub(crate) async fn get(address: SocketAddr, path: &str, headers: &[String]) -> Answer {
 	request(address, "GET", path, headers, "").await
 }
 
-fn bearer(token: &str) -> Vec<String> {
+pub(crate) fn bearer(token: &str) -> Vec<String> {
 	vec![format!("Authorization: Bearer {token}")]
 }
 
 /// A coordinator serving its pages on a free loopback port, with `token` if any.
-async fn start_with_pages(tag: &str, token: Option<&str>) -> (TestDir, Running, SocketAddr) {
+pub(crate) async fn start_with_pages(
+	tag: &str,
+	token: Option<&str>,
+) -> (TestDir, Running, SocketAddr) {
 	let temp = temp_dir(tag);
 	let mut config = test_config(temp.to_path_buf(), token);
 	let pages = SocketAddr::from(([127, 0, 0, 1], free_port()));
