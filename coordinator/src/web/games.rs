@@ -277,9 +277,9 @@ pub(crate) async fn viewer_page(
 
 /// The viewer's frame, which the script fills.
 const VIEWER: &str = "<div class=\"viewer\"><div><svg id=\"board\" viewBox=\"-0.6 -0.6 5.2 5.2\" \
-	xmlns=\"http://www.w3.org/2000/svg\"></svg><p class=\"controls\"><button id=\"first\">⏮</button> \
+	xmlns=\"http://www.w3.org/2000/svg\"></svg><p class=\"controls\"><button id=\"first\" title=\"first position\">◀◀</button> \
 	<button id=\"back\">◀</button> <span id=\"ply\"></span> <button id=\"forward\">▶</button> \
-	<button id=\"last\">⏭</button></p><p id=\"state\"></p><p id=\"value\"></p></div>\
+	<button id=\"last\" title=\"last position\">▶▶</button></p><p id=\"state\"></p><p id=\"value\"></p></div>\
 	<ol id=\"moves\" start=\"1\"></ol></div>";
 
 /// Links to the games before and after this one.

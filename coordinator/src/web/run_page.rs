@@ -126,10 +126,10 @@ fn rows(p: &v1::Progress) -> Vec<(&'static str, &'static str, String)> {
 
 /// A gate match in a few words.
 fn gate(g: &v1::GateSummary) -> String {
-	let verdict = if g.promoted {
-		"promoted"
-	} else {
-		"not promoted"
+	let verdict = match (g.measurement, g.promoted) {
+		(true, _) => "measured",
+		(false, true) => "promoted",
+		(false, false) => "not promoted",
 	};
 	format!(
 		"generation {} {verdict}, score {}",

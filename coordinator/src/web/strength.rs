@@ -74,7 +74,9 @@ pub(crate) async fn page(State(web): State<Arc<Web>>) -> Response {
 		 interval: at fixed depth (its measurement on fresh openings, or the gate that promoted \
 		 it) and at equal time per move.</p><h2>Against time</h2>",
 	);
-	body.push_str(&chart(&series, |p| p.at, &utc));
+	// Month, day, hours and minutes: the year and seconds would crowd the axis.
+	let short = |t: f64| utc(t).get(5..16).unwrap_or("-").to_string();
+	body.push_str(&chart(&series, |p| p.at, &short));
 	body.push_str("<h2>Against worker CPU-hours</h2>");
 	body.push_str(&chart(&series, |p| p.cpu_hours, &|h| format!("{h:.1}")));
 	html::page("Strength", &body, None)

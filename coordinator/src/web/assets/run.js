@@ -19,7 +19,8 @@
 		tablebase: (s) => s.tablebase.state,
 		gate: (s) => {
 			const g = last(s.gates);
-			return g ? `generation ${g.generation} ${g.promoted ? "promoted" : "not promoted"}, score ${score(g.score, g.score_low, g.score_high)}` : "-";
+			const verdict = g && (g.measurement ? "measured" : g.promoted ? "promoted" : "not promoted");
+			return g ? `generation ${g.generation} ${verdict}, score ${score(g.score, g.score_low, g.score_high)}` : "-";
 		},
 		timed: (s) => {
 			const t = last(s.timed);
