@@ -155,3 +155,57 @@ fn latest(gates: &[GateRow], generation: u64, measured: bool) -> Option<GateRow>
 		})
 		.cloned()
 }
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+	use crate::store::ledger::records::tests::gate;
+	use crate::test_support::TestDir;
+
+	fn promoted(generation: u64) -> GenerationRow {
+		GenerationRow {
+			generation,
+			sha256: format!("{generation:064x}"),
+			training_steps: generation * 100,
+			promoted_at: 1000.0 + generation as f64,
+			samples_at_promotion: generation * 1000,
+		}
+	}
+
+	#[test]
+	fn nets_come_newest_first_a_page_at_a_time_with_their_gate_and_measurement() {
+		let dir = TestDir::new("listing-nets");
+		let mut ledger = Ledger::open(&dir.path().join("ledger.sqlite")).unwrap();
+		for generation in 0..7 {
+			ledger.record_generation(&promoted(generation)).unwrap();
+		}
+		// Generation 3: a candidate refused, then the one promoted, then its measurement.
+		ledger.record_gate(&gate(3, false, 1.0)).unwrap();
+		ledger.record_gate(&gate(3, true, 2.0)).unwrap();
+		let measured = GateRow {
+			stop: StopReason::Measured,
+			..gate(3, true, 3.0)
+		};
+		ledger.record_gate(&measured).unwrap();
+		ledger.record_gate(&gate(5, true, 5.0)).unwrap();
+		assert_eq!(ledger.generation_count().unwrap(), 7);
+
+		let first = ledger.nets_page(0, 3).unwrap();
+		let numbers: Vec<u64> = first.iter().map(|n| n.generation.generation).collect();
+		assert_eq!(numbers, [6, 5, 4]);
+		assert_eq!(first[1].gate.as_ref().map(|g| g.elo), Some(5.0));
+		assert!(first[0].gate.is_none() && first[1].measured.is_none());
+
+		let second = ledger.nets_page(3, 3).unwrap();
+		assert_eq!(second[0].generation, promoted(3));
+		assert_eq!(second[0].gate.as_ref().map(|g| g.elo), Some(2.0));
+		assert_eq!(second[0].measured.as_ref().map(|g| g.elo), Some(3.0));
+		assert_eq!(ledger.nets_page(6, 3).unwrap().len(), 1);
+		assert!(ledger.nets_page(9, 3).unwrap().is_empty());
+		assert_eq!(ledger.generation(4).unwrap(), Some(promoted(4)));
+		assert_eq!(ledger.generation(9).unwrap(), None);
+		let (gates, timed) = ledger.strength().unwrap();
+		assert_eq!(gates.len(), 3, "the promoted rows only");
+		assert!(timed.is_empty());
+	}
+}
