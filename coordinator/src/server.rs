@@ -102,8 +102,9 @@ fn serve_web(
 	config: &CoordinatorConfig,
 	shared: &Arc<Shared>,
 ) -> tokio::task::JoinHandle<()> {
-	let address = listener.local_addr().ok();
-	info!(address = ?address, "serving web pages");
+	if let Ok(address) = listener.local_addr() {
+		info!(%address, "serving web pages");
+	}
 	let serving = crate::web::serve(listener, shared.clone(), config.token.clone());
 	tokio::spawn(async move {
 		if let Err(e) = serving.await {

@@ -1,5 +1,6 @@
 // The game viewer: draws the board of each position (data from the page, as JSON) and steps
-// through them with the arrow keys, the buttons or a click on a move. Text is set as text,
+// through them with the arrow keys, the buttons or a click on a move; the address's fragment
+// follows the position shown (#N), so a link can open at one. Text is set as text,
 // never as HTML.
 "use strict";
 (function () {
@@ -42,7 +43,7 @@
 			const x = point % 5, y = Math.floor(point / 5);
 			const piece = element("g", { class: cell === "T" ? "tiger" : "sheep", "data-point": point }, pieces);
 			element("circle", { cx: x, cy: y, r: 0.3 }, piece);
-			const letter = element("text", { x: x, y: y + 0.11, "text-anchor": "middle" }, piece);
+			const letter = element("text", { x: x, y: y, "text-anchor": "middle", "dominant-baseline": "central" }, piece);
 			letter.textContent = cell;
 		});
 		document.getElementById("ply").textContent = `${at} / ${plies.length - 1}`;
@@ -51,6 +52,7 @@
 		document.getElementById("value").textContent = ply.value ? `Exact value: ${ply.value}` : "Exact value: not known here";
 		for (const [i, item] of [...list.children].entries()) item.classList.toggle("current", i + 1 === at);
 		svg.dataset.ply = at;
+		history.replaceState(null, "", `#${at}`);
 	}
 
 	drawLines();
@@ -71,5 +73,7 @@
 		const step = { ArrowLeft: at - 1, ArrowRight: at + 1, Home: 0, End: plies.length - 1 }[event.key];
 		if (step !== undefined) { event.preventDefault(); show(step); }
 	});
-	show(0);
+	// A link may name a position: /games/G/I#N opens at ply N.
+	const named = /^#(\d+)$/.exec(location.hash);
+	show(named ? Number(named[1]) : 0);
 })();
