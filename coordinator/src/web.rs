@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use tigers_proto::v1;
@@ -145,7 +145,25 @@ fn router(web: Arc<Web>) -> Router {
 		.route("/login", post(access::login))
 		.layer(DefaultBodyLimit::max(access::LOGIN_BYTES))
 		.merge(pages)
+		.layer(axum::middleware::map_response(guard_headers))
 		.with_state(web)
+}
+
+/// Headers every answer carries: the browser takes each file as the type it is said to be,
+/// no other site may frame a page (the login form among them), and no address of the run's
+/// pages leaves in a `Referer`.
+async fn guard_headers(mut response: Response) -> Response {
+	let headers = response.headers_mut();
+	headers.insert(
+		header::X_CONTENT_TYPE_OPTIONS,
+		HeaderValue::from_static("nosniff"),
+	);
+	headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+	headers.insert(
+		header::REFERRER_POLICY,
+		HeaderValue::from_static("no-referrer"),
+	);
+	response
 }
 
 /// Any other path.

@@ -171,6 +171,7 @@ async fn every_page_needs_the_token_as_a_bearer_header_or_the_login_cookie() {
 	assert!(refused.header("set-cookie").is_none() && !refused.text().contains("s3cre"));
 	let accepted = request(pages, "POST", "/login", &form, "token=s3cret").await;
 	assert_eq!(accepted.status, 303);
+	assert_eq!(accepted.header("x-frame-options").as_deref(), Some("DENY"));
 	let cookie = accepted.header("set-cookie").expect("a cookie");
 	assert!(
 		cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
