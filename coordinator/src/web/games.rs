@@ -4,18 +4,20 @@
 //! placement layers if the coordinator has them) knows it.
 
 use std::fmt::Write;
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
+use flate2::read::MultiGzDecoder;
 use serde_json::json;
 use tigers_core::board::DEAD_SHEEP_TO_WIN;
 use tigers_core::pos::Pos;
-use tigers_core::record::{GameRecord, split_records};
+use tigers_core::record::GameRecord;
 use tigers_core::{GameBoard, Turn};
-use tigers_proto::games::{ARCHIVE_DIR, file_name, generation_of, records_text};
+use tigers_proto::games::{ARCHIVE_DIR, file_name, generation_of};
 
 use super::html::{self, escape, pager, utc};
 use super::nets::attachment;
@@ -30,13 +32,21 @@ const SCRIPT: &str = include_str!("assets/viewer.js");
 /// bytes): a bound on a request's memory and time. Larger files can still be downloaded.
 const MAX_VIEWED_BYTES: u64 = 64 << 20;
 
-/// The last archive file read: its generation, its committed length and its records. Reading a
-/// generation's file again for each page of it would decompress it each time.
+/// The last archive file read: its records from the first, as far as pages have needed them.
+/// Reading a generation's file again for each page of it would decompress it each time.
 #[derive(Default)]
 pub(crate) struct GameCache(Mutex<Option<CachedFile>>);
 
-/// A file's generation, its committed length, and its records.
-type CachedFile = (u64, u64, Arc<Vec<String>>);
+/// The records read of one archive file.
+struct CachedFile {
+	/// The file's generation, and its committed length when read.
+	generation: u64,
+	bytes: u64,
+	/// Its records from the first, in order.
+	records: Arc<Vec<String>>,
+	/// Whether they are all of its records.
+	complete: bool,
+}
 
 /// `GET /games?page=N`: the archive's files, newest generation first.
 pub(crate) async fn archive_page(
@@ -145,8 +155,11 @@ pub(crate) async fn download(State(web): State<Arc<Web>>, Path(name): Path<Strin
 	}
 }
 
-/// The records of generation's file, from the cache or read now.
-fn records(web: &Web, generation: u64) -> Result<Arc<Vec<String>>, Refusal> {
+/// The records of generation's file up to record `through` (all, if it has no more), from the
+/// cache or read now, with the number of games the ledger lists in the file. The file is
+/// decompressed only as far as that record: the first page of a file of 100,000 games reads a
+/// few kilobytes of it.
+fn records(web: &Web, generation: u64, through: usize) -> Result<(Arc<Vec<String>>, u64), Refusal> {
 	let file = listed_file(web, generation)?;
 	if file.bytes > MAX_VIEWED_BYTES {
 		return Err(Refusal::new(
@@ -155,21 +168,56 @@ fn records(web: &Web, generation: u64) -> Result<Arc<Vec<String>>, Refusal> {
 		));
 	}
 	let mut cache = web.games.0.lock().unwrap_or_else(|p| p.into_inner());
-	if let Some((g, bytes, records)) = &*cache
-		&& (*g, *bytes) == (generation, file.bytes)
+	if let Some(cached) = &*cache
+		&& (cached.generation, cached.bytes) == (generation, file.bytes)
+		&& (cached.complete || cached.records.len() > through)
 	{
-		return Ok(records.clone());
+		return Ok((cached.records.clone(), file.games));
 	}
-	let text = records_text(&file_bytes(web, &file)?).map_err(|e| {
+	let (records, complete) = read_records(&file_bytes(web, &file)?, through).map_err(|e| {
 		Refusal::new(
 			StatusCode::INTERNAL_SERVER_ERROR,
 			format!("the archive file cannot be read: {e}"),
 		)
 	})?;
-	let records = Arc::new(split_records(&text).map(str::to_string).collect::<Vec<_>>());
-	*cache = Some((generation, file.bytes, records.clone()));
-	Ok(records)
+	let records = Arc::new(records);
+	*cache = Some(CachedFile {
+		generation,
+		bytes: file.bytes,
+		records: records.clone(),
+		complete,
+	});
+	Ok((records, file.games))
 }
+
+/// The records of a gzip stream of records (`tigers_proto::games`) up to record `through`, and
+/// whether they are all of them. A record runs from a header line to the next, as
+/// `split_records` cuts them; text before the first header is a piece of its own.
+fn read_records(compressed: &[u8], through: usize) -> std::io::Result<(Vec<String>, bool)> {
+	let mut reader = BufReader::new(MultiGzDecoder::new(compressed));
+	let mut records = Vec::new();
+	let mut current = String::new();
+	let mut line = String::new();
+	loop {
+		line.clear();
+		if reader.read_line(&mut line)? == 0 {
+			if !current.is_empty() {
+				records.push(current);
+			}
+			return Ok((records, true));
+		}
+		if line.starts_with(HEADER) && !current.is_empty() {
+			records.push(std::mem::take(&mut current));
+			if records.len() > through {
+				return Ok((records, false));
+			}
+		}
+		current.push_str(&line);
+	}
+}
+
+/// How a record's first line begins, whatever its version.
+const HEADER: &str = "tigers-and-sheep record ";
 
 /// `GET /games/G?page=N`: the games of generation G's file.
 pub(crate) async fn list_page(
@@ -179,14 +227,15 @@ pub(crate) async fn list_page(
 ) -> Response {
 	let asked = query::page(query.as_deref());
 	let read = blocking(&web, move |web| {
-		let records = records(web, generation)?;
-		let number = clamp_page(asked, records.len() as u64);
+		let total = listed_file(web, generation)?.games;
+		let number = clamp_page(asked, total);
 		let start = (number * PER_PAGE) as usize;
+		let (records, _) = records(web, generation, start + PER_PAGE as usize - 1)?;
 		let rows: Vec<(usize, Option<GameRecord>)> = (start
 			..records.len().min(start + PER_PAGE as usize))
 			.map(|i| (i, GameRecord::from_text(&records[i]).ok()))
 			.collect();
-		Ok((records.len() as u64, number, rows))
+		Ok((total, number, rows))
 	})
 	.await;
 	let (total, number, rows) = match read {
@@ -229,7 +278,7 @@ pub(crate) async fn viewer_page(
 	Path((generation, index)): Path<(u64, usize)>,
 ) -> Response {
 	let read = blocking(&web, move |web| {
-		let records = records(web, generation)?;
+		let (records, count) = records(web, generation, index)?;
 		let text = records.get(index).ok_or_else(|| {
 			Refusal::new(
 				StatusCode::NOT_FOUND,
@@ -245,7 +294,7 @@ pub(crate) async fn viewer_page(
 		Ok((
 			positions(web, &record),
 			record.result.map(|o| o.to_string()),
-			records.len(),
+			count,
 		))
 	})
 	.await;
@@ -283,7 +332,7 @@ const VIEWER: &str = "<div class=\"viewer\"><div><svg id=\"board\" viewBox=\"-0.
 	<ol id=\"moves\" start=\"1\"></ol></div>";
 
 /// Links to the games before and after this one.
-fn neighbours(generation: u64, index: usize, count: usize) -> String {
+fn neighbours(generation: u64, index: usize, count: u64) -> String {
 	let mut html = String::from("<p>");
 	if index > 0 {
 		let _ = write!(
@@ -297,7 +346,7 @@ fn neighbours(generation: u64, index: usize, count: usize) -> String {
 		"<a href=\"/games/{generation}?page={}\">all games</a>",
 		index as u64 / PER_PAGE
 	);
-	if index + 1 < count {
+	if (index as u64) + 1 < count {
 		let _ = write!(
 			html,
 			" <a href=\"/games/{generation}/{}\">next game</a>",
@@ -361,4 +410,22 @@ fn exact_value(web: &Web, board: GameBoard, turn: Turn) -> Option<String> {
 		"{} to move: {verdict} (placement layers)",
 		turn.name()
 	))
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+	use tigers_core::record::split_records;
+
+	#[test]
+	fn records_are_read_as_far_as_needed_and_cut_as_split_records_cuts_them() {
+		let one = "tigers-and-sheep record 1\nstart T...T/...../...../...../T...T s 20\nmoves\nresult *\n";
+		let text: String = (0..10).map(|_| one).collect();
+		let compressed = tigers_proto::games::compress([&text[..30], &text[30..]]);
+		let (first, complete) = read_records(&compressed, 2).unwrap();
+		assert_eq!((first.len(), complete), (3, false));
+		let (all, complete) = read_records(&compressed, 50).unwrap();
+		assert!(complete);
+		assert_eq!(all, split_records(&text).collect::<Vec<_>>());
+	}
 }
