@@ -158,9 +158,41 @@ fn latest(gates: &[GateRow], generation: u64, measured: bool) -> Option<GateRow>
 
 #[cfg(test)]
 mod tests {
+	use tigers_core::stats::GateStop;
+	use tigers_core::tablebase::Accuracy;
+
 	use super::*;
-	use crate::store::ledger::records::tests::gate;
 	use crate::test_support::TestDir;
+
+	/// A gate match of a candidate for `candidate_generation`, its Elo telling it apart.
+	fn gate(candidate_generation: u64, promoted: bool, elo: f64) -> GateRow {
+		let accuracy = Accuracy { moves: 10, kept: 9 };
+		GateRow {
+			id: 0,
+			candidate_generation,
+			training_steps: 500,
+			promoted,
+			tigers_wins: 1,
+			tigers_draws: 2,
+			tigers_losses: 3,
+			sheep_wins: 4,
+			sheep_draws: 5,
+			sheep_losses: 6,
+			score: 0.6,
+			score_low: 0.5,
+			score_high: 0.7,
+			elo,
+			stop: StopReason::Candidate(GateStop::AcceptH1),
+			reason: "stronger".to_string(),
+			finished_at: 1234.5,
+			pairs: [1, 2, 3, 4, 5],
+			cpu_seconds: 3600.0,
+			candidate_exact: accuracy,
+			reference_exact: accuracy,
+			candidate_placement: accuracy,
+			reference_placement: accuracy,
+		}
+	}
 
 	fn promoted(generation: u64) -> GenerationRow {
 		GenerationRow {

@@ -703,18 +703,13 @@ fn real(row: &Row<'_>, index: usize) -> rusqlite::Result<f64> {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
 	use tigers_core::stats::GateStop;
 
 	use super::*;
 	use crate::test_support::TestDir;
 
-	/// A gate match of a candidate for `candidate_generation`, scored 0.6.
-	pub(in crate::store::ledger) fn gate(
-		candidate_generation: u64,
-		promoted: bool,
-		elo: f64,
-	) -> GateRow {
+	fn gate(candidate_generation: u64, promoted: bool, elo: f64) -> GateRow {
 		GateRow {
 			id: 0,
 			candidate_generation,
