@@ -318,3 +318,43 @@ async fn api_status_answers_the_status_json_and_the_games_are_listed_replayed_an
 	assert_eq!(get(pages, "/games/7", &[]).await.status, 404);
 	running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_viewer_shows_each_positions_exact_value_where_the_tables_know_it() {
+	let temp = temp_dir("web-values");
+	let mut config = test_config(temp.to_path_buf(), None);
+	config.no_tablebase = false;
+	config.tablebase = Some(crate::tablebase::table_path());
+	config.placement = Some(crate::tablebase::last_layers().clone());
+	let pages = SocketAddr::from(([127, 0, 0, 1], free_port()));
+	config.http_listen = Some(pages);
+	let table = crate::tablebase::table().clone();
+	let running = start(config).await;
+	let mut worker = client(running.address, None).await;
+	let secret = join(&mut worker, "w-values").await;
+	let (batches, mut inbound, _) = session(&mut worker, "w-values", &secret).await;
+	// Forty plies place every sheep: the last position is in the movement table, the one two
+	// plies before (one sheep in hand) in the last placement layers.
+	let batch = real_batch(1, 0, 41);
+	let record = tigers_core::record::GameRecord::from_text(&batch.game_records[0]).unwrap();
+	assert_eq!(record.moves.len(), 40, "the game places every sheep");
+	batches.send(batch_message(batch)).await.unwrap();
+	assert!(next_ack(&mut inbound).await.unwrap().accepted);
+	let deadline = Instant::now() + WAIT;
+	let viewer = loop {
+		let viewer = get(pages, "/games/0/0", &[]).await;
+		if viewer.status == 200 || Instant::now() > deadline {
+			break viewer.text();
+		}
+		tokio::time::sleep(Duration::from_millis(200)).await;
+	};
+	let (game, _) = record.replay();
+	let last = game.position();
+	let value = table
+		.probe(last.board, last.turn)
+		.expect("a movement-phase position");
+	let expected = format!("{} to move: {value} (movement table)", last.turn.name());
+	assert!(viewer.contains(&expected), "{expected} in {viewer}");
+	assert!(viewer.contains("(placement layers)"), "{viewer}");
+	running.stop().await;
+}
