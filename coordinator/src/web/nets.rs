@@ -53,9 +53,11 @@ fn table(nets: &[NetListing]) -> String {
 	for net in nets {
 		let row = &net.generation;
 		let name = net_file_name(row.generation);
+		// When its gate finished; a net promoted without one, when it was first measured.
 		let cpu_hours = net
 			.gate
 			.as_ref()
+			.or(net.measured.as_ref())
 			.map_or("-".into(), |g| format!("{:.2}", g.cpu_seconds / 3600.0));
 		let _ = write!(
 			html,
