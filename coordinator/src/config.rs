@@ -347,6 +347,8 @@ pub struct CoordinatorConfig {
 	pub local_worker_threads: usize,
 	/// Where to serve Prometheus metrics, if anywhere.
 	pub metrics_listen: Option<SocketAddr>,
+	/// Where to serve the run's web pages (`web`), if anywhere.
+	pub http_listen: Option<SocketAddr>,
 	/// Keepalive, session and worker-list limits.
 	pub limits: ServiceLimits,
 	/// Training, self-play and gating settings.
@@ -375,6 +377,7 @@ impl CoordinatorConfig {
 			local_workers: 0,
 			local_worker_threads: 1,
 			metrics_listen: None,
+			http_listen: None,
 			limits: ServiceLimits::default(),
 			run: RunSettings::default(),
 			tablebase: None,
@@ -405,8 +408,9 @@ impl CoordinatorConfig {
 	}
 
 	/// Refuses to expose an unauthenticated run beyond this machine, unless told `--insecure`:
-	/// the gRPC address, and the metrics address by the same rule (the metrics endpoint itself
-	/// takes no token; it serves only counts and rates, read-only).
+	/// the gRPC address, and the metrics and web addresses by the same rule (the metrics
+	/// endpoint itself takes no token; it serves only counts and rates, read-only; the web pages
+	/// take the run's token when it has one).
 	pub fn check_exposure(&self) -> Result<(), String> {
 		if self.token.is_some() || self.insecure {
 			return Ok(());
@@ -419,11 +423,18 @@ impl CoordinatorConfig {
 				self.listen
 			));
 		}
-		match self.metrics_listen {
-			Some(metrics) if !metrics.ip().is_loopback() => Err(format!(
+		if let Some(metrics) = self.metrics_listen.filter(|a| !a.ip().is_loopback()) {
+			return Err(format!(
 				"refusing to serve metrics on {metrics} for a run without a token: a run shown \
 				 beyond this machine must have one. Pass --token (or set TIGERS_TOKEN), serve \
 				 metrics on 127.0.0.1, or pass --insecure"
+			));
+		}
+		match self.http_listen {
+			Some(web) if !web.ip().is_loopback() => Err(format!(
+				"refusing to serve web pages on {web} for a run without a token: anyone who can \
+				 reach it could read the run and download its nets and games. Pass --token (or \
+				 set TIGERS_TOKEN), serve the pages on 127.0.0.1, or pass --insecure"
 			)),
 			_ => Ok(()),
 		}
@@ -471,6 +482,22 @@ mod tests {
 		config.metrics_listen = Some("0.0.0.0:9100".parse().unwrap());
 		let error = config.check_exposure().unwrap_err();
 		assert!(error.contains("metrics on 0.0.0.0:9100"), "{error}");
+		config.token = Some("t".into());
+		assert!(config.check_exposure().is_ok());
+		config.token = None;
+		config.insecure = true;
+		assert!(config.check_exposure().is_ok());
+	}
+
+	#[test]
+	fn open_web_addresses_need_a_token_too() {
+		let mut config =
+			CoordinatorConfig::new("127.0.0.1:50051".parse().unwrap(), "runs/x".into());
+		config.http_listen = Some("127.0.0.1:8080".parse().unwrap());
+		assert!(config.check_exposure().is_ok());
+		config.http_listen = Some("0.0.0.0:8080".parse().unwrap());
+		let error = config.check_exposure().unwrap_err();
+		assert!(error.contains("web pages on 0.0.0.0:8080"), "{error}");
 		config.token = Some("t".into());
 		assert!(config.check_exposure().is_ok());
 		config.token = None;

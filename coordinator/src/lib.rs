@@ -15,6 +15,7 @@
 //! - `observe`: progress snapshots, the dashboards' histories, `coordinator status`, the
 //!   Prometheus figures and the coordinator's own dashboard;
 //! - [`solve`]: the placement phase solved over workers, slice by slice (`coordinator solve`);
+//! - `web`: the run's read-only web pages (`--http-listen`, docs/web.md);
 //! - `live`: the live state shared by handlers and the training thread;
 //! - `tablebase`: the tablebase, loaded or solved beside the run, and sent to workers;
 //! - [`config`]: settings, the build version and the checks made before listening;
@@ -54,6 +55,7 @@ pub(crate) mod store;
 pub(crate) mod tablebase;
 pub(crate) mod text;
 pub(crate) mod training;
+pub(crate) mod web;
 
 pub use ingest::research::disagreement;
 pub use ingest::validate::GameEnding;

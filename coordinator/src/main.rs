@@ -373,6 +373,11 @@ struct ServeArgs {
 	/// takes no token; a non-loopback address needs the run to have one (or --insecure).
 	#[arg(long, value_name = "ADDR")]
 	metrics_listen: Option<SocketAddr>,
+	/// Serve the run's read-only web pages over plain HTTP at this address (docs/web.md): a
+	/// listener of its own, apart from gRPC and metrics. With a token, every page asks for it;
+	/// a non-loopback address needs the run to have one (or --insecure).
+	#[arg(long, value_name = "ADDR")]
+	http_listen: Option<SocketAddr>,
 	/// No dashboard: logs on stderr instead. The default when stdin or stdout is not a
 	/// terminal; with the dashboard, logs go to coordinator.log in the run directory.
 	#[arg(long)]
@@ -554,6 +559,7 @@ impl ServeArgs {
 			1..=4096,
 		)?;
 		config.metrics_listen = self.metrics_listen;
+		config.http_listen = self.http_listen;
 		let limits = &mut config.limits;
 		limits.forget_workers_after =
 			Duration::from_secs(self.forget_workers_hours.saturating_mul(3600));

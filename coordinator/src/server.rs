@@ -52,13 +52,19 @@ pub async fn run(
 	shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), CoordinatorError> {
 	config.check_exposure().map_err(CoordinatorError::Config)?;
-	// The metrics address is checked before the run is opened, so a busy one fails fast.
+	// The metrics and web addresses are bound before the run is opened, so a busy one fails
+	// fast.
 	let _endpoint = serve_metrics(&config)?;
+	let web_listener = match config.http_listen {
+		Some(address) => Some(crate::web::bind(address).await?),
+		None => None,
+	};
 	let opening = config.clone();
 	let (shared, start) = tokio::task::spawn_blocking(move || open_run(&opening))
 		.await
 		.map_err(|e| CoordinatorError::Config(format!("opening the run failed: {e}")))??;
 	let background = Background::start(&config, &shared, start)?;
+	let pages = web_listener.map(|listener| serve_web(listener, &config, &shared));
 	let service = service(&config, &shared, background.training.clone());
 	let transport = transport(&config)?;
 	let address = listener
@@ -72,6 +78,9 @@ pub async fn run(
 	let stopping = stop_sequence(shutdown, workers, shared.clone());
 	let served = serve(transport, service, listener, stopping).await;
 	background.stop().await;
+	if let Some(pages) = pages {
+		stop_web(pages).await;
+	}
 	release(shared).await;
 	info!("stopped");
 	served.map_err(CoordinatorError::from)
@@ -85,6 +94,34 @@ fn serve_metrics(config: &CoordinatorConfig) -> Result<Option<AbortOnDrop>, Coor
 	let serving = metrics::serve(address)?;
 	info!(%address, "serving metrics");
 	Ok(Some(AbortOnDrop(tokio::spawn(serving))))
+}
+
+/// The web pages on `listener`, until the run closes its streams (at shutdown).
+fn serve_web(
+	listener: TcpListener,
+	config: &CoordinatorConfig,
+	shared: &Arc<Shared>,
+) -> tokio::task::JoinHandle<()> {
+	if let Ok(address) = listener.local_addr() {
+		info!(%address, "serving web pages");
+	}
+	let serving = crate::web::serve(listener, shared.clone(), config.token.clone());
+	tokio::spawn(async move {
+		if let Err(e) = serving.await {
+			warn!(%e, "the web pages stopped");
+		}
+	})
+}
+
+/// Waits a few seconds for the web pages' connections to finish, then ends them.
+async fn stop_web(pages: tokio::task::JoinHandle<()>) {
+	let abort = pages.abort_handle();
+	if tokio::time::timeout(std::time::Duration::from_secs(5), pages)
+		.await
+		.is_err()
+	{
+		abort.abort();
+	}
 }
 
 /// What runs beside the server: the training thread (with gating on its pool), the

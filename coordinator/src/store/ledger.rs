@@ -81,6 +81,7 @@
 mod compaction;
 mod connection;
 mod games;
+mod listing;
 mod records;
 mod schema;
 mod stop_reason;
@@ -91,6 +92,7 @@ use tigers_core::selfplay::Sample;
 pub(crate) use self::compaction::{COMPACT_AFTER, FORGET_SILENT_AFTER};
 pub use self::connection::Ledger;
 pub(crate) use self::games::{GameFileRow, PendingGames};
+pub(crate) use self::listing::NetListing;
 pub(crate) use self::records::{
 	BatchSummary, GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, table_role_text,
 };

@@ -229,7 +229,8 @@ fn read_or_make_run_id(root: &Path) -> Result<String, StorageError> {
 	Ok(id)
 }
 
-fn net_file_name(generation: u64) -> String {
+/// The name of the net file of `generation`, `gen-000007.safetensors`.
+pub(crate) fn net_file_name(generation: u64) -> String {
 	format!("gen-{generation:06}.safetensors")
 }
 

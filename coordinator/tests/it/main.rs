@@ -1,5 +1,6 @@
 //! Integration tests of the coordinator: one binary, one module per subject.
 
+mod browser;
 mod cluster;
 mod common;
 mod copied;
@@ -17,4 +18,5 @@ mod timed;
 mod tls;
 mod training;
 mod versions;
+mod web;
 mod workload;

@@ -419,56 +419,9 @@ impl Ledger {
 	/// Every gate match, in the order they finished.
 	pub(crate) fn gates(&self) -> Result<Vec<GateRow>, StorageError> {
 		self.rows(
-			"SELECT id, candidate_generation, training_steps, promoted, tigers_wins, tigers_draws,
-				tigers_losses, sheep_wins, sheep_draws, sheep_losses, score, score_low,
-				score_high, elo, stop, reason, finished_at, pairs, cpu_seconds,
-				candidate_exact_moves, candidate_exact_kept, reference_exact_moves,
-				reference_exact_kept, candidate_placement_moves, candidate_placement_kept,
-				reference_placement_moves, reference_placement_kept
-			FROM gates ORDER BY id",
+			&format!("SELECT {GATE_COLUMNS} FROM gates ORDER BY id"),
 			"reading gate matches",
-			|row| {
-				Ok(GateRow {
-					id: row.get(0)?,
-					candidate_generation: row.get(1)?,
-					training_steps: row.get(2)?,
-					promoted: row.get(3)?,
-					tigers_wins: row.get(4)?,
-					tigers_draws: row.get(5)?,
-					tigers_losses: row.get(6)?,
-					sheep_wins: row.get(7)?,
-					sheep_draws: row.get(8)?,
-					sheep_losses: row.get(9)?,
-					score: real(row, 10)?,
-					score_low: real(row, 11)?,
-					score_high: real(row, 12)?,
-					elo: real(row, 13)?,
-					stop: row
-						.get::<_, String>(14)?
-						.parse()
-						.map_err(|e: UnknownStop| {
-							rusqlite::Error::FromSqlConversionFailure(
-								14,
-								rusqlite::types::Type::Text,
-								Box::new(e),
-							)
-						})?,
-					reason: row.get(15)?,
-					finished_at: real(row, 16)?,
-					pairs: pairs_from_text(&row.get::<_, String>(17)?).ok_or_else(|| {
-						rusqlite::Error::FromSqlConversionFailure(
-							17,
-							rusqlite::types::Type::Text,
-							"the pairs column is not five numbers".into(),
-						)
-					})?,
-					cpu_seconds: real(row, 18)?,
-					candidate_exact: accuracy(row, 19)?,
-					reference_exact: accuracy(row, 21)?,
-					candidate_placement: accuracy(row, 23)?,
-					reference_placement: accuracy(row, 25)?,
-				})
-			},
+			gate_row,
 		)
 	}
 
@@ -522,53 +475,9 @@ impl Ledger {
 	/// Every measurement at equal time, by generation.
 	pub fn timed(&self) -> Result<Vec<TimedRow>, StorageError> {
 		self.rows(
-			"SELECT generation, move_ms, tigers_wins, tigers_draws, tigers_losses, sheep_wins,
-				sheep_draws, sheep_losses, score, score_low, score_high, elo, pairs,
-				candidate_exact_moves, candidate_exact_kept, reference_exact_moves,
-				reference_exact_kept, started_at, finished_at, cpu_seconds, tablebase,
-				candidate_placement_moves, candidate_placement_kept, reference_placement_moves,
-				reference_placement_kept
-			FROM timed ORDER BY generation",
+			&format!("SELECT {TIMED_COLUMNS} FROM timed ORDER BY generation"),
 			"reading measurements at equal time",
-			|row| {
-				let side = |first: usize| -> rusqlite::Result<SideResult> {
-					Ok(SideResult {
-						wins: row.get(first)?,
-						draws: row.get(first + 1)?,
-						losses: row.get(first + 2)?,
-					})
-				};
-				Ok(TimedRow {
-					generation: row.get(0)?,
-					move_ms: row.get(1)?,
-					result: MatchResult {
-						as_tigers: side(2)?,
-						as_sheep: side(5)?,
-					},
-					score: real(row, 8)?,
-					score_low: real(row, 9)?,
-					score_high: real(row, 10)?,
-					elo: real(row, 11)?,
-					pairs: pairs_from_text(&row.get::<_, String>(12)?).ok_or_else(|| {
-						rusqlite::Error::FromSqlConversionFailure(
-							12,
-							rusqlite::types::Type::Text,
-							"the pairs column is not five numbers".into(),
-						)
-					})?,
-					candidate_exact: accuracy(row, 13)?,
-					reference_exact: accuracy(row, 15)?,
-					candidate_placement: accuracy(row, 21)?,
-					reference_placement: accuracy(row, 23)?,
-					started_at: real(row, 17)?,
-					finished_at: real(row, 18)?,
-					cpu_seconds: real(row, 19)?,
-					tablebase: table_role_from(
-						row.get::<_, Option<String>>(20)?.as_deref(),
-						row.get(13)?,
-					),
-				})
-			},
+			timed_row,
 		)
 	}
 
@@ -643,7 +552,7 @@ impl Ledger {
 	}
 
 	/// All rows of a query without parameters, each read by `read`.
-	fn rows<T>(
+	pub(super) fn rows<T>(
 		&self,
 		sql: &str,
 		doing: &'static str,
@@ -680,6 +589,103 @@ fn worker_row(row: &Row<'_>) -> rusqlite::Result<WorkerRow> {
 		sessions: row.get(8)?,
 		flagged: row.get(9)?,
 		last_generation: row.get(10)?,
+	})
+}
+
+/// The columns [`gate_row`] reads, in its order, from `gates`.
+pub(super) const GATE_COLUMNS: &str = "id, candidate_generation, training_steps, promoted, tigers_wins, tigers_draws, \
+	tigers_losses, sheep_wins, sheep_draws, sheep_losses, score, score_low, score_high, elo, \
+	stop, reason, finished_at, pairs, cpu_seconds, candidate_exact_moves, \
+	candidate_exact_kept, reference_exact_moves, reference_exact_kept, \
+	candidate_placement_moves, candidate_placement_kept, reference_placement_moves, \
+	reference_placement_kept";
+
+/// A gate match from a row of [`GATE_COLUMNS`].
+pub(super) fn gate_row(row: &Row<'_>) -> rusqlite::Result<GateRow> {
+	Ok(GateRow {
+		id: row.get(0)?,
+		candidate_generation: row.get(1)?,
+		training_steps: row.get(2)?,
+		promoted: row.get(3)?,
+		tigers_wins: row.get(4)?,
+		tigers_draws: row.get(5)?,
+		tigers_losses: row.get(6)?,
+		sheep_wins: row.get(7)?,
+		sheep_draws: row.get(8)?,
+		sheep_losses: row.get(9)?,
+		score: real(row, 10)?,
+		score_low: real(row, 11)?,
+		score_high: real(row, 12)?,
+		elo: real(row, 13)?,
+		stop: row
+			.get::<_, String>(14)?
+			.parse()
+			.map_err(|e: UnknownStop| {
+				rusqlite::Error::FromSqlConversionFailure(
+					14,
+					rusqlite::types::Type::Text,
+					Box::new(e),
+				)
+			})?,
+		reason: row.get(15)?,
+		finished_at: real(row, 16)?,
+		pairs: pairs_from_text(&row.get::<_, String>(17)?).ok_or_else(|| {
+			rusqlite::Error::FromSqlConversionFailure(
+				17,
+				rusqlite::types::Type::Text,
+				"the pairs column is not five numbers".into(),
+			)
+		})?,
+		cpu_seconds: real(row, 18)?,
+		candidate_exact: accuracy(row, 19)?,
+		reference_exact: accuracy(row, 21)?,
+		candidate_placement: accuracy(row, 23)?,
+		reference_placement: accuracy(row, 25)?,
+	})
+}
+
+/// The columns [`timed_row`] reads, in its order, from `timed`.
+pub(super) const TIMED_COLUMNS: &str = "generation, move_ms, tigers_wins, tigers_draws, tigers_losses, sheep_wins, sheep_draws, \
+	sheep_losses, score, score_low, score_high, elo, pairs, candidate_exact_moves, \
+	candidate_exact_kept, reference_exact_moves, reference_exact_kept, started_at, \
+	finished_at, cpu_seconds, tablebase, candidate_placement_moves, \
+	candidate_placement_kept, reference_placement_moves, reference_placement_kept";
+
+/// A measurement at equal time from a row of [`TIMED_COLUMNS`].
+pub(super) fn timed_row(row: &Row<'_>) -> rusqlite::Result<TimedRow> {
+	let side = |first: usize| -> rusqlite::Result<SideResult> {
+		Ok(SideResult {
+			wins: row.get(first)?,
+			draws: row.get(first + 1)?,
+			losses: row.get(first + 2)?,
+		})
+	};
+	Ok(TimedRow {
+		generation: row.get(0)?,
+		move_ms: row.get(1)?,
+		result: MatchResult {
+			as_tigers: side(2)?,
+			as_sheep: side(5)?,
+		},
+		score: real(row, 8)?,
+		score_low: real(row, 9)?,
+		score_high: real(row, 10)?,
+		elo: real(row, 11)?,
+		pairs: pairs_from_text(&row.get::<_, String>(12)?).ok_or_else(|| {
+			rusqlite::Error::FromSqlConversionFailure(
+				12,
+				rusqlite::types::Type::Text,
+				"the pairs column is not five numbers".into(),
+			)
+		})?,
+		candidate_exact: accuracy(row, 13)?,
+		reference_exact: accuracy(row, 15)?,
+		candidate_placement: accuracy(row, 21)?,
+		reference_placement: accuracy(row, 23)?,
+		started_at: real(row, 17)?,
+		finished_at: real(row, 18)?,
+		cpu_seconds: real(row, 19)?,
+		tablebase: table_role_from(row.get::<_, Option<String>>(20)?.as_deref(), row.get(13)?),
 	})
 }
 

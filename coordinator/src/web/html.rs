@@ -1,0 +1,215 @@
+//! HTML as text: the one escape function every value goes through, the page layout shared by
+//! every page, and the links between the pages of a paginated list.
+
+use std::fmt::Write;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+/// The style sheet of every page, in the binary.
+const STYLE: &str = include_str!("assets/style.css");
+
+/// The pages in the navigation bar: path and title.
+const NAVIGATION: [(&str, &str); 5] = [
+	("/", "Run"),
+	("/nets", "Nets"),
+	("/strength", "Strength"),
+	("/games", "Games"),
+	("/workers", "Workers"),
+];
+
+/// `text` with the five characters that mean something in HTML (`& < > " '`) replaced by
+/// their entities, so that it reads as text in an element or a quoted attribute whatever it
+/// holds. Every value a page shows goes through it, above all what a worker chose (its name,
+/// host and version).
+pub(crate) fn escape(text: &str) -> String {
+	let mut escaped = String::with_capacity(text.len());
+	for c in text.chars() {
+		match c {
+			'&' => escaped.push_str("&amp;"),
+			'<' => escaped.push_str("&lt;"),
+			'>' => escaped.push_str("&gt;"),
+			'"' => escaped.push_str("&quot;"),
+			'\'' => escaped.push_str("&#39;"),
+			c => escaped.push(c),
+		}
+	}
+	escaped
+}
+
+/// A whole page: the layout with its navigation around `body` (already HTML), under `title`
+/// (text, escaped here), with `script` (JavaScript from the binary) at its end if any.
+pub(crate) fn page(title: &str, body: &str, script: Option<&str>) -> Response {
+	let mut html = String::with_capacity(body.len() + STYLE.len() + 1024);
+	let title = escape(title);
+	let _ = write!(
+		html,
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+		 <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+		 <title>{title} · Tigers and Sheep</title><style>{STYLE}</style></head><body>\
+		 <nav><span class=\"brand\">Tigers and Sheep</span>"
+	);
+	for (path, name) in NAVIGATION {
+		let _ = write!(html, "<a href=\"{path}\">{name}</a>");
+	}
+	let _ = write!(html, "</nav><main><h1>{title}</h1>{body}</main>");
+	if let Some(script) = script {
+		let _ = write!(html, "<script>{script}</script>");
+	}
+	html.push_str("</body></html>\n");
+	html_response(StatusCode::OK, html)
+}
+
+/// `html` as a response with `status`, never cached (a page shows the run as it is now).
+pub(crate) fn html_response(status: StatusCode, html: String) -> Response {
+	let mut response = (status, html).into_response();
+	let headers = response.headers_mut();
+	headers.insert(
+		header::CONTENT_TYPE,
+		HeaderValue::from_static("text/html; charset=utf-8"),
+	);
+	headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+	response
+}
+
+/// A short page saying what went wrong, with `status`.
+pub(crate) fn error_page(status: StatusCode, message: &str) -> Response {
+	let body = format!(
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{status}</title>\
+		 <style>{STYLE}</style></head><body><main><h1>{status}</h1><p>{}</p>\
+		 <p><a href=\"/\">The run</a></p></main></body></html>\n",
+		escape(message)
+	);
+	html_response(status, body)
+}
+
+/// Links to the pages before and after `page` (counted from 0) of a list of `total` items,
+/// `per_page` a page, at `path` (whose own query, if any, is kept).
+pub(crate) fn pager(path: &str, page: u64, per_page: u64, total: u64) -> String {
+	let pages = total.div_ceil(per_page).max(1);
+	let join = if path.contains('?') { '&' } else { '?' };
+	let link = |to: u64, label: &str| format!("<a href=\"{path}{join}page={to}\">{label}</a>");
+	let mut html = String::from("<p class=\"pager\">");
+	if page > 0 {
+		html.push_str(&link(0, "first"));
+		html.push(' ');
+		html.push_str(&link(page - 1, "previous"));
+		html.push(' ');
+	}
+	let _ = write!(html, "page {} of {pages}", page + 1);
+	if page + 1 < pages {
+		html.push(' ');
+		html.push_str(&link(page + 1, "next"));
+		html.push(' ');
+		html.push_str(&link(pages - 1, "last"));
+	}
+	html.push_str("</p>");
+	html
+}
+
+/// A Unix time as UTC text, `2026-12-05 15:42:05`; a dash for none (0 or not finite).
+pub(crate) fn utc(unix_seconds: f64) -> String {
+	if !unix_seconds.is_finite() || unix_seconds <= 0.0 {
+		return "-".into();
+	}
+	let seconds = unix_seconds as i64;
+	let (days, of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
+	let (year, month, day) = civil_from_days(days);
+	format!(
+		"{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+		of_day / 3600,
+		of_day % 3600 / 60,
+		of_day % 60
+	)
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+	let z = days + 719_468;
+	let era = z.div_euclid(146_097);
+	let doe = z.rem_euclid(146_097);
+	let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+	let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	let mp = (5 * doy + 2) / 153;
+	let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+	let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+	let year = yoe + era * 400 + i64::from(month <= 2);
+	(year, month, day)
+}
+
+/// A score with its interval, `0.612 (0.55–0.67)`; a dash for none (NaN).
+pub(crate) fn score(score: f64, low: f64, high: f64) -> String {
+	if !score.is_finite() {
+		return "-".into();
+	}
+	format!("{score:.3} ({low:.2}–{high:.2})")
+}
+
+/// Exact accuracy, moves kept of moves judged, with a 95% Wilson interval: `97.1% (96.2–97.8)
+/// of 1,204`; a dash when no move was judged.
+pub(crate) fn accuracy(kept: u32, moves: u32) -> String {
+	if moves == 0 {
+		return "-".into();
+	}
+	let (n, p) = (f64::from(moves), f64::from(kept) / f64::from(moves));
+	let z = 1.96_f64;
+	let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+	let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+	format!(
+		"{:.1}% ({:.1}–{:.1}) of {moves}",
+		100.0 * p,
+		100.0 * (centre - half),
+		100.0 * (centre + half)
+	)
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn escape_leaves_no_markup() {
+		assert_eq!(
+			escape("<script>alert('x')</script>"),
+			"&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
+		);
+		assert_eq!(escape("a & b \"c\""), "a &amp; b &quot;c&quot;");
+		assert_eq!(escape("&amp;"), "&amp;amp;");
+		assert_eq!(escape("plain text, ünïcode"), "plain text, ünïcode");
+		assert_eq!(escape(""), "");
+		for c in ['<', '>', '"', '\''] {
+			assert!(!escape(&format!("x{c}y")).contains(c), "{c}");
+		}
+	}
+
+	#[test]
+	fn a_pager_links_only_to_pages_that_exist() {
+		let first = pager("/nets", 0, 50, 120);
+		assert!(first.contains("page 1 of 3"));
+		assert!(first.contains("/nets?page=1") && first.contains("/nets?page=2"));
+		assert!(!first.contains("previous"));
+		let last = pager("/games?generation=3", 2, 50, 120);
+		assert!(last.contains("/games?generation=3&page=1") && !last.contains("next"));
+		assert!(pager("/nets", 0, 50, 0).contains("page 1 of 1"));
+	}
+
+	#[test]
+	fn times_read_as_utc() {
+		assert_eq!(utc(0.0), "-");
+		assert_eq!(utc(951_782_400.0), "2000-02-29 00:00:00");
+		assert_eq!(utc(1_796_485_325.5), "2026-12-05 15:42:05");
+	}
+
+	#[test]
+	fn figures_read_with_their_intervals() {
+		assert_eq!(score(f64::NAN, 0.0, 1.0), "-");
+		assert_eq!(score(0.6125, 0.55, 0.671), "0.613 (0.55–0.67)");
+		assert_eq!(accuracy(0, 0), "-");
+		let text = accuracy(90, 100);
+		assert!(
+			text.starts_with("90.0% (82.") && text.ends_with("of 100"),
+			"{text}"
+		);
+	}
+}

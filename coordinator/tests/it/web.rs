@@ -1,0 +1,360 @@
+//! The web pages against a coordinator in this process, over a plain HTTP/1.1 socket: the
+//! token asked of every page, download and JSON endpoint (as a bearer header or the login
+//! form's cookie, never in a URL), a worker's chosen name escaped, downloads limited to the
+//! files the run lists, and `/api/status` in `coordinator status`'s shape.
+
+use std::net::SocketAddr;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use tigers_coordinator::progress_json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use crate::common::*;
+
+/// An answer: status code, head (lowercase header lines) and body.
+pub(crate) struct Answer {
+	pub(crate) status: u16,
+	head: String,
+	pub(crate) body: Vec<u8>,
+}
+
+impl Answer {
+	pub(crate) fn text(&self) -> String {
+		String::from_utf8_lossy(&self.body).into_owned()
+	}
+
+	/// The value of header `name` (lowercase), if any.
+	fn header(&self, name: &str) -> Option<String> {
+		self.head.lines().find_map(|line| {
+			let (key, value) = line.split_once(':')?;
+			(key.eq_ignore_ascii_case(name)).then(|| value.trim().to_string())
+		})
+	}
+}
+
+/// One request with `headers` (whole lines) and `body`, on a connection of its own.
+pub(crate) async fn request(
+	address: SocketAddr,
+	method: &str,
+	path: &str,
+	headers: &[String],
+	body: &str,
+) -> Answer {
+	let mut stream = tokio::net::TcpStream::connect(address)
+		.await
+		.expect("a connection");
+	let mut text = format!("{method} {path} HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n");
+	for header in headers {
+		text.push_str(header);
+		text.push_str("\r\n");
+	}
+	text.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+	stream
+		.write_all(text.as_bytes())
+		.await
+		.expect("the request is sent");
+	let answer = tokio::time::timeout(WAIT, read_answer(&mut stream))
+		.await
+		.expect("an answer in time");
+	let split = answer
+		.windows(4)
+		.position(|w| w == b"\r\n\r\n")
+		.expect("a head");
+	let head = String::from_utf8_lossy(&answer[..split]).into_owned();
+	let status = head
+		.split(' ')
+		.nth(1)
+		.and_then(|s| s.parse().ok())
+		.expect("a status");
+	Answer {
+		status,
+		head,
+		body: answer[split + 4..].to_vec(),
+	}
+}
+
+/// An answer's bytes: up to its `Content-Length` past the head (some servers, chromedriver
+/// among them, keep the connection open), or to the end of the connection without one.
+async fn read_answer(stream: &mut tokio::net::TcpStream) -> Vec<u8> {
+	let mut answer = Vec::new();
+	let mut buffer = [0u8; 16384];
+	loop {
+		if let Some(split) = answer.windows(4).position(|w| w == b"\r\n\r\n") {
+			let head = String::from_utf8_lossy(&answer[..split]).to_ascii_lowercase();
+			let length = head.lines().find_map(|line| {
+				line.strip_prefix("content-length:")?
+					.trim()
+					.parse::<usize>()
+					.ok()
+			});
+			if length.is_some_and(|length| answer.len() >= split + 4 + length) {
+				return answer;
+			}
+		}
+		let read = stream.read(&mut buffer).await.expect("the answer is read");
+		if read == 0 {
+			return answer;
+		}
+		answer.extend_from_slice(&buffer[..read]);
+	}
+}
+
+pub(crate) async fn get(address: SocketAddr, path: &str, headers: &[String]) -> Answer {
+	request(address, "GET", path, headers, "").await
+}
+
+pub(crate) fn bearer(token: &str) -> Vec<String> {
+	vec![format!("Authorization: Bearer {token}")]
+}
+
+/// A coordinator serving its pages on a free loopback port, with `token` if any.
+pub(crate) async fn start_with_pages(
+	tag: &str,
+	token: Option<&str>,
+) -> (TestDir, Running, SocketAddr) {
+	let temp = temp_dir(tag);
+	let mut config = test_config(temp.to_path_buf(), token);
+	let pages = SocketAddr::from(([127, 0, 0, 1], free_port()));
+	config.http_listen = Some(pages);
+	let running = start(config).await;
+	// The pages answer once the run is open.
+	let deadline = Instant::now() + WAIT;
+	while tokio::net::TcpStream::connect(pages).await.is_err() {
+		assert!(Instant::now() < deadline, "the pages never answered");
+		tokio::time::sleep(Duration::from_millis(50)).await;
+	}
+	(temp, running, pages)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_page_needs_the_token_as_a_bearer_header_or_the_login_cookie() {
+	let (_temp, running, pages) = start_with_pages("web-token", Some("s3cret")).await;
+	for path in [
+		"/",
+		"/nets",
+		"/strength",
+		"/games",
+		"/workers",
+		"/api/status",
+		"/download/nets/gen-000000.safetensors",
+	] {
+		let missing = get(pages, path, &[]).await;
+		assert_eq!(missing.status, 401, "{path} without the token");
+		let wrong = get(pages, path, &bearer("s3cres")).await;
+		assert_eq!(wrong.status, 401, "{path} with a wrong token");
+		assert!(!missing.text().contains("s3cret") && !wrong.text().contains("s3cret"));
+		assert_eq!(
+			get(pages, path, &bearer("s3cret")).await.status,
+			200,
+			"{path} with the token"
+		);
+	}
+	// The token in a URL is not taken.
+	assert_eq!(
+		get(pages, "/api/status?token=s3cret", &[]).await.status,
+		401
+	);
+	assert!(
+		get(pages, "/", &[])
+			.await
+			.text()
+			.contains("<form method=\"post\" action=\"/login\"")
+	);
+
+	// The login form: a wrong token shows it again; the right one sets a cookie that is not
+	// the token, which then opens every page.
+	let form = ["Content-Type: application/x-www-form-urlencoded".to_string()];
+	let refused = request(pages, "POST", "/login", &form, "token=s3cres").await;
+	assert_eq!(refused.status, 401);
+	assert!(refused.header("set-cookie").is_none() && !refused.text().contains("s3cre"));
+	let accepted = request(pages, "POST", "/login", &form, "token=s3cret").await;
+	assert_eq!(accepted.status, 303);
+	assert_eq!(accepted.header("x-frame-options").as_deref(), Some("DENY"));
+	let cookie = accepted.header("set-cookie").expect("a cookie");
+	assert!(
+		cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+		"{cookie}"
+	);
+	assert!(!cookie.contains("s3cret"), "{cookie}");
+	let pair = cookie.split(';').next().unwrap().to_string();
+	let with_cookie = vec![format!("Cookie: {pair}")];
+	assert_eq!(get(pages, "/nets", &with_cookie).await.status, 200);
+	assert_eq!(get(pages, "/api/status", &with_cookie).await.status, 200);
+	// A cookie made up from the token itself is refused.
+	let forged = vec!["Cookie: tigers_session=s3cret".to_string()];
+	assert_eq!(get(pages, "/nets", &forged).await.status, 401);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_workers_chosen_name_is_escaped_on_the_workers_page() {
+	let (_temp, running, pages) = start_with_pages("web-escape", None).await;
+	let mut worker = client(running.address, None).await;
+	let mut join = join_request("w-script");
+	join.name = "<script>alert('name')</script>".into();
+	join.host = "<img src=x onerror=alert(1)>".into();
+	worker.join(join).await.expect("the join is accepted");
+	let deadline = Instant::now() + WAIT;
+	let page = loop {
+		let page = get(pages, "/workers", &[]).await;
+		assert_eq!(page.status, 200);
+		if page.text().contains("alert") || Instant::now() > deadline {
+			break page.text();
+		}
+		tokio::time::sleep(Duration::from_millis(200)).await;
+	};
+	assert!(
+		page.contains("&lt;script&gt;alert(&#39;name&#39;)&lt;/script&gt;"),
+		"{page}"
+	);
+	assert!(
+		page.contains("&lt;img src=x onerror=alert(1)&gt;"),
+		"{page}"
+	);
+	assert!(
+		!page.contains("<script>alert") && !page.contains("<img"),
+		"{page}"
+	);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn downloads_serve_listed_files_only_and_a_net_has_the_sha256_its_page_shows() {
+	let (temp, running, pages) = start_with_pages("web-downloads", None).await;
+	let net = get(pages, "/download/nets/gen-000000.safetensors", &[]).await;
+	assert_eq!(net.status, 200);
+	let digest: String = Sha256::digest(&net.body)
+		.iter()
+		.map(|b| format!("{b:02x}"))
+		.collect();
+	let listed = get(pages, "/nets", &[]).await.text();
+	assert!(
+		listed.contains(&digest),
+		"the page shows the file's sha256 {digest}"
+	);
+	assert!(listed.contains("href=\"/download/nets/gen-000000.safetensors\""));
+	assert_eq!(
+		net.body,
+		std::fs::read(temp.join("nets/gen-000000.safetensors")).unwrap()
+	);
+
+	for path in [
+		"/download/nets/..%2Fledger.sqlite",
+		"/download/nets/..%2F..%2Frun%2Fledger.sqlite",
+		"/download/nets/../ledger.sqlite",
+		"/download/nets/gen-000001.safetensors",
+		"/download/nets/gen-0.safetensors",
+		"/download/nets/ledger.sqlite",
+		"/download/games/..%2Fledger.sqlite",
+		"/download/games/gen-000000.records.gz",
+		"/download/../ledger.sqlite",
+	] {
+		let refused = get(pages, path, &[]).await;
+		assert!(
+			matches!(refused.status, 400 | 404),
+			"{path}: {}",
+			refused.status
+		);
+		assert!(!refused.body.starts_with(b"SQLite"), "{path}");
+	}
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn api_status_answers_the_status_json_and_the_games_are_listed_replayed_and_downloaded() {
+	let (_temp, running, pages) = start_with_pages("web-status", None).await;
+	let mut worker = client(running.address, None).await;
+	let secret = join(&mut worker, "w-games").await;
+	let (batches, mut inbound, _) = session(&mut worker, "w-games", &secret).await;
+	batches
+		.send(batch_message(real_batch(1, 0, 5)))
+		.await
+		.unwrap();
+	assert!(next_ack(&mut inbound).await.unwrap().accepted);
+
+	// /api/status is coordinator status's JSON: the same keys, and the same figures.
+	let answer = get(pages, "/api/status", &[]).await;
+	assert_eq!(
+		answer.header("content-type").as_deref(),
+		Some("application/json")
+	);
+	let web: Value = serde_json::from_slice(&answer.body).expect("JSON");
+	let grpc = progress_json(&status(&mut worker).await);
+	let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+	assert_eq!(keys(&web), keys(&grpc));
+	for key in ["run", "run_id", "generation", "samples_total"] {
+		assert_eq!(web[key], grpc[key], "{key}");
+	}
+
+	// The game reaches the archive within a few seconds; then it is listed and replayed.
+	let deadline = Instant::now() + WAIT;
+	while !get(pages, "/games", &[])
+		.await
+		.text()
+		.contains("gen-000000.records.gz")
+	{
+		assert!(
+			Instant::now() < deadline,
+			"the game never reached the archive"
+		);
+		tokio::time::sleep(Duration::from_millis(200)).await;
+	}
+	let file = get(pages, "/download/games/gen-000000.records.gz", &[]).await;
+	assert_eq!(file.status, 200);
+	let text = tigers_proto::games::records_text(&file.body).expect("a gzip of records");
+	assert!(text.starts_with("tigers-and-sheep record"), "{text}");
+	let list = get(pages, "/games/0", &[]).await;
+	assert!(
+		list.text().contains("href=\"/games/0/0\""),
+		"{}",
+		list.text()
+	);
+	let viewer = get(pages, "/games/0/0", &[]).await;
+	assert_eq!(viewer.status, 200);
+	assert!(viewer.text().contains("id=\"plies\"") && viewer.text().contains("\"cells\""));
+	assert_eq!(get(pages, "/games/0/999", &[]).await.status, 404);
+	assert_eq!(get(pages, "/games/7", &[]).await.status, 404);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_viewer_shows_each_positions_exact_value_where_the_tables_know_it() {
+	let temp = temp_dir("web-values");
+	let mut config = test_config(temp.to_path_buf(), None);
+	config.no_tablebase = false;
+	config.tablebase = Some(crate::tablebase::table_path());
+	config.placement = Some(crate::tablebase::last_layers().clone());
+	let pages = SocketAddr::from(([127, 0, 0, 1], free_port()));
+	config.http_listen = Some(pages);
+	let table = crate::tablebase::table().clone();
+	let running = start(config).await;
+	let mut worker = client(running.address, None).await;
+	let secret = join(&mut worker, "w-values").await;
+	let (batches, mut inbound, _) = session(&mut worker, "w-values", &secret).await;
+	// Forty plies place every sheep: the last position is in the movement table, the one two
+	// plies before (one sheep in hand) in the last placement layers.
+	let batch = real_batch(1, 0, 41);
+	let record = tigers_core::record::GameRecord::from_text(&batch.game_records[0]).unwrap();
+	assert_eq!(record.moves.len(), 40, "the game places every sheep");
+	batches.send(batch_message(batch)).await.unwrap();
+	assert!(next_ack(&mut inbound).await.unwrap().accepted);
+	let deadline = Instant::now() + WAIT;
+	let viewer = loop {
+		let viewer = get(pages, "/games/0/0", &[]).await;
+		if viewer.status == 200 || Instant::now() > deadline {
+			break viewer.text();
+		}
+		tokio::time::sleep(Duration::from_millis(200)).await;
+	};
+	let (game, _) = record.replay();
+	let last = game.position();
+	let value = table
+		.probe(last.board, last.turn)
+		.expect("a movement-phase position");
+	let expected = format!("{} to move: {value} (movement table)", last.turn.name());
+	assert!(viewer.contains(&expected), "{expected} in {viewer}");
+	assert!(viewer.contains("(placement layers)"), "{viewer}");
+	running.stop().await;
+}
