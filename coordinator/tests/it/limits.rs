@@ -327,9 +327,13 @@ async fn a_second_coordinator_on_a_run_directory_in_use_is_refused() {
 	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = client(running.address, None).await;
 	let before = status(&mut client).await;
+	// A home of its own, so that no table or layers of the user's cache are loaded.
+	let home = temp_dir("run-lock-home");
 	let output = std::process::Command::new(env!("CARGO_BIN_EXE_coordinator"))
 		.args(["--listen", "127.0.0.1:0", "--headless", "--run-dir"])
 		.arg(&dir)
+		.env("HOME", home.to_path_buf())
+		.env("XDG_CACHE_HOME", home.join("cache"))
 		.output()
 		.expect("the coordinator runs");
 	let stderr = String::from_utf8_lossy(&output.stderr);
