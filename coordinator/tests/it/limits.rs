@@ -332,7 +332,7 @@ async fn a_second_coordinator_on_a_run_directory_in_use_is_refused() {
 	let output = std::process::Command::new(env!("CARGO_BIN_EXE_coordinator"))
 		.args(["--listen", "127.0.0.1:0", "--headless", "--run-dir"])
 		.arg(&dir)
-		.env("HOME", home.to_path_buf())
+		.env("HOME", &*home)
 		.env("XDG_CACHE_HOME", home.join("cache"))
 		.output()
 		.expect("the coordinator runs");
