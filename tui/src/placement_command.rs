@@ -106,35 +106,14 @@ pub fn verify(
 		.filter(|id| present.contains(id))
 	{
 		let layer = Layer::read(dir, id, movement)?;
-		let child = match id.child() {
-			None => None,
-			Some(child) if previous.as_ref().is_some_and(|p| p.id == child) => previous.take(),
-			Some(child) => Some(Layer::read(dir, child, movement)?),
-		};
-		let child_digest = child
-			.as_ref()
-			.map_or_else(|| movement.identity().to_string(), |c| c.digest.clone());
-		if record.holds(&layer, &child_digest) {
-			on_record += 1;
-			let _ = writeln!(
-				out,
-				"{}: verified before, kept on the record ({VERIFIED}; --again checks it anew)",
-				id.file_name()
-			);
-			previous = Some(layer);
-			continue;
+		let child = child_of(dir, id, movement, &mut previous)?;
+		let (line, entries) =
+			check_or_keep(dir, &layer, child.as_ref(), movement, threads, &mut record)?;
+		out.push_str(&line);
+		match entries {
+			Some(entries) => checked += entries,
+			None => on_record += 1,
 		}
-		let report = verify_one(&layer, child.as_ref(), movement, threads)?;
-		checked += report.entries;
-		record.add(&layer, child_digest);
-		record.write(dir)?;
-		let _ = writeln!(
-			out,
-			"{}: {} entries ({} up to symmetry) hold the best value over their moves",
-			id.file_name(),
-			report.entries,
-			report.up_to_symmetry
-		);
 		previous = Some(layer);
 	}
 	if present.len() == LayerId::solve_order(0).len() {
@@ -150,6 +129,50 @@ pub fn verify(
 		started.elapsed().as_secs_f64()
 	);
 	Ok(out)
+}
+
+/// Checks `layer` against `child` and adds it to the record, or takes it on the record if the
+/// record holds its file and its child's as they are; the line to print, and the entries
+/// checked (`None` when taken on the record).
+fn check_or_keep(
+	dir: &Path,
+	layer: &Layer,
+	child: Option<&Layer>,
+	movement: &Tablebase,
+	threads: usize,
+	record: &mut VerifiedRecord,
+) -> Result<(String, Option<u64>), PlacementCommandError> {
+	let name = layer.id.file_name();
+	let child_digest = child.map_or_else(|| movement.identity().to_string(), |c| c.digest.clone());
+	if record.holds(layer, &child_digest) {
+		let line = format!(
+			"{name}: verified before, kept on the record ({VERIFIED}; --again checks it anew)\n"
+		);
+		return Ok((line, None));
+	}
+	let report = verify_one(layer, child, movement, threads)?;
+	record.add(layer, child_digest);
+	record.write(dir)?;
+	let line = format!(
+		"{name}: {} entries ({} up to symmetry) hold the best value over their moves\n",
+		report.entries, report.up_to_symmetry
+	);
+	Ok((line, Some(report.entries)))
+}
+
+/// Layer `id`'s child layer: the one read just before (`previous`) if it is that, else read now;
+/// `None` where its moves lead to the movement table.
+fn child_of(
+	dir: &Path,
+	id: LayerId,
+	movement: &Tablebase,
+	previous: &mut Option<Layer>,
+) -> Result<Option<Layer>, PlacementError> {
+	match id.child() {
+		None => Ok(None),
+		Some(child) if previous.as_ref().is_some_and(|p| p.id == child) => Ok(previous.take()),
+		Some(child) => Layer::read(dir, child, movement).map(Some),
+	}
 }
 
 /// One layer's values checked against its child's, with a progress bar.

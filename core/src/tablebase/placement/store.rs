@@ -177,6 +177,18 @@ impl Header {
 	}
 }
 
+/// The layout a format version stands for, and the block length its header holds.
+fn layout_of(version: u32) -> Result<(Layout, u32), String> {
+	match version {
+		PLACEMENT_FORMAT_VERSION => Ok((Layout::Blocks, BLOCK_BYTES as u32)),
+		WHOLE_FORMAT_VERSION => Ok((Layout::Whole, 0)),
+		other => Err(format!(
+			"the header's format version is {other}, expected {PLACEMENT_FORMAT_VERSION} \
+			 (or {WHOLE_FORMAT_VERSION}, which is still read)"
+		)),
+	}
+}
+
 /// Checks a layer file's header against the layer it should hold; `movement`, if given, must be
 /// the table it was solved from.
 fn check_header(
@@ -199,16 +211,7 @@ fn check_header(
 	if header[0..8] != MAGIC {
 		return Err(corrupt("not a placement layer of Tigers and Sheep".into()));
 	}
-	let (layout, block) = match word(8) {
-		PLACEMENT_FORMAT_VERSION => (Layout::Blocks, BLOCK_BYTES as u32),
-		WHOLE_FORMAT_VERSION => (Layout::Whole, 0),
-		other => {
-			return Err(corrupt(format!(
-				"the header's format version is {other}, expected {PLACEMENT_FORMAT_VERSION} \
-				 (or {WHOLE_FORMAT_VERSION}, which is still read)"
-			)));
-		}
-	};
+	let (layout, block) = layout_of(word(8)).map_err(corrupt)?;
 	let fields = [
 		("rules version", word(12), RULES_VERSION),
 		("sheep placed", word(16), id.placed),
