@@ -15,7 +15,10 @@ use crate::server::identity::IdentityError;
 use crate::store::StorageError;
 use crate::store::committer::WriteError;
 use crate::text::{bounded, excerpt};
-use tigers_core::network::INPUT_VERSION;
+use tigers_core::network::Encoding;
+
+/// The input encoding workers must read: the only one until runs choose theirs.
+const INPUT_VERSION: u32 = Encoding::V1.version();
 
 /// What can go wrong in the coordinator.
 #[derive(Debug, Error)]

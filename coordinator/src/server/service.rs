@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tigers_core::network::INPUT_VERSION;
+use tigers_core::network::Encoding;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_server::Coordinator;
 use tigers_proto::v1::worker_message::Body as FromWorker;
@@ -195,7 +195,7 @@ fn refused_version(join: &v1::JoinRequest) -> Option<ServiceError> {
 			protocol: join.protocol_version,
 		});
 	}
-	(join.input_version != INPUT_VERSION).then(|| ServiceError::InputVersion {
+	(join.input_version != Encoding::V1.version()).then(|| ServiceError::InputVersion {
 		build: join.build_version.clone(),
 		version: join.input_version,
 	})
