@@ -192,7 +192,9 @@ fn join_request(config: &WorkerConfig, worker_id: &str) -> JoinRequest {
 		host: host_name(),
 		threads: u32::try_from(config.threads).unwrap_or(u32::MAX),
 		build_version: env!("CARGO_PKG_VERSION").to_string(),
-		input_version: Encoding::V1.version(),
+		// The newest encoding this build reads: the coordinator refuses a worker that cannot
+		// read its run's nets, and the worker reads whatever encoding a net's file names.
+		input_version: Encoding::NEWEST.version(),
 		// Filled in by each session from the state directory.
 		worker_secret: String::new(),
 		loadtest: false,

@@ -307,8 +307,10 @@ impl Coordinator for Service {
 		if let Some(message) = self.0.refuse_join.lock().unwrap().clone() {
 			return Err(Status::failed_precondition(message));
 		}
-		if join.input_version != Encoding::V1.version() {
-			return Err(Status::failed_precondition("input version differs"));
+		if join.input_version < Encoding::V1.version() {
+			return Err(Status::failed_precondition(
+				"reads no input encoding of the nets",
+			));
 		}
 		assert!(!worker_id.is_empty());
 		let issued = {

@@ -26,7 +26,7 @@ async fn a_worker_joins_fetches_the_net_and_streams_numbered_batches() {
 		assert_eq!(join.name, "it-worker");
 		assert_eq!(join.threads, 1);
 		assert_eq!(join.build_version, env!("CARGO_PKG_VERSION"));
-		assert_eq!(join.input_version, Encoding::V1.version());
+		assert_eq!(join.input_version, Encoding::NEWEST.version());
 		assert!(!join.host.is_empty());
 		assert!(
 			join.worker_id.starts_with("it-worker-"),
