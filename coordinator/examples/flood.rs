@@ -141,7 +141,7 @@ fn join_request(worker_id: &str) -> v1::JoinRequest {
 		host: "flood".into(),
 		threads: 1,
 		build_version: env!("CARGO_PKG_VERSION").to_string(),
-		input_version: tigers_core::network::INPUT_VERSION,
+		input_version: tigers_core::network::Encoding::NEWEST.version(),
 		worker_secret: String::new(),
 		loadtest: false,
 		protocol_version: tigers_proto::PROTOCOL_VERSION,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use tigers_core::gate::{GateSettings, TableRole};
-use tigers_core::network::Shape;
+use tigers_core::network::{Encoding, Shape};
 use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::SelfPlaySettings;
 use tigers_core::stats::PromotionRule;
@@ -23,6 +23,10 @@ pub struct RunSettings {
 	/// resumed run whose nets have others is refused. `None`: [`Shape::default`] for a new run,
 	/// whatever the nets have for a resumed one.
 	pub shape: Option<Shape>,
+	/// The input encoding chosen for the run's net, as `shape`: a new run's generation 0 reads
+	/// it, and a resumed run whose nets read another is refused. `None`: [`Encoding::V1`] for a
+	/// new run, whatever the nets read for a resumed one.
+	pub encoding: Option<Encoding>,
 	/// Seed of a new run's first net and of the trainer's draws.
 	pub seed: u64,
 	/// Search depth for self-play at the start, and the shallowest it is adapted to; the gate's
@@ -244,6 +248,7 @@ impl Default for RunSettings {
 	fn default() -> RunSettings {
 		RunSettings {
 			shape: None,
+			encoding: None,
 			seed: 1,
 			depth: 3,
 			adapt: DepthAdaptation::default(),

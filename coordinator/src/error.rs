@@ -15,7 +15,6 @@ use crate::server::identity::IdentityError;
 use crate::store::StorageError;
 use crate::store::committer::WriteError;
 use crate::text::{bounded, excerpt};
-use tigers_core::network::INPUT_VERSION;
 
 /// What can go wrong in the coordinator.
 #[derive(Debug, Error)]
@@ -84,17 +83,19 @@ pub(crate) enum ServiceError {
 		/// The worker's protocol (0 from a worker too old to send one).
 		protocol: u32,
 	},
-	/// A worker that encodes positions another way.
+	/// A worker that cannot read the run's input encoding.
 	#[error(
-		"this run's nets read input encoding {INPUT_VERSION}; this worker (build {}) encodes \
-		 positions as version {version}: run workers of build {BUILD_VERSION}",
+		"this run's nets read input encoding {run}; this worker (build {}) reads encodings up \
+		 to version {version} only: run workers of build {BUILD_VERSION}",
 		excerpt(.build)
 	)]
 	InputVersion {
 		/// The worker's build version, as it said.
 		build: String,
-		/// Its input encoding.
+		/// The newest input encoding it reads.
 		version: u32,
+		/// The encoding the run's nets read.
+		run: u32,
 	},
 	/// A `worker loadtest` session at a coordinator not started to take them.
 	#[error(
@@ -473,10 +474,12 @@ mod tests {
 			(
 				ServiceError::InputVersion {
 					build: "0.1.0".into(),
-					version: 9,
+					version: 1,
+					run: 2,
 				},
 				Code::FailedPrecondition,
-				"as version 9",
+				"this run's nets read input encoding 2; this worker (build \"0.1.0\") reads \
+				 encodings up to version 1 only",
 			),
 			(
 				ServiceError::NotJoined("w".repeat(500)),

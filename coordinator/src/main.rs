@@ -424,6 +424,11 @@ struct ServeArgs {
 	/// left out); a resumed run keeps the shape it started with and refuses another.
 	#[arg(long, value_name = "H1xH2")]
 	net_shape: Option<String>,
+	/// The net's input encoding: 1, pieces and counts (when left out), or 2, those and a plane
+	/// of the sheep a tiger could capture now. A new run's generation 0 reads it; a resumed run
+	/// keeps the encoding it started with and refuses another.
+	#[arg(long, value_name = "VERSION")]
+	input_version: Option<String>,
 	/// Weight of the game result in the target (the rest is the search score).
 	#[arg(long, default_value_t = run_defaults().training.targets.result_weight)]
 	result_weight: f32,
@@ -606,6 +611,10 @@ impl ServeArgs {
 		training.weight_average = self.weight_average;
 		run.shape = match &self.net_shape {
 			Some(text) => Some(text.parse().map_err(|e| format!("--net-shape: {e}"))?),
+			None => None,
+		};
+		run.encoding = match &self.input_version {
+			Some(text) => Some(text.parse().map_err(|e| format!("--input-version: {e}"))?),
 			None => None,
 		};
 		training.schedule = LearningRateSchedule {
@@ -858,7 +867,7 @@ impl From<CoordinatorError> for Failure {
 #[cfg(test)]
 mod tests {
 	use super::*;
-	use tigers_core::network::Shape;
+	use tigers_core::network::{Encoding, Shape};
 
 	#[test]
 	fn the_command_lines_defaults_are_the_librarys() {
@@ -972,6 +981,8 @@ mod tests {
 			"play",
 			"--net-shape",
 			"128x64",
+			"--input-version",
+			"2",
 		])
 		.expect("parses");
 		let run = cli.serve.into_config().expect("valid").run;
@@ -1001,6 +1012,16 @@ mod tests {
 				hidden2: 64
 			})
 		);
+		assert_eq!(run.encoding, Some(Encoding::V2));
+	}
+
+	#[test]
+	fn a_run_without_an_input_version_starts_at_version_1_and_resumes_as_it_was() {
+		let cli = Cli::try_parse_from(["coordinator"]).expect("parses");
+		let run = cli.serve.into_config().expect("valid").run;
+		assert_eq!(run.encoding, None);
+		assert_eq!(run.encoding.unwrap_or_default(), Encoding::V1);
+		assert_eq!(run.encoding.unwrap_or_default().version(), 1);
 	}
 
 	#[test]
@@ -1027,6 +1048,8 @@ mod tests {
 			("--weight-average", "1"),
 			("--net-shape", "64x0"),
 			("--net-shape", "wide"),
+			("--input-version", "3"),
+			("--input-version", "0"),
 			("--local-worker-threads", "0"),
 		] {
 			let cli = Cli::try_parse_from(["coordinator", flag, value]).expect("parses");

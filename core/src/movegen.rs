@@ -143,6 +143,23 @@ impl GameBoard {
 		count
 	}
 
+	/// The sheep the tigers could capture right now, were it their move: a mask of the points
+	/// of sheep that some tiger's jump line passes over with its landing point empty, the same
+	/// test as [`GameBoard::tiger_jumps`] makes. Sheep to move or not, the mask is the same.
+	#[inline]
+	pub fn capturable_sheep(self) -> u32 {
+		let (sheep, empty) = (self.sheep(), self.empty());
+		let mut capturable = 0;
+		for from in each_point(self.tigers()) {
+			for line in JUMPS[from.index()].as_slice() {
+				if empty & line.land.bit() != 0 {
+					capturable |= sheep & line.over.bit();
+				}
+			}
+		}
+		capturable
+	}
+
 	/// How many steps the tigers have.
 	#[inline]
 	pub fn count_tiger_steps(self) -> u32 {
@@ -175,5 +192,91 @@ impl GameBoard {
 				list.push(Move::SheepStep { from, to });
 			}
 		}
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use rand::{RngExt, SeedableRng};
+	use rand_xoshiro::Xoshiro256PlusPlus;
+
+	use super::*;
+	use crate::lines::jump_over;
+	use crate::position::Position;
+
+	/// The names of the points of the sheep the tigers could capture on `text`'s board.
+	fn capturable(text: &str) -> Vec<String> {
+		let position: Position = text.parse().unwrap();
+		let mut names: Vec<String> = each_point(position.board.capturable_sheep())
+			.map(|p| p.to_string())
+			.collect();
+		names.sort();
+		names
+	}
+
+	#[test]
+	fn a_corner_captures_along_its_diagonal_onto_an_empty_point_only() {
+		// a5 over b4 onto c3.
+		assert_eq!(capturable("T..../.S.../...../....T/...TT s 19"), ["b4"]);
+		// c3 holds a sheep, so b4 cannot be jumped, and no tiger stands next to c3.
+		assert!(capturable("T..../.S.../..S../....T/...TT s 18").is_empty());
+		// b4 between two tigers: each lands on the other.
+		assert!(capturable("T..../.S.../..T../...../...TT s 19").is_empty());
+	}
+
+	#[test]
+	fn a_point_without_diagonals_captures_along_its_rows_and_files_only() {
+		// b5 has no diagonals: c4 is not on a line with it. a5 has no point beyond it; c5 and
+		// b4 do (d5 and b3, empty).
+		assert_eq!(
+			capturable("STS../.SS../...../....T/...TT s 16"),
+			["b4", "c5"]
+		);
+	}
+
+	#[test]
+	fn an_edge_point_captures_along_the_edge_and_inwards() {
+		// a3 over a4 onto a5, over b3 onto c3, over b2 onto c1 (a3 has diagonals); not over a2,
+		// whose point beyond is a1's tiger, though a1 jumps b2 too.
+		assert_eq!(
+			capturable("....T/S..../TS.../SS.../T...T s 16"),
+			["a4", "b2", "b3"]
+		);
+	}
+
+	#[test]
+	fn the_centre_captures_on_all_eight_lines_where_the_landing_point_is_empty() {
+		// c3 over c2 onto c1 and over d2 onto e1; b4's landing point a5 holds a sheep.
+		assert_eq!(
+			capturable("S..TT/.S.../..T../..SS./T.... t 16"),
+			["c2", "d2"]
+		);
+	}
+
+	/// The mask holds exactly the sheep the move generator's jumps go over.
+	#[test]
+	fn capturable_sheep_are_the_sheep_the_generated_jumps_go_over() {
+		let mut rng = Xoshiro256PlusPlus::seed_from_u64(24);
+		let mut positions_with_jumps = 0;
+		for _ in 0..100 {
+			let (mut board, mut turn) = (GameBoard::default(), Turn::Sheep);
+			for _ in 0..100 {
+				let mut jumps = MoveList::new();
+				board.tiger_jumps(&mut jumps);
+				let over = jumps.iter().fold(0, |mask, jump| match *jump {
+					Move::TigerJump { from, to } => mask | jump_over(from, to).unwrap().bit(),
+					_ => unreachable!("only jumps"),
+				});
+				assert_eq!(board.capturable_sheep(), over, "{board:?}");
+				positions_with_jumps += usize::from(over != 0);
+				let moves = board.get_moves(turn);
+				if moves.is_empty() || board.outcome(turn).is_some() {
+					break;
+				}
+				board.make_move_unchecked(moves[rng.random_range(0..moves.len())]);
+				turn = turn.opponent();
+			}
+		}
+		assert!(positions_with_jumps > 100, "{positions_with_jumps}");
 	}
 }

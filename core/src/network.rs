@@ -1,6 +1,7 @@
 //! `Network`: a small multilayer perceptron that scores positions, its input encoding, and a
 //! forward pass without allocation.
 //!
+//! - [`encoding`]: the input encodings by version, [`Encoding`];
 //! - [`file`](mod@file): the safetensors file format for nets and optimizer state;
 //! - [`quantized`]: the net in integers, with an incrementally updated first layer, for the
 //!   search;
@@ -9,16 +10,20 @@
 //! The net maps a position to a value in `-1..1`, positive favouring tigers:
 //!
 //! ```text
-//! input (54) --W1,b1--> ReLU (hidden1) --W2,b2--> ReLU (hidden2) --W3,b3--> tanh (1)
+//! input (54 or 79) --W1,b1--> ReLU (hidden1) --W2,b2--> ReLU (hidden2) --W3,b3--> tanh (1)
 //! ```
 //!
 //! Every layer computes `y = x W + b` with `W` stored input-major (`[inputs, outputs]`), so the
 //! first layer can add up the rows of the few inputs that are set instead of multiplying by a
 //! mostly-zero vector.
 
+pub mod encoding;
 pub mod file;
 pub mod quantized;
 pub mod train;
+
+pub(crate) use encoding::JUMP_INPUTS;
+pub use encoding::{Encoding, EncodingError, INPUTS, MAX_INPUTS};
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -26,22 +31,17 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::board::{DEAD_SHEEP_TO_WIN, GameBoard, TOTAL_SHEEP, each_point};
 use crate::moves::Turn;
 
-/// The version of the input encoding below. Nets record it; a net with another version is
-/// refused, because it would read the inputs wrongly.
-pub const INPUT_VERSION: u32 = 1;
-
-/// Inputs, in this order (version 1):
-///
-/// | index | input |
-/// |---|---|
-/// | 0..25 | 1 if a tiger stands on point `i` (index `x + 5y`, `a5` = 0) |
-/// | 25..50 | 1 if a sheep stands on point `i - 25` |
-/// | 50 | sheep in hand / 20 |
-/// | 51 | dead sheep / 5 |
-/// | 52 | 1 if the tigers are to move |
-/// | 53 | 1 while sheep remain in hand (the placement phase) |
-pub const INPUTS: usize = 54;
-
+// Inputs, in this order ([`Encoding::V1`]; [`Encoding::V2`] adds 25 after them):
+//
+// | index | input |
+// |---|---|
+// | 0..25 | 1 if a tiger stands on point `i` (index `x + 5y`, `a5` = 0) |
+// | 25..50 | 1 if a sheep stands on point `i - 25` |
+// | 50 | sheep in hand / 20 |
+// | 51 | dead sheep / 5 |
+// | 52 | 1 if the tigers are to move |
+// | 53 | 1 while sheep remain in hand (the placement phase) |
+// | 54..79 | version 2 only: 1 if the sheep on point `i - 54` could be jumped now by a tiger |
 const TIGER_INPUTS: usize = 0;
 const SHEEP_INPUTS: usize = 25;
 const IN_HAND_INPUT: usize = 50;
@@ -73,9 +73,10 @@ impl Default for Shape {
 }
 
 impl Shape {
-	/// The number of parameters: weights and biases of all three layers.
-	pub const fn parameters(self) -> usize {
-		INPUTS * self.hidden1
+	/// The number of parameters of a net of this shape reading `encoding`: weights and biases
+	/// of all three layers.
+	pub const fn parameters(self, encoding: Encoding) -> usize {
+		encoding.inputs() * self.hidden1
 			+ self.hidden1
 			+ self.hidden1 * self.hidden2
 			+ self.hidden2
@@ -91,17 +92,19 @@ impl Shape {
 			&& self.hidden2 <= MAX_HIDDEN
 	}
 
-	/// Where each tensor starts in the flat parameter vector, in file order.
-	pub(crate) fn layout(self) -> [(&'static str, usize, [usize; 2]); 6] {
+	/// Where each tensor starts in the flat parameter vector of a net reading `encoding`, in
+	/// file order.
+	pub(crate) fn layout(self, encoding: Encoding) -> [(&'static str, usize, [usize; 2]); 6] {
 		let (h1, h2) = (self.hidden1, self.hidden2);
+		let inputs = encoding.inputs();
 		let w1 = 0;
-		let b1 = w1 + INPUTS * h1;
+		let b1 = w1 + inputs * h1;
 		let w2 = b1 + h1;
 		let b2 = w2 + h1 * h2;
 		let w3 = b2 + h2;
 		let b3 = w3 + h2;
 		[
-			("layer1.weight", w1, [INPUTS, h1]),
+			("layer1.weight", w1, [inputs, h1]),
 			("layer1.bias", b1, [h1, 0]),
 			("layer2.weight", w2, [h1, h2]),
 			("layer2.bias", b2, [h2, 0]),
@@ -145,10 +148,12 @@ impl std::str::FromStr for Shape {
 	}
 }
 
-/// A value network: weights, shape and the generation that produced it.
+/// A value network: weights, shape, input encoding and the generation that produced it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Network {
 	shape: Shape,
+	/// The inputs the first layer reads, one row of weights each.
+	encoding: Encoding,
 	/// All weights and biases, tensor after tensor as in [`Shape::layout`].
 	params: Vec<f32>,
 	/// How many promotions led to this net; 0 for a fresh one.
@@ -156,20 +161,31 @@ pub struct Network {
 }
 
 impl Network {
-	/// A fresh net with weights drawn from `seed`: He-uniform for the ReLU layers, small for
-	/// the output so a new net starts near 0 everywhere. The same seed gives the same net.
+	/// A fresh net reading [`Encoding::V1`], with weights drawn from `seed`: see
+	/// [`Network::with_encoding`].
 	///
 	/// # Panics
 	///
 	/// If the shape is not valid (a programming error: shapes come from settings checked first).
 	pub fn new(shape: Shape, seed: u64) -> Network {
+		Network::with_encoding(shape, Encoding::V1, seed)
+	}
+
+	/// A fresh net reading `encoding`, with weights drawn from `seed`: He-uniform for the ReLU
+	/// layers, small for the output so a new net starts near 0 everywhere. The same seed gives
+	/// the same net.
+	///
+	/// # Panics
+	///
+	/// If the shape is not valid (a programming error: shapes come from settings checked first).
+	pub fn with_encoding(shape: Shape, encoding: Encoding, seed: u64) -> Network {
 		assert!(
 			shape.is_valid(),
 			"hidden widths must be 1..={MAX_HIDDEN}: {shape:?}"
 		);
 		let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-		let mut params = vec![0.0; shape.parameters()];
-		let layout = shape.layout();
+		let mut params = vec![0.0; shape.parameters(encoding)];
+		let layout = shape.layout(encoding);
 		let mut fill = |tensor: usize, fan_in: usize, scale: f32| {
 			let (_, start, [rows, cols]) = layout[tensor];
 			let limit = scale * (6.0 / fan_in as f32).sqrt();
@@ -177,13 +193,14 @@ impl Network {
 				*p = rng.random_range(-limit..limit);
 			}
 		};
-		// The inputs are sparse (about 10 of 54 set), so the first layer's fan-in is taken as
-		// the typical number of active inputs rather than all 54.
+		// The inputs are sparse (about 10 of 54 set, a few more of version 2's 79), so the first
+		// layer's fan-in is taken as the typical number of active inputs rather than all of them.
 		fill(0, 12, 1.0);
 		fill(2, shape.hidden1, 1.0);
 		fill(4, shape.hidden2, 0.1);
 		Network {
 			shape,
+			encoding,
 			params,
 			generation: 0,
 		}
@@ -192,6 +209,16 @@ impl Network {
 	/// The hidden layer widths.
 	pub fn shape(&self) -> Shape {
 		self.shape
+	}
+
+	/// The inputs the net reads.
+	pub fn encoding(&self) -> Encoding {
+		self.encoding
+	}
+
+	/// Where each tensor starts in the parameters, in file order.
+	pub(crate) fn layout(&self) -> [(&'static str, usize, [usize; 2]); 6] {
+		self.shape.layout(self.encoding)
 	}
 
 	/// All parameters, in file order.
@@ -204,19 +231,25 @@ impl Network {
 		&mut self.params
 	}
 
-	/// A net from a shape and parameters (as read from a file); `params` must have the size
-	/// the shape needs.
-	pub(crate) fn from_parts(shape: Shape, params: Vec<f32>, generation: u64) -> Network {
-		debug_assert_eq!(params.len(), shape.parameters());
+	/// A net from a shape, an encoding and parameters (as read from a file); `params` must
+	/// have the size the two need.
+	pub(crate) fn from_parts(
+		shape: Shape,
+		encoding: Encoding,
+		params: Vec<f32>,
+		generation: u64,
+	) -> Network {
+		debug_assert_eq!(params.len(), shape.parameters(encoding));
 		Network {
 			shape,
+			encoding,
 			params,
 			generation,
 		}
 	}
 
 	fn tensor(&self, index: usize) -> &[f32] {
-		let (_, start, [rows, cols]) = self.shape.layout()[index];
+		let (_, start, [rows, cols]) = self.layout()[index];
 		&self.params[start..start + rows * cols.max(1)]
 	}
 
@@ -263,6 +296,11 @@ impl Network {
 				add_scaled(hidden1, row(input), value);
 			}
 		}
+		if self.encoding.has_jump_plane() {
+			for point in each_point(board.capturable_sheep()) {
+				add_scaled(hidden1, row(JUMP_INPUTS + point.index()), 1.0);
+			}
+		}
 		relu(hidden1);
 
 		// Layer 2: a weighted sum of rows again, skipping the units ReLU switched off.
@@ -284,7 +322,7 @@ impl Network {
 /// A net's six tensors by name: each layer's weights (row by row, one row per input of the
 /// layer) and biases, the output layer's one bias as a number.
 pub(crate) struct Tensors<'a> {
-	/// The first layer's weights, `INPUTS` rows of `hidden1`.
+	/// The first layer's weights, one row of `hidden1` per input of the net's encoding.
 	pub(crate) w1: &'a [f32],
 	/// The first layer's biases.
 	pub(crate) b1: &'a [f32],
@@ -316,9 +354,16 @@ fn scalar_inputs_of(in_hand: u32, dead: u32, turn: Turn) -> [(usize, f32); 4] {
 	]
 }
 
-/// The input vector of a position, dense (for training and for other tools).
+/// The input vector of a position in [`Encoding::V1`], dense (for tools and tests).
 pub fn encode(board: GameBoard, turn: Turn) -> [f32; INPUTS] {
-	let mut input = [0.0; INPUTS];
+	let input = encode_as(Encoding::V1, board, turn);
+	std::array::from_fn(|i| input[i])
+}
+
+/// The input vector of a position in `encoding`, dense: its first `encoding.inputs()` entries,
+/// the rest 0.
+pub fn encode_as(encoding: Encoding, board: GameBoard, turn: Turn) -> [f32; MAX_INPUTS] {
+	let mut input = [0.0; MAX_INPUTS];
 	for point in each_point(board.tigers()) {
 		input[TIGER_INPUTS + point.index()] = 1.0;
 	}
@@ -327,6 +372,11 @@ pub fn encode(board: GameBoard, turn: Turn) -> [f32; INPUTS] {
 	}
 	for (index, value) in scalar_inputs(board, turn) {
 		input[index] = value;
+	}
+	if encoding.has_jump_plane() {
+		for point in each_point(board.capturable_sheep()) {
+			input[JUMP_INPUTS + point.index()] = 1.0;
+		}
 	}
 	input
 }
@@ -349,7 +399,8 @@ fn relu(values: &mut [f32]) {
 #[cfg(test)]
 pub(crate) fn forward_dense(net: &Network, board: GameBoard, turn: Turn) -> f32 {
 	let Shape { hidden1, hidden2 } = net.shape();
-	let x = encode(board, turn);
+	let x = encode_as(net.encoding(), board, turn);
+	let x = &x[..net.encoding().inputs()];
 	let layer = |x: &[f32], w: &[f32], b: &[f32], outputs: usize| -> Vec<f32> {
 		(0..outputs)
 			.map(|o| {
@@ -361,7 +412,7 @@ pub(crate) fn forward_dense(net: &Network, board: GameBoard, turn: Turn) -> f32 
 			})
 			.collect()
 	};
-	let h1: Vec<f32> = layer(&x, net.tensor(0), net.tensor(1), hidden1)
+	let h1: Vec<f32> = layer(x, net.tensor(0), net.tensor(1), hidden1)
 		.into_iter()
 		.map(|v| v.max(0.0))
 		.collect();
@@ -415,6 +466,31 @@ mod tests {
 	}
 
 	#[test]
+	fn encoding_2_adds_the_capturable_sheep_after_version_1s_inputs() {
+		// The tiger on c3 can jump the sheep on c2 (onto c1) and d2 (onto e1), not b4 (a5 is
+		// taken); the tigers' turn or not.
+		for text in [
+			"S..TT/.S.../..T../..SS./T.... t 16",
+			"S..TT/.S.../..T../..SS./T.... s 16",
+		] {
+			let p: Position = text.parse().unwrap();
+			let version_1 = encode(p.board, p.turn);
+			let version_2 = encode_as(Encoding::V2, p.board, p.turn);
+			assert_eq!(version_2[..INPUTS], version_1);
+			let plane: Vec<usize> = (0..25)
+				.filter(|i| version_2[JUMP_INPUTS + i] == 1.0)
+				.collect();
+			assert_eq!(plane, [17, 18], "c2 and d2 (x + 5y)");
+			assert_eq!(version_2[JUMP_INPUTS..].iter().sum::<f32>(), 2.0);
+			assert!(
+				encode_as(Encoding::V1, p.board, p.turn)[INPUTS..]
+					.iter()
+					.all(|x| *x == 0.0)
+			);
+		}
+	}
+
+	#[test]
 	fn shapes_read_and_print_as_widths_joined_by_x() {
 		assert_eq!(Shape::default().to_string(), "64x32");
 		assert_eq!("64x32".parse::<Shape>(), Ok(Shape::default()));
@@ -439,9 +515,18 @@ mod tests {
 			hidden1: 8,
 			hidden2: 4,
 		};
-		let layout = shape.layout();
+		let layout = shape.layout(Encoding::V1);
 		let (_, last_start, _) = layout[5];
-		assert_eq!(last_start + 1, shape.parameters());
-		assert_eq!(shape.parameters(), 54 * 8 + 8 + 8 * 4 + 4 + 4 + 1);
+		assert_eq!(last_start + 1, shape.parameters(Encoding::V1));
+		assert_eq!(
+			shape.parameters(Encoding::V1),
+			54 * 8 + 8 + 8 * 4 + 4 + 4 + 1
+		);
+		let (_, last_start, _) = shape.layout(Encoding::V2)[5];
+		assert_eq!(last_start + 1, shape.parameters(Encoding::V2));
+		assert_eq!(
+			shape.parameters(Encoding::V2),
+			79 * 8 + 8 + 8 * 4 + 4 + 4 + 1
+		);
 	}
 }

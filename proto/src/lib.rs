@@ -38,7 +38,12 @@ pub const REJECTED_SEQUENCE_KEY: &str = "tigers-rejected-sequence";
 ///
 /// 3: `Join` and `SessionOpen` name the worker process (`instance`), and a session of another
 /// process than the one holding an identity's live session is refused.
-pub const PROTOCOL_VERSION: u32 = 3;
+///
+/// 4: `JoinRequest.input_version` is the newest input encoding the worker reads, no longer the
+/// one encoding it has; a coordinator refuses only a worker that cannot read its run's nets.
+/// A protocol-3 worker's 1 means the same under both readings, so such workers are still
+/// served; a coordinator of protocol 3 would take a 2 for an encoding it lacks.
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// The oldest worker protocol this build's coordinator accepts: 3, since a worker that names no
 /// process cannot be told from a second machine running a copy of its identity, and two such

@@ -60,7 +60,7 @@ use std::sync::mpsc::sync_channel;
 use std::time::Instant;
 
 use metrics_exporter_prometheus::PrometheusBuilder;
-use tigers_core::network::INPUT_VERSION;
+use tigers_core::network::Encoding;
 use tigers_proto::v1::JoinRequest;
 use tokio::sync::{Notify, watch};
 use tokio::task::JoinHandle;
@@ -192,7 +192,9 @@ fn join_request(config: &WorkerConfig, worker_id: &str) -> JoinRequest {
 		host: host_name(),
 		threads: u32::try_from(config.threads).unwrap_or(u32::MAX),
 		build_version: env!("CARGO_PKG_VERSION").to_string(),
-		input_version: INPUT_VERSION,
+		// The newest encoding this build reads: the coordinator refuses a worker that cannot
+		// read its run's nets, and the worker reads whatever encoding a net's file names.
+		input_version: Encoding::NEWEST.version(),
 		// Filled in by each session from the state directory.
 		worker_secret: String::new(),
 		loadtest: false,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use tigers_core::network::Shape;
+use tigers_core::network::{Encoding, Shape};
 use tigers_process::logging::init_logging;
 use tigers_process::signal::shutdown_signal;
 use tigers_proto::client::error_chain;
@@ -176,6 +176,10 @@ struct BenchArgs {
 	/// net shapes.
 	#[arg(long, value_name = "H1xH2", default_value_t = Shape::default())]
 	net_shape: Shape,
+	/// Input encoding of the net that plays: 1, or 2 with the plane of sheep a tiger could
+	/// capture, to compare their cost per position.
+	#[arg(long, value_name = "VERSION", default_value_t = Encoding::default())]
+	input_version: Encoding,
 }
 
 fn main() -> ExitCode {
@@ -263,6 +267,7 @@ fn run_bench(args: &BenchArgs) -> anyhow::Result<()> {
 		threads,
 		depth: args.depth,
 		shape: args.net_shape,
+		encoding: args.input_version,
 	};
 	// Some 500 games a thread take seconds to minutes: show how far along it is, on stderr and
 	// only on a terminal, so that the report on stdout stays clean for scripts.

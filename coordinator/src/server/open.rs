@@ -49,6 +49,7 @@ pub(crate) fn open_run(
 	let generation = latest_or_first_generation(&run_dir, &mut ledger, settings)?;
 	let incumbent = run_dir.load_net(generation)?;
 	check_shape(settings, &incumbent, &run_dir)?;
+	check_encoding(settings, &incumbent, &run_dir)?;
 	let mut restored = restore_trainer(&run_dir, &ledger, settings, &incumbent)?;
 	let gates = ledger.gates()?;
 	let live = live_from_ledger(&ledger, config, generation, &restored, &gates)?;
@@ -94,7 +95,11 @@ fn latest_or_first_generation(
 	if let Some(generation) = run_dir.latest_generation()? {
 		return Ok(generation);
 	}
-	let net = Network::new(settings.shape.unwrap_or_default(), settings.seed);
+	let net = Network::with_encoding(
+		settings.shape.unwrap_or_default(),
+		settings.encoding.unwrap_or_default(),
+		settings.seed,
+	);
 	let sha256 = run_dir.save_net(&net)?;
 	ledger.record_generation(&GenerationRow {
 		generation: 0,
@@ -103,7 +108,12 @@ fn latest_or_first_generation(
 		promoted_at: unix_now(),
 		samples_at_promotion: 0,
 	})?;
-	info!(run = %run_dir.name(), "new run: generation 0 created");
+	info!(
+		run = %run_dir.name(),
+		shape = %net.shape(),
+		input_version = net.encoding().version(),
+		"new run: generation 0 created"
+	);
 	Ok(0)
 }
 
@@ -120,6 +130,25 @@ fn check_shape(
 			 started with; leave --net-shape out to resume it, or start a new run directory",
 			run_dir.name(),
 			incumbent.shape()
+		))),
+		_ => Ok(()),
+	}
+}
+
+/// Refuses to resume a run with an input encoding other than its nets', as [`check_shape`]: a
+/// net reads one encoding for good, and so does every net trained from it.
+fn check_encoding(
+	settings: &RunSettings,
+	incumbent: &Network,
+	run_dir: &RunDir,
+) -> Result<(), CoordinatorError> {
+	match settings.encoding {
+		Some(wanted) if wanted != incumbent.encoding() => Err(CoordinatorError::Config(format!(
+			"--input-version {wanted}: the nets of run {} read input encoding {}, and a run \
+				 keeps the encoding it started with; leave --input-version out to resume it, or \
+				 start a new run directory",
+			run_dir.name(),
+			incumbent.encoding()
 		))),
 		_ => Ok(()),
 	}

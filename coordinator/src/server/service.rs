@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use tigers_core::network::INPUT_VERSION;
+use tigers_core::network::Encoding;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_server::Coordinator;
 use tigers_proto::v1::worker_message::Body as FromWorker;
@@ -186,18 +186,20 @@ fn join_in_ledger(
 	})
 }
 
-/// Why a worker that joins with `join`'s versions cannot be taken, if it cannot: a protocol
-/// outside the range this build accepts, or another input encoding.
-fn refused_version(join: &v1::JoinRequest) -> Option<ServiceError> {
+/// Why a worker that joins with `join`'s versions cannot be taken into a run whose nets read
+/// `encoding`, if it cannot: a protocol outside the range this build accepts, or no reader of
+/// the run's encoding (a worker sends the newest encoding it reads, and reads every older one).
+fn refused_version(join: &v1::JoinRequest, encoding: Encoding) -> Option<ServiceError> {
 	if !(MIN_WORKER_PROTOCOL..=PROTOCOL_VERSION).contains(&join.protocol_version) {
 		return Some(ServiceError::Version {
 			build: join.build_version.clone(),
 			protocol: join.protocol_version,
 		});
 	}
-	(join.input_version != INPUT_VERSION).then(|| ServiceError::InputVersion {
+	(join.input_version < encoding.version()).then(|| ServiceError::InputVersion {
 		build: join.build_version.clone(),
 		version: join.input_version,
+		run: encoding.version(),
 	})
 }
 
@@ -405,7 +407,8 @@ impl CoordinatorService {
 			}
 			.into());
 		}
-		if let Some(refusal) = refused_version(join) {
+		let encoding = self.shared.current().net.encoding();
+		if let Some(refusal) = refused_version(join, encoding) {
 			let mut live = self.shared.live();
 			live.version_refusals += 1;
 			live.last_version_refusal = refusal.to_string();

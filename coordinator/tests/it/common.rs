@@ -166,7 +166,7 @@ pub fn join_request(worker_id: &str) -> v1::JoinRequest {
 		host: "test-host".into(),
 		threads: 1,
 		build_version: env!("CARGO_PKG_VERSION").into(),
-		input_version: tigers_core::network::INPUT_VERSION,
+		input_version: tigers_core::network::Encoding::NEWEST.version(),
 		worker_secret: String::new(),
 		loadtest: false,
 		protocol_version: tigers_proto::PROTOCOL_VERSION,

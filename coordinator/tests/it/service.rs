@@ -292,13 +292,18 @@ async fn a_version_mismatch_is_refused() {
 			 build {build}"
 		),
 	);
+	// A worker that reads no encoding up to the run's (1 here); one that reads newer ones too
+	// is welcome (below).
 	let encoding = v1::JoinRequest {
-		input_version: 99,
+		input_version: 0,
 		..join_request("w5")
 	};
 	refused(
 		&client.join(encoding).await.unwrap_err(),
-		"encodes positions as version 99",
+		&format!(
+			"this run's nets read input encoding 1; this worker (build \"{build}\") reads \
+			 encodings up to version 0 only"
+		),
 	);
 	// The dashboards and `coordinator status` say what the last refused worker was told.
 	let shown = status(&mut client).await;
@@ -306,10 +311,15 @@ async fn a_version_mismatch_is_refused() {
 	assert!(
 		shown
 			.last_version_refusal
-			.contains("encodes positions as version 99"),
+			.contains("reads encodings up to version 0 only"),
 		"{}",
 		shown.last_version_refusal
 	);
+	let newer_reader = v1::JoinRequest {
+		input_version: 99,
+		..join_request("w-newer-reader")
+	};
+	client.join(newer_reader).await.unwrap();
 	// Another build speaking the same protocol is welcome.
 	let other_build = v1::JoinRequest {
 		build_version: "0.1.7".into(),

@@ -3,10 +3,10 @@
 use std::time::Duration;
 
 use tigers_core::Network;
-use tigers_core::network::Shape;
+use tigers_core::network::{Encoding, Shape};
 use tigers_proto::v1;
 
-use crate::common::{client, start, temp_dir, test_config};
+use crate::common::{client, join_request, start, status, temp_dir, test_config};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn training_on_two_threads_takes_steps_and_offers_candidates() {
@@ -77,4 +77,64 @@ async fn a_run_keeps_the_net_shape_it_started_with() {
 		assert_eq!(progress.generation, 0);
 		running.stop().await;
 	}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_of_input_encoding_2_starts_with_it_plays_it_and_keeps_it() {
+	let temp = temp_dir("input-version");
+	let mut config = test_config(temp.to_path_buf(), None);
+	config.run.encoding = Some(Encoding::V2);
+	config.local_workers = 1;
+	let running = start(config).await;
+	// Once it answers, the run is open and generation 0 written.
+	let mut asker = client(running.address, None).await;
+	assert_eq!(status(&mut asker).await.generation, 0);
+	let first = Network::load(&temp.join("nets/gen-000000.safetensors")).expect("generation 0");
+	assert_eq!(first.encoding(), Encoding::V2);
+	// A worker that reads encoding 1 only (a build from before version 2) is refused, told both
+	// versions; the local worker reads it, plays it, and its samples are trained on.
+	let old_reader = v1::JoinRequest {
+		input_version: 1,
+		..join_request("reads-version-1")
+	};
+	let refusal = asker.join(old_reader).await.unwrap_err();
+	assert_eq!(refusal.code(), tonic::Code::FailedPrecondition, "{refusal}");
+	assert!(
+		refusal.message().contains("read input encoding 2")
+			&& refusal.message().contains("up to version 1 only"),
+		"{}",
+		refusal.message()
+	);
+	tokio::time::timeout(Duration::from_secs(120), async {
+		loop {
+			let progress = status(&mut asker).await;
+			if progress.samples_total > 0 && progress.training_steps > 0 {
+				return;
+			}
+			tokio::time::sleep(Duration::from_millis(100)).await;
+		}
+	})
+	.await
+	.expect("samples from the local worker, and training steps, within two minutes");
+	running.stop().await;
+	// Resumed with the other version: refused with both named, and the run is unchanged.
+	let output = std::process::Command::new(env!("CARGO_BIN_EXE_coordinator"))
+		.args(["--listen", "127.0.0.1:0", "--headless", "--no-tablebase"])
+		.args(["--input-version", "1", "--run-dir"])
+		.arg(&*temp)
+		.output()
+		.expect("the coordinator runs");
+	let stderr = String::from_utf8_lossy(&output.stderr);
+	assert_eq!(output.status.code(), Some(1), "{stderr}");
+	assert!(
+		stderr.contains("--input-version 1") && stderr.contains("read input encoding 2"),
+		"{stderr}"
+	);
+	// Resumed without one: the checkpoint's net and optimiser state, of encoding 2, go on.
+	let running = start(test_config(temp.to_path_buf(), None)).await;
+	let progress = status(&mut client(running.address, None).await).await;
+	assert!(progress.training_steps > 0, "{}", progress.training_steps);
+	running.stop().await;
+	let first = Network::load(&temp.join("nets/gen-000000.safetensors")).expect("generation 0");
+	assert_eq!(first.encoding(), Encoding::V2);
 }

@@ -4,7 +4,7 @@
 //!
 //! | tensor | shape |
 //! |---|---|
-//! | `layer1.weight` | `[54, hidden1]` |
+//! | `layer1.weight` | `[inputs, hidden1]`: 54 inputs in encoding 1, 79 in encoding 2 |
 //! | `layer1.bias` | `[hidden1]` |
 //! | `layer2.weight` | `[hidden1, hidden2]` |
 //! | `layer2.bias` | `[hidden2]` |
@@ -12,7 +12,8 @@
 //! | `output.bias` | `[1]` |
 //!
 //! and string metadata: `format` = `tigers-and-sheep-net`, `format_version` = `1`,
-//! `input_version` (see [`INPUT_VERSION`]), `layers` = `54,hidden1,hidden2,1` and `generation`.
+//! `input_version` (the net's [`Encoding`], 1 or 2), `layers` = `inputs,hidden1,hidden2,1` and
+//! `generation`. A version 1 net's file is byte for byte what it was before version 2 existed.
 //!
 //! The bytes are written here rather than by the `safetensors` crate so that they are canonical
 //! (metadata keys sorted, tensors in name order): the same net always gives the same file, and a
@@ -28,7 +29,7 @@ use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 use crate::network::train::{Adam, AdamSettings};
-use crate::network::{INPUT_VERSION, INPUTS, Network, Shape};
+use crate::network::{Encoding, Network, Shape};
 
 /// The `format` metadata of net files.
 pub const NET_FORMAT: &str = "tigers-and-sheep-net";
@@ -78,9 +79,10 @@ pub enum NetFileError {
 		/// The version found.
 		found: u32,
 	},
-	/// The net reads its inputs in another encoding.
+	/// The net reads its inputs in an encoding this program does not know.
 	#[error(
-		"the net uses input encoding {found}, but this program encodes positions as version {INPUT_VERSION}"
+		"the net uses input encoding {found}, but this program reads encodings 1 and 2 only: \
+		 read it with the build that wrote it"
 	)]
 	InputVersion {
 		/// The version found.
@@ -270,7 +272,8 @@ fn file_shape(dims: [usize; 2]) -> Vec<usize> {
 	}
 }
 
-fn parse_layers(text: &str) -> Option<Shape> {
+/// The `layers` metadata: the encoding whose inputs it starts with, and the hidden widths.
+fn parse_layers(text: &str) -> Option<(Encoding, Shape)> {
 	let sizes: Vec<usize> = text
 		.split(',')
 		.map(|s| s.parse().ok())
@@ -278,23 +281,40 @@ fn parse_layers(text: &str) -> Option<Shape> {
 	let [inputs, hidden1, hidden2, 1] = sizes[..] else {
 		return None;
 	};
+	let encoding = Encoding::ALL.into_iter().find(|e| e.inputs() == inputs)?;
 	let shape = Shape { hidden1, hidden2 };
-	(inputs == INPUTS && shape.is_valid()).then_some(shape)
+	shape.is_valid().then_some((encoding, shape))
+}
+
+/// The `layers` metadata of a net of `shape` reading `encoding`.
+fn layers_text(encoding: Encoding, shape: Shape) -> String {
+	format!(
+		"{},{},{},1",
+		encoding.inputs(),
+		shape.hidden1,
+		shape.hidden2
+	)
+}
+
+/// What the `layers` metadata of a net of `encoding` should look like, for errors.
+fn layers_wanted(encoding: Encoding) -> &'static str {
+	match encoding {
+		Encoding::V1 => "54,H1,H2,1 (input encoding 1) with hidden widths from 1 to 256",
+		Encoding::V2 => "79,H1,H2,1 (input encoding 2) with hidden widths from 1 to 256",
+	}
 }
 
 impl Network {
 	/// The net as a canonical safetensors file.
 	pub fn to_bytes(&self) -> Vec<u8> {
-		let Shape { hidden1, hidden2 } = self.shape;
 		let metadata = BTreeMap::from([
 			("format", NET_FORMAT.to_string()),
 			("format_version", FORMAT_VERSION.to_string()),
-			("input_version", INPUT_VERSION.to_string()),
-			("layers", format!("{INPUTS},{hidden1},{hidden2},1")),
+			("input_version", self.encoding.version().to_string()),
+			("layers", layers_text(self.encoding, self.shape)),
 			("generation", self.generation.to_string()),
 		]);
 		let tensors: Vec<(&str, Vec<usize>, &[f32])> = self
-			.shape
 			.layout()
 			.iter()
 			.enumerate()
@@ -309,27 +329,33 @@ impl Network {
 	}
 
 	/// Reads a net from a file's bytes, refusing anything but a complete net of the current
-	/// format and input versions.
+	/// format in an input encoding this program reads.
 	pub fn from_bytes(bytes: &[u8]) -> Result<Network, NetFileError> {
 		let reader = Reader::new(bytes, NET_FORMAT)?;
 		let input_version = reader.number("input_version")?;
-		if input_version != u64::from(INPUT_VERSION) {
-			return Err(NetFileError::InputVersion {
-				found: input_version as u32,
-			});
-		}
+		let encoding = u32::try_from(input_version)
+			.ok()
+			.and_then(Encoding::from_version)
+			.ok_or(NetFileError::InputVersion {
+				found: input_version.min(u64::from(u32::MAX)) as u32,
+			})?;
 		let layers = reader.text("layers")?;
-		let shape = parse_layers(layers).ok_or_else(|| NetFileError::BadMetadata {
-			key: "layers",
-			value: layers.to_string(),
-			what: "54,H1,H2,1 with hidden widths from 1 to 256",
-		})?;
+		let shape = match parse_layers(layers) {
+			Some((read, shape)) if read == encoding => shape,
+			_ => {
+				return Err(NetFileError::BadMetadata {
+					key: "layers",
+					value: layers.to_string(),
+					what: layers_wanted(encoding),
+				});
+			}
+		};
 		let generation = reader.number("generation")?;
-		let mut params = Vec::with_capacity(shape.parameters());
-		for (name, _, dims) in shape.layout() {
+		let mut params = Vec::with_capacity(shape.parameters(encoding));
+		for (name, _, dims) in shape.layout(encoding) {
 			params.extend(reader.tensor(name, &file_shape(dims))?);
 		}
-		Ok(Network::from_parts(shape, params, generation))
+		Ok(Network::from_parts(shape, encoding, params, generation))
 	}
 
 	/// Writes the net to `path`, atomically: a temporary file renamed into place.
@@ -344,8 +370,19 @@ impl Network {
 	}
 }
 
+/// The encoding of a net of `shape` with `parameters` parameters (version 1 if none fits, which
+/// a caller's state for another shape would be).
+fn encoding_of(shape: Shape, parameters: usize) -> Encoding {
+	let fits = Encoding::ALL
+		.into_iter()
+		.find(|e| shape.parameters(*e) == parameters);
+	debug_assert!(fits.is_some(), "{parameters} parameters for {shape}");
+	fits.unwrap_or_default()
+}
+
 impl Adam {
-	/// The optimizer state as a safetensors file, for a net of `shape`.
+	/// The optimizer state as a safetensors file, for a net of `shape`; the state's size says
+	/// which encoding the net reads, and the `layers` metadata records it as a net file does.
 	pub fn to_bytes(&self, shape: Shape) -> Vec<u8> {
 		let AdamSettings {
 			learning_rate,
@@ -359,7 +396,7 @@ impl Adam {
 			("format_version", FORMAT_VERSION.to_string()),
 			(
 				"layers",
-				format!("{INPUTS},{},{},1", shape.hidden1, shape.hidden2),
+				layers_text(encoding_of(shape, self.first.len()), shape),
 			),
 			("step", self.step.to_string()),
 			// Rust prints the shortest text that reads back as the same f32, so these are exact.
@@ -379,17 +416,27 @@ impl Adam {
 		)
 	}
 
-	/// Reads optimizer state for a net of `shape`.
+	/// Reads optimizer state for a net of `shape`, in whichever encoding its `layers` name.
 	pub fn from_bytes(bytes: &[u8], shape: Shape) -> Result<Adam, NetFileError> {
+		Adam::read(bytes, |(_, read)| read == shape)
+	}
+
+	/// Reads optimizer state for `net`: its shape and its encoding.
+	pub fn from_bytes_for(bytes: &[u8], net: &Network) -> Result<Adam, NetFileError> {
+		Adam::read(bytes, |layers| layers == (net.encoding(), net.shape()))
+	}
+
+	/// Reads optimizer state whose `layers` metadata `fits`.
+	fn read(bytes: &[u8], fits: impl Fn((Encoding, Shape)) -> bool) -> Result<Adam, NetFileError> {
 		let reader = Reader::new(bytes, ADAM_FORMAT)?;
 		let layers = reader.text("layers")?;
-		if parse_layers(layers) != Some(shape) {
+		let Some((encoding, shape)) = parse_layers(layers).filter(|read| fits(*read)) else {
 			return Err(NetFileError::BadMetadata {
 				key: "layers",
 				value: layers.to_string(),
 				what: "the layers of the net being trained",
 			});
-		}
+		};
 		let settings = AdamSettings {
 			learning_rate: reader.float("learning_rate")?,
 			beta1: reader.float("beta1")?,
@@ -397,7 +444,7 @@ impl Adam {
 			epsilon: reader.float("epsilon")?,
 			weight_decay: reader.float("weight_decay")?,
 		};
-		let n = shape.parameters();
+		let n = shape.parameters(encoding);
 		Ok(Adam {
 			settings,
 			step: reader.number("step")?,

@@ -11,11 +11,13 @@
 //! the rounding of the twenty-odd weights added up stays out of the result.
 //!
 //! The scalar inputs (sheep in hand, dead sheep, side to move, placement) take few values, so
-//! their contribution and the bias are one precomputed row per combination. The second layer
-//! multiplies the activations, rounded to 16 bits, by 16-bit weights with `pmaddwd` (two
-//! products summed into 32 bits, eight products per instruction on SSE2) through the `wide`
-//! crate, which was faster than loops left to the compiler (docs/benchmarks.md); the output
-//! layer is in `f32`.
+//! their contribution and the bias are one precomputed row per combination. Input encoding 2's
+//! plane of sheep the tigers could capture changes at points where no piece moved, so it is not
+//! kept: each evaluation computes its mask from the board and adds its rows to a copy of the
+//! combination's row. The second layer multiplies the activations, rounded to 16 bits, by
+//! 16-bit weights with `pmaddwd` (two products summed into 32 bits, eight products per
+//! instruction on SSE2) through the `wide` crate, which was faster than loops left to the
+//! compiler (docs/benchmarks.md); the output layer is in `f32`.
 //!
 //! Scales are chosen per net so that no sum can overflow for any board a game can reach (see
 //! [`QuantizedNet::new`]); the value then differs from [`Network::forward`] only by rounding.
@@ -25,9 +27,10 @@ use wide::{f32x4, i16x8, i32x4, i32x8};
 use crate::board::{DEAD_SHEEP_TO_WIN, GameBoard, TIGERS, TOTAL_SHEEP, each_point};
 use crate::moves::Turn;
 use crate::network::{
-	DEAD_INPUT, IN_HAND_INPUT, INPUTS, MAX_HIDDEN, Network, PLACEMENT_INPUT, SHEEP_INPUTS,
-	TIGER_INPUTS, TIGER_TO_MOVE_INPUT, scalar_inputs_of,
+	DEAD_INPUT, Encoding, IN_HAND_INPUT, INPUTS, JUMP_INPUTS, MAX_HIDDEN, Network, PLACEMENT_INPUT,
+	SHEEP_INPUTS, TIGER_INPUTS, TIGER_TO_MOVE_INPUT, scalar_inputs_of,
 };
+use crate::pos::POINTS;
 
 /// Units in a vector: eight 16-bit activations, or eight 32-bit sums.
 const LANES: usize = 8;
@@ -50,6 +53,9 @@ pub struct QuantizedNet {
 	hidden1_vectors: usize,
 	/// One row of `hidden1_vectors` per piece input, scaled by the first layer's fine scale.
 	piece_rows: Vec<i32x8>,
+	/// One row per point of encoding 2's plane of sheep the tigers could capture, at the same
+	/// scale; empty for a net of encoding 1.
+	jump_rows: Vec<i32x8>,
 	/// One row per scalar combination ([`context_index`]): the bias plus the scalar inputs,
 	/// plus half an activation unit so that the shift to activations rounds to nearest.
 	context_rows: Vec<i32x8>,
@@ -122,9 +128,11 @@ impl QuantizedNet {
 	/// The first layer's scale makes the largest activation any reachable board can give fit
 	/// in 16 bits: the bias, the scalar inputs at whichever end adds more, the four largest
 	/// positive tiger weights and the twenty largest positive sheep weights (ReLU clips the
-	/// rest to 0). The second layer's makes each weight fit in 16 bits and each output's sum of
-	/// products, with every activation at its largest, fit in 32. So nothing overflows or
-	/// saturates, and only rounding separates the result from the float net's.
+	/// rest to 0); in encoding 2 each sheep's weight with its point's plane weight added when
+	/// that is positive, since the plane is set only where a sheep stands. The second layer's
+	/// makes each weight fit in 16 bits and each output's sum of products, with every activation
+	/// at its largest, fit in 32. So nothing overflows or saturates, and only rounding separates
+	/// the result from the float net's.
 	pub fn new(net: &Network) -> QuantizedNet {
 		let shape = net.shape();
 		let tensors = net.tensors();
@@ -132,6 +140,7 @@ impl QuantizedNet {
 			weights: tensors.w1,
 			bias: tensors.b1,
 			units: shape.hidden1,
+			encoding: net.encoding(),
 		};
 		let (highest, scale1) = first.scale();
 		let hidden1_vectors = shape.hidden1.div_ceil(LANES);
@@ -160,7 +169,12 @@ impl QuantizedNet {
 			.collect();
 		QuantizedNet {
 			hidden1_vectors,
-			piece_rows: first.piece_rows(fine, hidden1_vectors),
+			piece_rows: first.rows(0..PIECE_INPUTS, fine, hidden1_vectors),
+			jump_rows: if net.encoding().has_jump_plane() {
+				first.rows(JUMP_INPUTS..JUMP_INPUTS + POINTS, fine, hidden1_vectors)
+			} else {
+				Vec::new()
+			},
 			context_rows: first.context_rows(fine, hidden1_vectors),
 			layer2: second.blocks(&scales2, hidden1_vectors, hidden2_padded),
 			layer2_scale: padded(&unscale2),
@@ -179,7 +193,19 @@ impl QuantizedNet {
 		self.update(accumulator, board);
 		let n = self.hidden1_vectors;
 		let context = &self.context_rows[context_index(board, turn) * n..][..n];
-		tanh(self.output_sum(&accumulator.sums[..n], context) + self.output_bias)
+		let sum = if self.jump_rows.is_empty() {
+			self.output_sum(&accumulator.sums[..n], context)
+		} else {
+			let mut with_jumps = [i32x8::ZERO; MAX_HIDDEN / LANES];
+			let with_jumps = &mut with_jumps[..n];
+			with_jumps.copy_from_slice(context);
+			for point in each_point(board.capturable_sheep()) {
+				let row = &self.jump_rows[point.index() * n..][..n];
+				with_jumps.iter_mut().zip(row).for_each(|(s, w)| *s += *w);
+			}
+			self.output_sum(&accumulator.sums[..n], with_jumps)
+		};
+		tanh(sum + self.output_bias)
 	}
 
 	/// Brings `accumulator` from its board to `board`.
@@ -271,10 +297,11 @@ fn tanh(x: f32) -> f32 {
 
 /// The float net's first layer, to be quantised.
 struct FirstLayer<'a> {
-	/// `INPUTS` rows of `units`.
+	/// `encoding.inputs()` rows of `units`.
 	weights: &'a [f32],
 	bias: &'a [f32],
 	units: usize,
+	encoding: Encoding,
 }
 
 impl FirstLayer<'_> {
@@ -284,12 +311,24 @@ impl FirstLayer<'_> {
 
 	/// Unit `unit`'s scalar weights and its largest piece weights, each mapped by `part`
 	/// first: four tigers and twenty sheep at most are on the board.
+	///
+	/// In encoding 2 a point's plane input is set only while a sheep stands there, so a sheep
+	/// point adds its sheep weight, or that and its plane weight: at most `part(sheep weight)`
+	/// plus `part(plane weight)` for both maps used (the positive part, and the magnitude),
+	/// whichever the plane's input. Summing the twenty largest of those bounds every board.
 	fn sum_of_largest(&self, unit: usize, part: &dyn Fn(f64) -> f64) -> f64 {
-		let largest = |inputs: std::ops::Range<usize>, count: usize| {
-			let mut values: Vec<f64> = inputs.map(|i| part(self.weight(i, unit))).collect();
+		let largest = |values: &mut Vec<f64>, count: usize| {
 			values.sort_by(|a, b| b.total_cmp(a));
 			values.iter().take(count).sum::<f64>()
 		};
+		let parts = |inputs: std::ops::Range<usize>| -> Vec<f64> {
+			inputs.map(|i| part(self.weight(i, unit))).collect()
+		};
+		let mut sheep = parts(SHEEP_INPUTS..PIECE_INPUTS);
+		if self.encoding.has_jump_plane() {
+			let plane = parts(JUMP_INPUTS..JUMP_INPUTS + POINTS);
+			sheep.iter_mut().zip(plane).for_each(|(s, p)| *s += p);
+		}
 		let scalars: f64 = [
 			IN_HAND_INPUT,
 			DEAD_INPUT,
@@ -300,8 +339,8 @@ impl FirstLayer<'_> {
 		.map(|&i| part(self.weight(i, unit)))
 		.sum();
 		scalars
-			+ largest(TIGER_INPUTS..SHEEP_INPUTS, TIGERS as usize)
-			+ largest(SHEEP_INPUTS..PIECE_INPUTS, TOTAL_SHEEP as usize)
+			+ largest(&mut parts(TIGER_INPUTS..SHEEP_INPUTS), TIGERS as usize)
+			+ largest(&mut sheep, TOTAL_SHEEP as usize)
 	}
 
 	/// Each unit's largest activation over every reachable board, and the scale that fits the
@@ -335,9 +374,9 @@ impl FirstLayer<'_> {
 			.collect()
 	}
 
-	/// A row per piece input, in input order.
-	fn piece_rows(&self, fine: f64, vectors: usize) -> Vec<i32x8> {
-		(0..PIECE_INPUTS)
+	/// A row per input of `inputs` (piece or plane inputs, all 0 or 1), in input order.
+	fn rows(&self, inputs: std::ops::Range<usize>, fine: f64, vectors: usize) -> Vec<i32x8> {
+		inputs
 			.flat_map(|input| self.row(fine, vectors, &|unit| self.weight(input, unit)))
 			.collect()
 	}
@@ -457,31 +496,52 @@ mod tests {
 		positions
 	}
 
-	/// Fresh nets, and fresh nets with every layer scaled up so that activations and the
-	/// output range are as large as a trained net's (whose output reaches ±0.9).
-	fn nets() -> Vec<Network> {
+	/// Fresh nets reading `encoding`, and fresh nets with every layer scaled up so that
+	/// activations and the output range are as large as a trained net's (whose output reaches
+	/// ±0.9).
+	fn nets(encoding: Encoding) -> Vec<Network> {
 		let mut nets = Vec::new();
 		for seed in 0..4 {
-			let net = Network::new(Shape::default(), seed);
+			let net = Network::with_encoding(Shape::default(), encoding, seed);
 			let mut params = net.params().to_vec();
-			let layout = net.shape().layout();
+			let layout = net.layout();
 			for (tensor, factor) in [(0, 2.0), (2, 1.5), (4, 8.0)] {
 				let (_, start, [rows, cols]) = layout[tensor];
 				params[start..start + rows * cols]
 					.iter_mut()
 					.for_each(|w| *w *= factor);
 			}
-			nets.push(Network::from_parts(net.shape(), params, 0));
+			nets.push(Network::from_parts(net.shape(), encoding, params, 0));
 			nets.push(net);
 		}
-		nets.push(Network::new(
+		nets.push(Network::with_encoding(
 			Shape {
 				hidden1: 13,
 				hidden2: 5,
 			},
+			encoding,
 			9,
 		));
 		nets
+	}
+
+	/// The largest difference between the quantised and the dense float values of `nets` over
+	/// `positions`; each net must say something (values beyond ±0.01).
+	fn largest_difference(nets: &[Network], positions: &[(GameBoard, Turn)]) -> f32 {
+		let mut largest = 0.0f32;
+		for net in nets {
+			let quantized = QuantizedNet::new(net);
+			let mut accumulator = Accumulator::default();
+			let mut spread = 0.0f32;
+			for &(board, turn) in positions {
+				let fast = quantized.value(&mut accumulator, board, turn);
+				let dense = forward_dense(net, board, turn);
+				largest = largest.max((fast - dense).abs());
+				spread = spread.max(dense.abs());
+			}
+			assert!(spread > 0.01, "the net says something: {spread}");
+		}
+		largest
 	}
 
 	#[test]
@@ -515,22 +575,58 @@ mod tests {
 	fn values_agree_with_the_dense_float_net() {
 		let positions = random_game_positions(60);
 		assert!(positions.len() > 2000, "{}", positions.len());
-		let mut largest = 0.0f32;
-		for net in nets() {
-			let quantized = QuantizedNet::new(&net);
-			let mut accumulator = Accumulator::default();
-			let mut spread = 0.0f32;
-			let mut worst = 0.0f32;
-			for &(board, turn) in &positions {
-				let fast = quantized.value(&mut accumulator, board, turn);
-				let dense = forward_dense(&net, board, turn);
-				worst = worst.max((fast - dense).abs());
-				spread = spread.max(dense.abs());
-			}
-			largest = largest.max(worst);
-			assert!(spread > 0.01, "the net says something: {spread}");
-		}
+		let largest = largest_difference(&nets(Encoding::V1), &positions);
 		assert!(largest < 5e-3, "largest difference {largest}");
+	}
+
+	/// The same for nets reading encoding 2, whose plane is added per evaluation; the random
+	/// games' positions offer the tigers captures often enough to test it.
+	#[test]
+	fn values_of_encoding_2_agree_with_the_dense_float_net() {
+		let positions = random_game_positions(60);
+		let with_captures = positions
+			.iter()
+			.filter(|(board, _)| board.capturable_sheep() != 0)
+			.count();
+		assert!(with_captures > 500, "{with_captures}");
+		let largest = largest_difference(&nets(Encoding::V2), &positions);
+		assert!(largest < 5e-3, "largest difference {largest}");
+	}
+
+	/// A net of encoding 2 whose plane weights alone are large: the values follow the plane
+	/// (a net blind to it would say the same for boards that differ only there), and the
+	/// bound on the sums keeps them from overflowing.
+	#[test]
+	fn the_plane_moves_the_quantised_value_as_it_moves_the_float_one() {
+		let net = Network::with_encoding(Shape::default(), Encoding::V2, 3);
+		let mut params = net.params().to_vec();
+		let (_, start, [_, hidden1]) = net.layout()[0];
+		params[start + JUMP_INPUTS * hidden1..][..POINTS * hidden1]
+			.iter_mut()
+			.for_each(|w| *w *= 40.0);
+		let net = Network::from_parts(net.shape(), Encoding::V2, params, 0);
+		let positions = random_game_positions(20);
+		assert!(largest_difference(std::slice::from_ref(&net), &positions) < 5e-3);
+		let blind = QuantizedNet::new(&Network::from_parts(
+			net.shape(),
+			Encoding::V1,
+			net.params()[..INPUTS * hidden1]
+				.iter()
+				.chain(&net.params()[(INPUTS + POINTS) * hidden1..])
+				.copied()
+				.collect(),
+			0,
+		));
+		let seeing = QuantizedNet::new(&net);
+		let moved = positions
+			.iter()
+			.filter(|(board, turn)| {
+				let [a, b] =
+					[&seeing, &blind].map(|q| q.value(&mut Accumulator::default(), *board, *turn));
+				board.capturable_sheep() != 0 && (a - b).abs() > 0.01
+			})
+			.count();
+		assert!(moved > 50, "{moved}");
 	}
 
 	/// The first layer's sums reached by updates are the sums from scratch, bit for bit, after
@@ -539,7 +635,8 @@ mod tests {
 	fn incremental_values_are_the_values_from_scratch() {
 		let positions = random_game_positions(40);
 		let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
-		for net in nets() {
+		let nets = [nets(Encoding::V1), nets(Encoding::V2)].concat();
+		for net in nets {
 			let quantized = QuantizedNet::new(&net);
 			let mut accumulator = Accumulator::default();
 			for step in 0..positions.len() * 2 {
@@ -565,7 +662,12 @@ mod tests {
 	#[test]
 	fn a_net_of_zeros_says_zero() {
 		let shape = Shape::default();
-		let net = Network::from_parts(shape, vec![0.0; shape.parameters()], 0);
+		let net = Network::from_parts(
+			shape,
+			Encoding::V1,
+			vec![0.0; shape.parameters(Encoding::V1)],
+			0,
+		);
 		let value = QuantizedNet::new(&net).value(
 			&mut Accumulator::default(),
 			GameBoard::default(),

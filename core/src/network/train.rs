@@ -3,7 +3,7 @@
 use crate::board::{GameBoard, each_point};
 use crate::moves::Turn;
 use crate::network::{
-	INPUTS, MAX_HIDDEN, Network, SHEEP_INPUTS, TIGER_INPUTS, Tensors, scalar_inputs,
+	Encoding, JUMP_INPUTS, MAX_HIDDEN, Network, SHEEP_INPUTS, TIGER_INPUTS, Tensors, scalar_inputs,
 };
 
 /// One position with the value the net should learn for it (tigers' view, `-1..=1`).
@@ -144,26 +144,33 @@ pub(crate) fn add_partials(partials: &[Partial], grads: &mut [f32], total: &mut 
 	}
 }
 
-/// The inputs of a position that are not 0: the pieces' (all 1) and the scalars' (with their
-/// values). At most 24 pieces stand on the board, and there are four scalars.
+/// The inputs of a position that are not 0: the pieces' and encoding 2's plane's (all 1), and
+/// the scalars' (with their values). At most 24 pieces stand on the board, at most 20 sheep can
+/// be set in the plane, and there are four scalars.
 struct SetInputs {
-	pieces: [usize; 25],
+	pieces: [usize; 50],
 	piece_count: usize,
 	scalars: [(usize, f32); 4],
 	scalar_count: usize,
 }
 
 impl SetInputs {
-	fn new(board: GameBoard, turn: Turn) -> SetInputs {
+	fn new(encoding: Encoding, board: GameBoard, turn: Turn) -> SetInputs {
 		let mut set = SetInputs {
-			pieces: [0; 25],
+			pieces: [0; 50],
 			piece_count: 0,
 			scalars: [(0, 0.0); 4],
 			scalar_count: 0,
 		};
 		let tigers = each_point(board.tigers()).map(|p| TIGER_INPUTS + p.index());
 		let sheep = each_point(board.sheep()).map(|p| SHEEP_INPUTS + p.index());
-		for input in tigers.chain(sheep) {
+		let plane = if encoding.has_jump_plane() {
+			board.capturable_sheep()
+		} else {
+			0
+		};
+		let plane = each_point(plane).map(|p| JUMP_INPUTS + p.index());
+		for input in tigers.chain(sheep).chain(plane) {
 			set.pieces[set.piece_count] = input;
 			set.piece_count += 1;
 		}
@@ -294,7 +301,7 @@ impl Network {
 			w3,
 			b3,
 		} = self.tensors();
-		let (grad_w1, rest) = grads.split_at_mut(INPUTS * h1);
+		let (grad_w1, rest) = grads.split_at_mut(self.encoding.inputs() * h1);
 		let (grad_b1, rest) = rest.split_at_mut(h1);
 		let (grad_w2, rest) = rest.split_at_mut(h1 * h2);
 		let (grad_b2, rest) = rest.split_at_mut(h2);
@@ -307,7 +314,7 @@ impl Network {
 		let mut total = 0.0;
 		for example in examples {
 			// Forward: the first layer adds the rows of the inputs that are set.
-			let inputs = SetInputs::new(example.board, example.turn);
+			let inputs = SetInputs::new(self.encoding, example.board, example.turn);
 			hidden1.copy_from_slice(b1);
 			for &i in inputs.pieces() {
 				add(hidden1, &w1[i * h1..][..h1]);
@@ -393,12 +400,12 @@ mod tests {
 	use rand_xoshiro::Xoshiro256PlusPlus;
 
 	use super::*;
-	use crate::network::{Shape, encode};
+	use crate::network::{MAX_INPUTS, Shape, encode_as};
 	use crate::position::{NAMED_POSITIONS, Position};
 
 	/// Activations of one forward pass, kept for the backward pass.
 	struct Activations {
-		input: [f32; INPUTS],
+		input: [f32; MAX_INPUTS],
 		hidden1: Vec<f32>,
 		hidden2: Vec<f32>,
 		output: f32,
@@ -407,7 +414,7 @@ mod tests {
 	impl Network {
 		fn forward_keeping(&self, board: GameBoard, turn: Turn, act: &mut Activations) {
 			let (h1, h2) = (self.shape.hidden1, self.shape.hidden2);
-			act.input = encode(board, turn);
+			act.input = encode_as(self.encoding, board, turn);
 			let Tensors {
 				w1, b1, w2, b2, w3, ..
 			} = self.tensors();
@@ -441,11 +448,11 @@ mod tests {
 		) -> f32 {
 			assert_eq!(grads.len(), self.params.len());
 			let (h1, h2) = (self.shape.hidden1, self.shape.hidden2);
-			let layout = self.shape.layout();
+			let layout = self.layout();
 			let offset = |tensor: usize| layout[tensor].1;
 			let (w2, w3) = (self.tensor(2), self.tensor(4));
 			let mut act = Activations {
-				input: [0.0; INPUTS],
+				input: [0.0; MAX_INPUTS],
 				hidden1: vec![0.0; h1],
 				hidden2: vec![0.0; h2],
 				output: 0.0,
@@ -512,7 +519,7 @@ mod tests {
 	fn kink_margin(net: &Network, batch: &[TrainingExample]) -> f32 {
 		let Shape { hidden1, hidden2 } = net.shape();
 		let mut act = Activations {
-			input: [0.0; INPUTS],
+			input: [0.0; MAX_INPUTS],
 			hidden1: vec![0.0; hidden1],
 			hidden2: vec![0.0; hidden2],
 			output: 0.0,
@@ -521,10 +528,10 @@ mod tests {
 		for e in batch {
 			net.forward_keeping(e.board, e.turn, &mut act);
 			// Recompute the pre-activations (the kept ones are after ReLU).
-			let x = encode(e.board, e.turn);
+			let x = encode_as(net.encoding(), e.board, e.turn);
 			for j in 0..hidden1 {
 				let z: f32 = net.tensor(1)[j]
-					+ (0..INPUTS)
+					+ (0..net.encoding().inputs())
 						.map(|i| x[i] * net.tensor(0)[i * hidden1 + j])
 						.sum::<f32>();
 				margin = margin.min(z.abs());
@@ -542,32 +549,61 @@ mod tests {
 
 	#[test]
 	fn gradient_matches_finite_differences() {
-		let batch = examples();
+		check_gradient(Encoding::V1, &examples());
+	}
+
+	/// Encoding 2's plane rows get their gradient as the piece rows do: the batch holds two
+	/// random positions with two captures or more on offer beside the named ones.
+	#[test]
+	fn gradient_of_encoding_2_matches_finite_differences() {
+		let mut batch = examples();
+		batch.extend(
+			random_examples(200, 7)
+				.into_iter()
+				.filter(|e| e.board.capturable_sheep().count_ones() >= 2)
+				.take(2),
+		);
+		let plane_points = batch
+			.iter()
+			.map(|e| e.board.capturable_sheep())
+			.fold(0, |all, mask| all | mask);
+		assert!(plane_points.count_ones() >= 3, "{plane_points:b}");
+		let grads = check_gradient(Encoding::V2, &batch);
+		let hidden1 = 6;
+		let plane = &grads[JUMP_INPUTS * hidden1..][..25 * hidden1];
+		let moved = plane.iter().filter(|g| **g != 0.0).count();
+		assert!(moved > 6, "{moved} of the plane's gradients are not 0");
+	}
+
+	/// Compares every parameter's gradient for a small net of `encoding` with central finite
+	/// differences over `batch`; the gradient.
+	fn check_gradient(encoding: Encoding, batch: &[TrainingExample]) -> Vec<f32> {
 		let step = 1e-3;
 		// Finite differences across a ReLU kink measure no derivative at all, so the check
 		// uses the first seed whose units all stay clear of their kinks by more than the
 		// largest change a step can make (about ten active inputs times the step).
 		let net = (0..200)
 			.map(|seed| {
-				Network::new(
+				Network::with_encoding(
 					Shape {
 						hidden1: 6,
 						hidden2: 4,
 					},
+					encoding,
 					seed,
 				)
 			})
-			.find(|net| kink_margin(net, &batch) > 20.0 * step)
+			.find(|net| kink_margin(net, batch) > 20.0 * step)
 			.expect("some seed keeps clear of the kinks");
 		let mut grads = vec![0.0; net.params().len()];
-		let loss = net.loss_and_gradient(&batch, &mut grads);
-		assert!((loss - net.loss(&batch)).abs() < 1e-6);
+		let loss = net.loss_and_gradient(batch, &mut grads);
+		assert!((loss - net.loss(batch)).abs() < 1e-6);
 		let mut checked = 0;
 		for (index, &analytic) in grads.iter().enumerate() {
 			let loss_at = |delta: f32| {
 				let mut moved = net.clone();
 				moved.params_mut()[index] += delta;
-				moved.loss(&batch)
+				moved.loss(batch)
 			};
 			let numeric = (loss_at(step) - loss_at(-step)) / (2.0 * step);
 			let tolerance = 1e-3 + 0.02 * analytic.abs();
@@ -581,6 +617,7 @@ mod tests {
 			checked > 50,
 			"only {checked} non-zero gradients were checked"
 		);
+		grads
 	}
 
 	/// Positions from seeded random games, with targets that vary.
@@ -609,18 +646,20 @@ mod tests {
 
 	#[test]
 	fn the_gradient_is_the_reference_gradient() {
-		for (shape, seed) in [
-			(Shape::default(), 1),
-			(Shape::default(), 2),
+		for (shape, encoding, seed) in [
+			(Shape::default(), Encoding::V1, 1),
+			(Shape::default(), Encoding::V1, 2),
 			(
 				Shape {
 					hidden1: 13,
 					hidden2: 5,
 				},
+				Encoding::V1,
 				3,
 			),
+			(Shape::default(), Encoding::V2, 4),
 		] {
-			let net = Network::new(shape, seed);
+			let net = Network::with_encoding(shape, encoding, seed);
 			// 300 examples: nine whole chunks and a partial one.
 			let batch = random_examples(300, seed);
 			let mut fast = vec![0.0; net.params().len()];

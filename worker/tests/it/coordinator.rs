@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use tigers_core::Network;
 use tigers_core::network::file::sha256_hex;
-use tigers_core::network::{INPUT_VERSION, Shape};
+use tigers_core::network::{Encoding, Shape};
 use tigers_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
 use tigers_proto::v1::{
 	self, Ack, CoordinatorMessage, FetchNetRequest, Heartbeat, JoinRequest, JoinResponse, NetFile,
@@ -307,8 +307,10 @@ impl Coordinator for Service {
 		if let Some(message) = self.0.refuse_join.lock().unwrap().clone() {
 			return Err(Status::failed_precondition(message));
 		}
-		if join.input_version != INPUT_VERSION {
-			return Err(Status::failed_precondition("input version differs"));
+		if join.input_version < Encoding::V1.version() {
+			return Err(Status::failed_precondition(
+				"reads no input encoding of the nets",
+			));
 		}
 		assert!(!worker_id.is_empty());
 		let issued = {

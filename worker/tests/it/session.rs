@@ -1,7 +1,7 @@
 //! A worker's session: joining, fetching nets, numbered batches, heartbeats, new nets, and
 //! coming back after the coordinator dies.
 
-use tigers_core::network::INPUT_VERSION;
+use tigers_core::network::Encoding;
 use tigers_proto::convert::sample_from_wire;
 use tigers_worker::spool::Spool;
 
@@ -26,7 +26,7 @@ async fn a_worker_joins_fetches_the_net_and_streams_numbered_batches() {
 		assert_eq!(join.name, "it-worker");
 		assert_eq!(join.threads, 1);
 		assert_eq!(join.build_version, env!("CARGO_PKG_VERSION"));
-		assert_eq!(join.input_version, INPUT_VERSION);
+		assert_eq!(join.input_version, Encoding::NEWEST.version());
 		assert!(!join.host.is_empty());
 		assert!(
 			join.worker_id.starts_with("it-worker-"),

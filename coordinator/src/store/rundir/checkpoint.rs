@@ -229,7 +229,7 @@ fn read_checkpoint(dir: &Path) -> Result<Checkpoint, StorageError> {
 	let net = state.network(dir, NET_FILE)?;
 	let adam_path = dir.join(ADAM_FILE);
 	let adam =
-		Adam::from_bytes(&state.checked_file(dir, ADAM_FILE)?, net.shape()).map_err(|source| {
+		Adam::from_bytes_for(&state.checked_file(dir, ADAM_FILE)?, &net).map_err(|source| {
 			StorageError::NetFile {
 				path: adam_path,
 				source,

@@ -14,13 +14,28 @@ fn net() -> Network {
 	net
 }
 
+/// A net like [`net`] reading encoding 2.
+fn net_of_encoding_2() -> Network {
+	let mut net = Network::with_encoding(
+		Shape {
+			hidden1: 16,
+			hidden2: 8,
+		},
+		Encoding::V2,
+		42,
+	);
+	net.generation = 3;
+	net
+}
+
 fn metadata_of(net: &Network) -> BTreeMap<&'static str, String> {
 	let Shape { hidden1, hidden2 } = net.shape();
+	let inputs = net.encoding().inputs();
 	BTreeMap::from([
 		("format", NET_FORMAT.to_string()),
 		("format_version", FORMAT_VERSION.to_string()),
-		("input_version", INPUT_VERSION.to_string()),
-		("layers", format!("{INPUTS},{hidden1},{hidden2},1")),
+		("input_version", net.encoding().version().to_string()),
+		("layers", format!("{inputs},{hidden1},{hidden2},1")),
 		("generation", net.generation.to_string()),
 	])
 }
@@ -30,7 +45,6 @@ fn with_metadata(net: &Network, key: &'static str, value: &str) -> Vec<u8> {
 	let mut metadata = metadata_of(net);
 	metadata.insert(key, value.to_string());
 	let tensors: Vec<(&str, Vec<usize>, &[f32])> = net
-		.shape()
 		.layout()
 		.iter()
 		.enumerate()
@@ -52,6 +66,45 @@ fn save_then_load_is_bit_exact() {
 	assert_eq!(loaded.generation, 3);
 	assert_eq!(loaded.shape(), net.shape());
 	assert_eq!(sha256_hex(&std::fs::read(&path).unwrap()), net.sha256());
+}
+
+#[test]
+fn a_net_of_encoding_2_saves_and_loads_bit_exact_and_says_its_encoding() {
+	let net = net_of_encoding_2();
+	let dir = tempfile::tempdir().unwrap();
+	let path = dir.path().join("net.safetensors");
+	net.save(&path).unwrap();
+	let loaded = Network::load(&path).unwrap();
+	assert_eq!(loaded, net);
+	assert_eq!(loaded.encoding(), Encoding::V2);
+	assert_eq!(loaded.to_bytes(), net.to_bytes());
+	let bytes = net.to_bytes();
+	let parsed = SafeTensors::deserialize(&bytes).unwrap();
+	assert_eq!(parsed.tensor("layer1.weight").unwrap().shape(), [79, 16]);
+	let (_, header) = SafeTensors::read_metadata(&bytes).unwrap();
+	let metadata = header.metadata().clone().unwrap();
+	assert_eq!(metadata["layers"], "79,16,8,1");
+	assert_eq!(metadata["input_version"], "2");
+	assert_ne!(net.sha256(), self::net().sha256());
+}
+
+#[test]
+fn a_version_and_layers_that_disagree_are_refused() {
+	// Encoding 2 named over encoding 1's layers, and the other way round.
+	for (net, version) in [(net(), "2"), (net_of_encoding_2(), "1")] {
+		let error =
+			Network::from_bytes(&with_metadata(&net, "input_version", version)).unwrap_err();
+		assert!(
+			matches!(error, NetFileError::BadMetadata { key: "layers", .. }),
+			"{error}"
+		);
+		assert!(
+			error
+				.to_string()
+				.contains(&format!("input encoding {version}")),
+			"{error}"
+		);
+	}
 }
 
 #[test]
@@ -104,12 +157,13 @@ fn a_truncated_file_is_refused() {
 #[test]
 fn wrong_versions_and_shapes_are_refused() {
 	let net = net();
-	let error = Network::from_bytes(&with_metadata(&net, "input_version", "2")).unwrap_err();
+	let error = Network::from_bytes(&with_metadata(&net, "input_version", "3")).unwrap_err();
 	assert!(
-		matches!(error, NetFileError::InputVersion { found: 2 }),
+		matches!(error, NetFileError::InputVersion { found: 3 }),
 		"{error}"
 	);
-	assert!(error.to_string().contains("input encoding 2"));
+	assert!(error.to_string().contains("input encoding 3"));
+	assert!(error.to_string().contains("reads encodings 1 and 2 only"));
 	let error = Network::from_bytes(&with_metadata(&net, "format_version", "9")).unwrap_err();
 	assert!(
 		matches!(error, NetFileError::FormatVersion { found: 9 }),
@@ -201,6 +255,30 @@ fn training_resumes_exactly_from_saved_state() {
 	}
 	assert_eq!(resumed.to_bytes(), straight.to_bytes());
 	assert_eq!(resumed_adam, adam);
+}
+
+#[test]
+fn optimizer_state_of_encoding_2_round_trips_and_fits_only_its_net() {
+	let mut net = net_of_encoding_2();
+	let mut adam = Adam::new(AdamSettings::default(), net.params().len());
+	net.train_step(&mut adam, &batch());
+	let bytes = adam.to_bytes(net.shape());
+	let (_, header) = SafeTensors::read_metadata(&bytes).unwrap();
+	assert_eq!(header.metadata().clone().unwrap()["layers"], "79,16,8,1");
+	assert_eq!(Adam::from_bytes(&bytes, net.shape()).unwrap(), adam);
+	assert_eq!(Adam::from_bytes_for(&bytes, &net).unwrap(), adam);
+	// The same shape reading encoding 1 has fewer parameters: the state does not fit it.
+	let error = Adam::from_bytes_for(&bytes, &self::net()).unwrap_err();
+	assert!(
+		matches!(error, NetFileError::BadMetadata { key: "layers", .. }),
+		"{error}"
+	);
+	let version_1 = Adam::new(AdamSettings::default(), self::net().params().len());
+	let error = Adam::from_bytes_for(&version_1.to_bytes(net.shape()), &net).unwrap_err();
+	assert!(
+		matches!(error, NetFileError::BadMetadata { key: "layers", .. }),
+		"{error}"
+	);
 }
 
 #[test]
