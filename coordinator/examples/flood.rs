@@ -8,7 +8,9 @@
 //! ```
 //!
 //! Prints one line every 30 s of the join flood (joins taken and refused so far, the slowest
-//! `Status` in the period), then the streams opened and refused, and `Status` beside them.
+//! `Status` in the period), then the streams opened and refused, and `Status` beside them. The
+//! streams are never read, as a client that opens them and stalls would do, and are held for
+//! 20 s, or for `FLOOD_HOLD_SECONDS` when that is set.
 
 use std::time::{Duration, Instant};
 
@@ -22,6 +24,14 @@ const AT_ONCE: usize = 64;
 /// Progress streams asked for on each connection: more than the default limit on one (16), so
 /// that both limits are met.
 const STREAMS_PER_CONNECTION: usize = 20;
+
+/// How long the streams are held once open: `FLOOD_HOLD_SECONDS`, or 20 s.
+fn hold() -> Duration {
+	let seconds = std::env::var("FLOOD_HOLD_SECONDS")
+		.ok()
+		.and_then(|text| text.parse().ok());
+	Duration::from_secs(seconds.unwrap_or(20))
+}
 
 /// Any failure, said once by `main`.
 type Failure = Box<dyn std::error::Error>;
@@ -127,8 +137,8 @@ async fn watch_flood(connector: &Connector, count: usize) -> Result<(), Failure>
 		times[times.len() - 1].as_secs_f64() * 1000.0
 	);
 	// Held a little longer, for the coordinator's memory to be read meanwhile.
-	println!("holding the streams for 20 s");
-	tokio::time::sleep(Duration::from_secs(20)).await;
+	println!("holding the streams for {} s", hold().as_secs());
+	tokio::time::sleep(hold()).await;
 	drop(open);
 	Ok(())
 }

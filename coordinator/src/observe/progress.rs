@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use tigers_proto::v1;
 use tokio::sync::mpsc;
 use tokio::time::MissedTickBehavior;
-use tonic::Status;
 
 use crate::clock::unix_now;
 use crate::live::Shared;
@@ -46,10 +45,15 @@ pub(crate) async fn publish_every(shared: Arc<Shared>, forget_after: Duration) {
 /// Sends the latest published snapshot to `sender` every `interval` until the receiver goes
 /// away or the coordinator shuts down. Waits for a fresh snapshot first, so a new stream never
 /// starts with one the publisher built before anyone watched.
+///
+/// The snapshot travels as the publisher's own `Arc`, and the follower takes it only once the
+/// channel has room: a dashboard that stops reading (or a client that opens streams and never
+/// reads them) holds one shared snapshot in its channel and no copy of its own, and when it
+/// reads again its next message is the newest snapshot, not a backlog.
 pub(crate) async fn follow(
 	shared: &Shared,
 	interval: Duration,
-	sender: &mpsc::Sender<Result<v1::Progress, Status>>,
+	sender: &mpsc::Sender<Arc<v1::Progress>>,
 ) {
 	let mut published = shared.published();
 	let mut closing = shared.closing();
@@ -63,6 +67,8 @@ pub(crate) async fn follow(
 		}
 	}
 	let mut ticks = tokio::time::interval(interval);
+	// A stream that was stalled resumes at its interval, not with a burst of missed ticks.
+	ticks.set_missed_tick_behavior(MissedTickBehavior::Skip);
 	loop {
 		tokio::select! {
 			_ = closing.changed() => break,
@@ -70,9 +76,15 @@ pub(crate) async fn follow(
 			// next tick.
 			() = sender.closed() => break,
 			_ = ticks.tick() => {
-				let progress = published.borrow_and_update().progress.clone();
-				if sender.send(Ok(progress.as_ref().clone())).await.is_err() {
-					break; // the dashboard went away
+				// Waits for room without holding a snapshot, then takes the newest.
+				tokio::select! {
+					_ = closing.changed() => break,
+					permit = sender.reserve() => {
+						let Ok(permit) = permit else {
+							break; // the dashboard went away
+						};
+						permit.send(published.borrow_and_update().progress.clone());
+					}
 				}
 			}
 		}
@@ -103,7 +115,7 @@ mod tests {
 		let mut received = 0;
 		for _ in 0..10 {
 			for stream in &mut streams {
-				let progress = stream.recv().await.unwrap().unwrap();
+				let progress = stream.recv().await.unwrap();
 				assert_eq!(progress.run_name, shared.run_name);
 				received += 1;
 			}
@@ -117,6 +129,44 @@ mod tests {
 			follower.abort();
 			let _ = follower.await;
 		}
+		let _ = publisher.await;
+		// The run's threads stop with the last handle, before its directory is removed.
+		drop(shared);
+	}
+
+	#[tokio::test(start_paused = true)]
+	async fn a_stalled_stream_holds_no_copy_and_resumes_with_the_newest_snapshot() {
+		let dir = TestDir::new("progress-stalled");
+		let shared = shared_for_tests(dir.path());
+		let publisher = tokio::spawn(publish_every(shared.clone(), Duration::from_secs(3600)));
+		let (sender, mut receiver) = mpsc::channel(1);
+		let follower = {
+			let shared = shared.clone();
+			tokio::spawn(async move { follow(&shared, PUBLISH_EVERY, &sender).await })
+		};
+		let first = receiver.recv().await.unwrap();
+		// Nobody reads for five seconds: some fifty snapshots are published meanwhile.
+		tokio::time::sleep(Duration::from_secs(5)).await;
+		assert!(
+			shared.snapshots_built() >= 40,
+			"{}",
+			shared.snapshots_built()
+		);
+		// One message waited in the channel, the publisher's own snapshot, not a copy.
+		let waiting = receiver.recv().await.unwrap();
+		assert!(!Arc::ptr_eq(&waiting, &first));
+		assert!(
+			Arc::strong_count(&waiting) <= 2,
+			"{}",
+			Arc::strong_count(&waiting)
+		);
+		// The next is the newest published, not the next of a backlog.
+		let next = receiver.recv().await.unwrap();
+		let newest = shared.published().borrow().progress.clone();
+		assert!(Arc::ptr_eq(&next, &newest));
+		follower.abort();
+		publisher.abort();
+		let _ = follower.await;
 		let _ = publisher.await;
 		// The run's threads stop with the last handle, before its directory is removed.
 		drop(shared);

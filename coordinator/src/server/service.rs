@@ -14,8 +14,8 @@ use tigers_proto::v1::coordinator_server::Coordinator;
 use tigers_proto::v1::worker_message::Body as FromWorker;
 use tigers_proto::{MIN_WORKER_PROTOCOL, PROTOCOL_VERSION};
 use tokio::sync::{Notify, Semaphore, mpsc};
-use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 use tracing::{info, warn};
 
@@ -333,7 +333,10 @@ impl Coordinator for CoordinatorService {
 			progress::follow(&shared, interval, &sender).await;
 			drop(watching);
 		});
-		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
+		// Encoded from the shared snapshot only when the transport asks for the next message.
+		let stream =
+			ReceiverStream::new(receiver).map(|progress| Ok(Arc::unwrap_or_clone(progress)));
+		Ok(Response::new(Box::pin(stream)))
 	}
 
 	async fn status(
