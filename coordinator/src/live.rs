@@ -146,6 +146,9 @@ pub(crate) struct Live {
 	pub rejections: BTreeMap<RejectReason, u64>,
 	/// Batches received again after being stored, acknowledged without storing them twice.
 	pub batches_duplicate: u64,
+	/// Samples stored but dropped from the training thread's inbox untrained, because more
+	/// than a window's worth waited (`training::inbox`), over this process's life.
+	pub inbox_dropped: u64,
 	/// Joins refused for the worker's version over this process's life.
 	pub version_refusals: u64,
 	/// The sentence the last worker refused for its version was told.

@@ -17,7 +17,6 @@ pub(crate) mod service;
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::mpsc::Sender;
 use std::thread::JoinHandle;
 
 use tigers_proto::MAX_MESSAGE_BYTES;
@@ -38,8 +37,9 @@ use crate::observe::metrics;
 use crate::observe::progress;
 use crate::server::auth::TokenCheck;
 use crate::server::service::CoordinatorService;
+use crate::training::inbox::Inbox;
 use crate::training::timed::TimedMeasurer;
-use crate::training::{self, TrainingInput, TrainingStart};
+use crate::training::{self, TrainingStart};
 
 /// The gRPC service as served: the handlers behind the bearer-token check.
 type Service = InterceptedService<CoordinatorServer<CoordinatorService>, TokenCheck>;
@@ -127,7 +127,7 @@ async fn stop_web(pages: tokio::task::JoinHandle<()>) {
 /// What runs beside the server: the training thread (with gating on its pool), the
 /// measurement at equal time, a tablebase solve, and the publishers of progress and metrics.
 struct Background {
-	training: Sender<TrainingInput>,
+	training: Arc<Inbox>,
 	training_thread: JoinHandle<()>,
 	timed: Option<TimedMeasurer>,
 	/// The metrics publisher (if metrics are served) and the progress publisher.
@@ -167,7 +167,7 @@ impl Background {
 	/// Stops training (which checkpoints) and the measurement at equal time, waiting for both
 	/// off the async threads; then the publishers.
 	async fn stop(self) {
-		let _ = self.training.send(TrainingInput::Stop);
+		self.training.stop();
 		let (training, timed) = (self.training_thread, self.timed);
 		let _ = tokio::task::spawn_blocking(move || {
 			let _ = training.join();
@@ -209,11 +209,7 @@ fn start_tablebase_solve(shared: Arc<Shared>, threads: usize) {
 }
 
 /// The handlers over `shared`, with the spot checks, sending batches to `training`.
-fn service(
-	config: &CoordinatorConfig,
-	shared: &Arc<Shared>,
-	training: Sender<TrainingInput>,
-) -> Service {
+fn service(config: &CoordinatorConfig, shared: &Arc<Shared>, training: Arc<Inbox>) -> Service {
 	let research = Research::start(shared.clone());
 	let service = CoordinatorService::new(shared.clone(), training, research, config.limits);
 	let server = CoordinatorServer::new(service)

@@ -3,20 +3,19 @@
 //! gating pool and promotes by the core rule), and checkpoints. It is a plain thread, never a
 //! tokio task.
 //!
-//! The folder holds what the thread drives and what measures its nets: [`gating`], the
-//! self-play depth ([`workload`]), nets measured at equal time per move ([`timed`], and
-//! [`measure`] outside a run). It may call `store`, `live`, `observe`'s histories through `live`,
-//! and the core crate.
+//! The folder holds what the thread drives and what measures its nets: its [`inbox`],
+//! [`gating`], the self-play depth ([`workload`]), nets measured at equal time per move
+//! ([`timed`], and [`measure`] outside a run). It may call `store`, `live`, `observe`'s
+//! histories through `live`, and the core crate.
 
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender, TryRecvError, channel};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use tigers_core::selfplay::Sample;
 use tigers_core::trainer::Trainer;
 use tigers_proto::v1;
-use tracing::{debug, error, info};
+use tracing::{debug, error, info, warn};
 
 use crate::clock::unix_now;
 use crate::live::Shared;
@@ -25,11 +24,13 @@ use crate::store::rundir::Checkpoint;
 use crate::training::workload::DepthControl;
 
 pub(crate) mod gating;
+pub(crate) mod inbox;
 pub(crate) mod measure;
 pub(crate) mod timed;
 pub(crate) mod workload;
 
 use gating::{Gating, GatingStart};
+use inbox::{Delivery, Inbox};
 
 /// Steps between rows in the ledger's loss table.
 const LOSS_EVERY: u64 = 50;
@@ -37,19 +38,6 @@ const LOSS_EVERY: u64 = 50;
 const THROUGHPUT_EVERY: Duration = Duration::from_secs(10);
 /// Steps taken between looks at the inbox.
 const STEPS_PER_TURN: usize = 16;
-
-/// What the training thread is sent.
-pub(crate) enum TrainingInput {
-	/// A stored batch: its ledger id and samples.
-	Batch {
-		/// The ledger's id of the batch.
-		id: i64,
-		/// Its samples.
-		samples: Vec<Sample>,
-	},
-	/// Checkpoint and stop.
-	Stop,
-}
 
 /// Where training starts from.
 pub(crate) struct TrainingStart {
@@ -63,21 +51,22 @@ pub(crate) struct TrainingStart {
 	pub gating: GatingStart,
 }
 
-/// Starts the training thread; returns its inbox and handle.
+/// Starts the training thread; returns its inbox (bounded by the window's capacity) and handle.
 pub(crate) fn start(
 	shared: Arc<Shared>,
 	start: TrainingStart,
 	pool: Arc<rayon::ThreadPool>,
-) -> (Sender<TrainingInput>, JoinHandle<()>) {
-	let (sender, inbox) = channel();
+) -> (Arc<Inbox>, JoinHandle<()>) {
+	let inbox = Arc::new(Inbox::new(start.trainer.window.capacity()));
+	let taking = inbox.clone();
 	let handle = std::thread::Builder::new()
 		.name("training".into())
 		.spawn(move || {
 			crate::priority::lower_this_thread();
-			Training::new(shared, start, pool).run(&inbox);
+			Training::new(shared, start, pool).run(&taking);
 		})
 		.expect("the training thread starts");
-	(sender, handle)
+	(inbox, handle)
 }
 
 /// How far training has come: the steps taken in the run, and the newest ledger batch whose
@@ -175,14 +164,14 @@ impl Training {
 		}
 	}
 
-	fn run(mut self, inbox: &Receiver<TrainingInput>) {
+	fn run(mut self, inbox: &Arc<Inbox>) {
 		loop {
 			// 0. A tablebase solved since the start is used for targets from now on.
 			if self.trainer.tablebase.is_none() {
 				self.trainer.tablebase = self.shared.tablebase.table();
 			}
 			// 1. Take in what arrived, without waiting.
-			if !self.take_in(inbox) {
+			if !self.take_in(inbox, Duration::ZERO) {
 				return self.stop();
 			}
 			// 2. Train as far as the window allows, a few steps at a time.
@@ -206,32 +195,53 @@ impl Training {
 			self.rows.throughput_if_due(&self.shared);
 			// 5. Once a period, the self-play depth for the fleet's rate of samples.
 			self.adapt_depth();
-			// 6. Nothing to train on: wait for samples instead of spinning.
-			if trained == 0 && !self.wait(inbox) {
+			// 6. Nothing to train on: wait a little for samples instead of spinning.
+			if trained == 0 && !self.take_in(inbox, Duration::from_millis(200)) {
 				return self.stop();
 			}
 		}
 	}
 
-	/// Adds the batches that have arrived; false once told to stop.
-	fn take_in(&mut self, inbox: &Receiver<TrainingInput>) -> bool {
-		loop {
-			match inbox.try_recv() {
-				Ok(TrainingInput::Batch { id, samples }) => self.add(id, samples),
-				Ok(TrainingInput::Stop) | Err(TryRecvError::Disconnected) => return false,
-				Err(TryRecvError::Empty) => return true,
-			}
+	/// Adds the batches that have arrived, after waiting up to `patience` for one when none
+	/// has; false once told to stop, or once nobody else holds the inbox (the server is gone).
+	fn take_in(&mut self, inbox: &Arc<Inbox>, patience: Duration) -> bool {
+		let Delivery {
+			batches,
+			dropped_samples,
+			dropped_newest_id,
+			stop,
+		} = inbox.take(patience);
+		if dropped_samples > 0 {
+			self.note_dropped(dropped_samples, dropped_newest_id);
 		}
+		for batch in batches {
+			self.add(batch.id, batch.samples);
+		}
+		inbox.set_limit(self.trainer.window.capacity());
+		!stop && Arc::strong_count(inbox) > 1
 	}
 
-	/// Waits a little for a batch, and adds it if one comes; false once told to stop.
-	fn wait(&mut self, inbox: &Receiver<TrainingInput>) -> bool {
-		match inbox.recv_timeout(Duration::from_millis(200)) {
-			Ok(TrainingInput::Batch { id, samples }) => self.add(id, samples),
-			Ok(TrainingInput::Stop) | Err(RecvTimeoutError::Disconnected) => return false,
-			Err(RecvTimeoutError::Timeout) => {}
+	/// Counts samples the inbox dropped because more than a window's worth waited: they
+	/// arrived (for the depth rule) but would have left the window untrained.
+	fn note_dropped(&mut self, samples: u64, newest_id: i64) {
+		self.depth_control.arrived(samples as usize);
+		self.trained.last_batch_id = self.trained.last_batch_id.max(newest_id);
+		let mut live = self.shared.live();
+		let first = live.inbox_dropped == 0;
+		live.inbox_dropped += samples;
+		let total = live.inbox_dropped;
+		drop(live);
+		if first {
+			warn!(
+				dropped = samples,
+				"the trainer is more than a window behind the fleet: the oldest waiting samples are dropped untrained (they stay in the ledger); the self-play depth rule slows the fleet"
+			);
+		} else {
+			debug!(
+				dropped = samples,
+				total, "more waiting samples dropped untrained"
+			);
 		}
-		true
 	}
 
 	fn add(&mut self, id: i64, samples: Vec<Sample>) {

@@ -41,7 +41,7 @@ use crate::observe::metrics::names::INGEST_SECONDS;
 use crate::store::committer::WriteError;
 use crate::store::ledger::{BatchInsert, NewBatch};
 use crate::text::{bounded, excerpt};
-use crate::training::TrainingInput;
+use crate::training::inbox::{Inbox, StoredBatch};
 
 /// The most batches of one session in flight (being checked, or with the ledger's writer) at a
 /// time. One at a time held a session to one group commit a batch, 160 to 180 batches a second
@@ -136,7 +136,7 @@ pub(crate) struct Session {
 	/// This session's number, to tell it from a newer session of the same worker.
 	pub(crate) id: u64,
 	pub(crate) shared: Arc<Shared>,
-	pub(crate) training: std::sync::mpsc::Sender<TrainingInput>,
+	pub(crate) training: Arc<Inbox>,
 	pub(crate) research: Research,
 	pub(crate) outgoing: mpsc::Sender<Result<v1::CoordinatorMessage, Status>>,
 	/// Notified when a newer session of the same worker opens.
@@ -486,8 +486,8 @@ impl Session {
 			self.research.offer(&self.worker_id, valid.samples());
 		}
 		// The training thread outlives every session; if it has stopped, the process is
-		// shutting down and the samples are safe in the ledger anyway.
-		let _ = self.training.send(TrainingInput::Batch {
+		// shutting down, and the batch waits unread but safe in the ledger.
+		self.training.send(StoredBatch {
 			id,
 			samples: valid.into_trainable(),
 		});

@@ -30,14 +30,14 @@ use crate::server::identity::{self, JoinSecret};
 use crate::server::limits::{PerMinute, Watchers};
 use crate::tablebase;
 use crate::text::excerpt;
-use crate::training::TrainingInput;
+use crate::training::inbox::Inbox;
 
 pub(crate) type Outgoing<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
 /// The coordinator's implementation of the `tigers.v1.Coordinator` service.
 pub(crate) struct CoordinatorService {
 	shared: Arc<Shared>,
-	training: std::sync::mpsc::Sender<TrainingInput>,
+	training: Arc<Inbox>,
 	research: Research,
 	limits: ServiceLimits,
 	/// Tablebase transfers allowed at once; more wait their turn.
@@ -85,7 +85,7 @@ impl CoordinatorService {
 	/// A service over the run's state, feeding samples to the training thread.
 	pub(crate) fn new(
 		shared: Arc<Shared>,
-		training: std::sync::mpsc::Sender<TrainingInput>,
+		training: Arc<Inbox>,
 		research: Research,
 		limits: ServiceLimits,
 	) -> CoordinatorService {

@@ -25,6 +25,7 @@ const GAMES: &str = "tigers_games_total";
 const TRAINING_STEPS: &str = "tigers_training_steps_total";
 const REJECTED: &str = "tigers_batches_rejected_total";
 const DUPLICATES: &str = "tigers_batches_duplicate_total";
+const DROPPED: &str = "tigers_samples_dropped_untrained_total";
 const GATES: &str = "tigers_gates_total";
 const GENERATION: &str = "tigers_generation";
 const LOSS: &str = "tigers_training_loss";
@@ -106,6 +107,12 @@ fn describe_totals() {
 		DUPLICATES,
 		Unit::Count,
 		"Sample batches received again after being stored (acknowledged, not stored twice)."
+	);
+	describe_counter!(
+		DROPPED,
+		Unit::Count,
+		"Stored samples the trainer never took in: more than a replay window's worth waited \
+		 for it, so the oldest were dropped (they stay in the ledger)."
 	);
 	describe_counter!(
 		GATES,
@@ -321,6 +328,8 @@ pub(crate) struct Figures {
 	pub rejected: [(RejectReason, u64); RejectReason::ALL.len()],
 	/// Duplicate batches.
 	pub duplicates: u64,
+	/// Samples the training thread's inbox dropped untrained.
+	pub dropped: u64,
 	/// Gates that promoted their candidate.
 	pub gates_promoted: u64,
 	/// Gates that did not.
@@ -398,6 +407,7 @@ impl Figures {
 			rejected: RejectReason::ALL
 				.map(|reason| (reason, live.rejections.get(&reason).copied().unwrap_or(0))),
 			duplicates: live.batches_duplicate,
+			dropped: live.inbox_dropped,
 			gates_promoted,
 			gates_refused,
 			gates_measured,
@@ -469,6 +479,7 @@ impl Figures {
 			counter!(REJECTED, "reason" => reason.name()).absolute(count);
 		}
 		counter!(DUPLICATES).absolute(self.duplicates);
+		counter!(DROPPED).absolute(self.dropped);
 		counter!(GATES, "result" => "promoted").absolute(self.gates_promoted);
 		counter!(GATES, "result" => "refused").absolute(self.gates_refused);
 		counter!(GATES, "result" => "measured").absolute(self.gates_measured);
@@ -618,6 +629,7 @@ mod tests {
 			window_samples: 1000,
 			window_capacity: 200_000,
 			batches_duplicate: 3,
+			inbox_dropped: 9,
 			..Live::default()
 		};
 		for g in [
@@ -640,6 +652,7 @@ mod tests {
 			"tigers_batches_rejected_total{reason=\"sequence\"} 0",
 			"tigers_batches_rejected_total{reason=\"game_record\"} 0",
 			"tigers_batches_duplicate_total 3",
+			"tigers_samples_dropped_untrained_total 9",
 			"tigers_gates_total{result=\"promoted\"} 1",
 			"tigers_gates_total{result=\"refused\"} 1",
 			"tigers_gates_total{result=\"measured\"} 2",
