@@ -1,8 +1,8 @@
 //! Progress snapshots for dashboards: the publisher builds one snapshot per period, while
 //! anyone watches, and every `WatchProgress` stream sends the latest at its own interval. So a
 //! snapshot is built once per period however many dashboards follow the run, and each stream
-//! holds at most one in flight, shared with the publisher until it is encoded. The publisher also forgets workers that have
-//! been gone for long.
+//! holds at most one in flight, shared with the publisher until it is encoded. The publisher
+//! also forgets workers that have been gone for long.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
