@@ -157,7 +157,7 @@ pub enum Contender {
 	Perfect(Arc<PlacementTable>),
 }
 
-/// Who the candidate meets: `ClaudePlayer`, or the perfect player.
+/// Who the candidate meets: `ClaudePlayer`, the perfect player, or another net.
 #[derive(Clone, Debug, Default)]
 pub enum Reference {
 	/// `ClaudePlayer`, the gate's fixed opponent.
@@ -166,6 +166,10 @@ pub enum Reference {
 	/// The perfect player, which never gives a value away: a match against it measures how
 	/// often the candidate does.
 	Perfect(Arc<PlacementTable>),
+	/// A net, searching with its own evaluation as the candidate does (with the movement table
+	/// when the match's [`TableRole`] puts it in play): the incumbent, when a candidate is
+	/// gated head to head.
+	Net(Arc<Network>),
 }
 
 /// The solved phases a match may use: the movement table (judging, or in play by
@@ -240,38 +244,67 @@ pub fn play_pair_while(
 	tables: Tables<'_>,
 	go_on: &dyn Fn() -> bool,
 ) -> Option<PairOutcome> {
-	let in_play = if settings.table == TableRole::Play {
-		tables.movement.cloned()
-	} else {
-		None
-	};
-	let perfect = |placement: &Arc<PlacementTable>| {
-		let movement = tables
-			.movement
-			.expect("the perfect player is asked for only with a movement table");
-		let mut player = ClaudePlayer::with_settings(settings.search);
-		player.set_tablebase(Some(movement.clone()));
-		player.set_placement(Some(placement.clone()));
-		player
-	};
-	let mut opponent = match reference {
+	match reference {
 		Reference::Claude => {
 			let mut player = ClaudePlayer::with_settings(settings.search);
-			player.set_tablebase(in_play.clone());
-			player
+			player.set_tablebase(in_play(settings, tables).cloned());
+			pair_against(contender, &mut player, settings, opening, tables, go_on)
 		}
-		Reference::Perfect(placement) => perfect(placement),
-	};
+		Reference::Perfect(placement) => {
+			let mut player = perfect_player(settings, tables, placement);
+			pair_against(contender, &mut player, settings, opening, tables, go_on)
+		}
+		Reference::Net(net) => {
+			let mut player = net_player(settings, tables, net);
+			pair_against(contender, &mut player, settings, opening, tables, go_on)
+		}
+	}
+}
+
+/// The table the players search with, if the match puts it in play.
+fn in_play<'a>(settings: &GateSettings, tables: Tables<'a>) -> Option<&'a Arc<Tablebase>> {
+	tables.movement.filter(|_| settings.table == TableRole::Play)
+}
+
+/// A net's player in a match: its own evaluation, with the movement table if it is in play.
+fn net_player(settings: &GateSettings, tables: Tables<'_>, net: &Arc<Network>) -> NeuralPlayer {
+	let mut player = NeuralPlayer::with_net(net.clone(), settings.search, SELF_PLAY_TABLE_BITS);
+	player.set_tablebase(in_play(settings, tables).cloned());
+	player
+}
+
+/// The perfect player: both solved phases in its search, whatever the match's table role.
+fn perfect_player(
+	settings: &GateSettings,
+	tables: Tables<'_>,
+	placement: &Arc<PlacementTable>,
+) -> ClaudePlayer {
+	let movement = tables
+		.movement
+		.expect("the perfect player is asked for only with a movement table");
+	let mut player = ClaudePlayer::with_settings(settings.search);
+	player.set_tablebase(Some(movement.clone()));
+	player.set_placement(Some(placement.clone()));
+	player
+}
+
+/// The pair between `contender` and the reference's player.
+fn pair_against<R: MinimaxPlayer>(
+	contender: &Contender,
+	reference: &mut R,
+	settings: &GateSettings,
+	opening: &[Move],
+	tables: Tables<'_>,
+	go_on: &dyn Fn() -> bool,
+) -> Option<PairOutcome> {
 	match contender {
 		Contender::Net(net) => {
-			let mut player =
-				NeuralPlayer::with_net(net.clone(), settings.search, SELF_PLAY_TABLE_BITS);
-			player.set_tablebase(in_play);
-			pair_between(&mut player, &mut opponent, settings, opening, tables, go_on)
+			let mut player = net_player(settings, tables, net);
+			pair_between(&mut player, reference, settings, opening, tables, go_on)
 		}
 		Contender::Perfect(placement) => {
-			let mut player = perfect(placement);
-			pair_between(&mut player, &mut opponent, settings, opening, tables, go_on)
+			let mut player = perfect_player(settings, tables, placement);
+			pair_between(&mut player, reference, settings, opening, tables, go_on)
 		}
 	}
 }
@@ -608,6 +641,42 @@ mod tests {
 		assert_eq!(first.by_side.as_sheep.games(), pairs);
 		assert_eq!(first.by_side.as_tigers.games(), pairs);
 		assert!(first.record().is_some());
+	}
+
+	#[test]
+	fn a_net_against_itself_plays_the_same_game_from_both_sides() {
+		let shape = Shape {
+			hidden1: 16,
+			hidden2: 8,
+		};
+		let net = Arc::new(Network::new(shape, 1));
+		let other = Arc::new(Network::new(shape, 2));
+		let settings = small();
+		let mut differed = false;
+		for opening in gate_openings(&settings) {
+			let pair = |reference: &Arc<Network>| {
+				play_pair_while(
+					&Contender::Net(net.clone()),
+					&Reference::Net(reference.clone()),
+					&settings,
+					&opening,
+					Tables::default(),
+					&|| true,
+				)
+				.expect("never stopped")
+			};
+			// Both players are the same deterministic net, so the game with the candidate as
+			// the sheep is the one with it as the tigers: the pair is always even.
+			let mirror = pair(&net);
+			assert_eq!(mirror.as_sheep, mirror.as_tigers, "{opening:?}");
+			let mut tally = GateTally::default();
+			tally.add(mirror, &settings.policy);
+			assert_eq!(tally.pairs.estimate().score, 0.5);
+			let against_other = pair(&other);
+			differed |= against_other.as_sheep != against_other.as_tigers;
+		}
+		// A different net is a different opponent: some pair is not a mirror.
+		assert!(differed);
 	}
 
 	#[test]

@@ -2,13 +2,15 @@
 //!
 //! - `score`: pair counts ([`PairCounts`]), a match score with its interval, Elo from a score and back;
 //! - `sprt`: the sequential test ([`Sprt`]) that stops a gate match, and the match policy;
-//! - `promotion`: whether a candidate ([`promote`]) replaces the incumbent, from the gate records.
+//! - `promotion`: whether a candidate replaces the incumbent, from its gate record against
+//!   `ClaudePlayer` and the incumbent's ([`promote`]) or from its match against the incumbent
+//!   itself ([`promote_over_incumbent`]).
 
 mod promotion;
 mod score;
 mod sprt;
 
-pub use promotion::{GateRecord, PromotionDecision, PromotionRule, promote};
+pub use promotion::{GateRecord, PromotionDecision, PromotionRule, promote, promote_over_incumbent};
 pub use score::{
 	EloEstimate, Estimate, FEW_PAIRS, GameResult, MAX_ELO, PSEUDO_PAIRS, PairCounts, Z_95,
 	elo_from_score, score_from_elo,

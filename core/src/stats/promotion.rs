@@ -90,13 +90,6 @@ pub fn promote(
 	incumbent: Option<&GateRecord>,
 	rule: &PromotionRule,
 ) -> PromotionDecision {
-	let score = candidate.estimate();
-	if candidate.pairs.pairs() == 0 {
-		return PromotionDecision::keep("the candidate played no gate games");
-	}
-	if let Some(objection) = sprt_objection(candidate.stop, rule) {
-		return PromotionDecision::keep(&format!("{objection} (score {score})"));
-	}
 	let (baseline, against) = match incumbent {
 		Some(record) => {
 			let estimate = record.estimate();
@@ -104,9 +97,44 @@ pub fn promote(
 		}
 		None => (0.0, "0, as the incumbent has no gate record".to_string()),
 	};
+	decide(candidate, "the reference", baseline, &against, rule)
+}
+
+/// Decides whether `candidate` replaces the incumbent after a match played against the
+/// incumbent itself (`--gate incumbent`), where the reference is the incumbent: the same
+/// checks as [`promote`], with the score compared with 0.5, what the incumbent scores against
+/// itself. The SPRT behind `candidate.stop` is then the plain one, "no better than the
+/// incumbent" against "`elo1` better", since its Elo is already the candidate's over the
+/// incumbent.
+pub fn promote_over_incumbent(candidate: &GateRecord, rule: &PromotionRule) -> PromotionDecision {
+	decide(
+		candidate,
+		"the incumbent",
+		0.5,
+		"0.500, an even match",
+		rule,
+	)
+}
+
+/// The checks of [`promote`] for a `candidate` that played `opponent`, its score compared with
+/// `baseline` (described as `against`).
+fn decide(
+	candidate: &GateRecord,
+	opponent: &str,
+	baseline: f64,
+	against: &str,
+	rule: &PromotionRule,
+) -> PromotionDecision {
+	let score = candidate.estimate();
+	if candidate.pairs.pairs() == 0 {
+		return PromotionDecision::keep("the candidate played no gate games");
+	}
+	if let Some(objection) = sprt_objection(candidate.stop, rule) {
+		return PromotionDecision::keep(&format!("{objection} (score {score})"));
+	}
 	let gain = score.score - baseline;
 	let comparison =
-		format!("the candidate scores {score} against the reference, {gain:+.3} over {against}");
+		format!("the candidate scores {score} against {opponent}, {gain:+.3} over {against}");
 	if gain > rule.min_gain {
 		PromotionDecision {
 			promote: true,
@@ -167,6 +195,30 @@ mod tests {
 			assert!(decision.reason.starts_with("promote: "));
 			assert!(decision.reason.contains("the incumbent's 0.500"));
 		}
+	}
+
+	#[test]
+	fn head_to_head_a_candidate_must_score_above_an_even_match() {
+		let rule = PromotionRule::default();
+		let decision = promote_over_incumbent(&record(GOOD, GateStop::Cap), &rule);
+		assert!(decision.promote, "{}", decision.reason);
+		assert!(
+			decision
+				.reason
+				.contains("against the incumbent, +0.100 over 0.500"),
+			"{}",
+			decision.reason
+		);
+		// An even match keeps the incumbent, and so does H0 whatever the score.
+		assert!(!promote_over_incumbent(&record(EVEN, GateStop::Cap), &rule).promote);
+		let rejected = promote_over_incumbent(&record(GOOD, GateStop::AcceptH0), &rule);
+		assert!(!rejected.promote);
+		assert!(rejected.reason.contains("accepted H0"), "{}", rejected.reason);
+		let margin = PromotionRule {
+			min_gain: 0.15,
+			require_h1: false,
+		};
+		assert!(!promote_over_incumbent(&record(GOOD, GateStop::AcceptH1), &margin).promote);
 	}
 
 	#[test]
