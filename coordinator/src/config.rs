@@ -78,11 +78,16 @@ pub enum GateMode {
 	/// new net; each is then measured on fresh openings like any promoted net, which is how
 	/// its strength is known.
 	None,
+	/// It plays a gate match against the incumbent net itself, and is promoted if it scores
+	/// above an even match without the SPRT finding it no better (`stats::promote_over_incumbent`);
+	/// each promoted net is then measured against `ClaudePlayer` on fresh openings, as with the
+	/// other modes. No fixed opponent bounds what a candidate can show.
+	Incumbent,
 }
 
 impl GateMode {
 	/// The names the command line takes.
-	pub const NAMES: [&'static str; 2] = ["sprt", "none"];
+	pub const NAMES: [&'static str; 3] = ["sprt", "none", "incumbent"];
 
 	/// The default: the gate that every run so far was measured with (docs/training.md).
 	pub(crate) const DEFAULT: GateMode = GateMode::Sprt;
@@ -92,6 +97,7 @@ impl GateMode {
 		match self {
 			GateMode::Sprt => "sprt",
 			GateMode::None => "none",
+			GateMode::Incumbent => "incumbent",
 		}
 	}
 }
@@ -103,7 +109,8 @@ impl std::str::FromStr for GateMode {
 		match text {
 			"sprt" => Ok(GateMode::Sprt),
 			"none" => Ok(GateMode::None),
-			_ => Err(format!("{text:?} is not one of sprt, none")),
+			"incumbent" => Ok(GateMode::Incumbent),
+			_ => Err(format!("{text:?} is not one of sprt, none, incumbent")),
 		}
 	}
 }
@@ -595,7 +602,7 @@ mod tests {
 		let run = RunSettings::default();
 		assert_eq!(run.gate_mode, GateMode::Sprt);
 		assert_eq!(run.stall_alarm, Duration::from_secs(1800));
-		for mode in [GateMode::Sprt, GateMode::None] {
+		for mode in [GateMode::Sprt, GateMode::None, GateMode::Incumbent] {
 			assert_eq!(mode.name().parse(), Ok(mode));
 			assert!(GateMode::NAMES.contains(&mode.name()));
 		}
@@ -603,7 +610,7 @@ mod tests {
 			"off"
 				.parse::<GateMode>()
 				.unwrap_err()
-				.contains("sprt, none")
+				.contains("sprt, none, incumbent")
 		);
 	}
 

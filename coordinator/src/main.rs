@@ -469,8 +469,10 @@ struct ServeArgs {
 	#[arg(long, default_value_t = run_defaults().gate.policy.min_pairs)]
 	gate_min_pairs: u32,
 	/// How a candidate becomes a generation: sprt (a gate match against ClaudePlayer, promoted
-	/// if the SPRT finds it better than the incumbent) or none (every candidate promoted
-	/// without a match, then measured on fresh openings like any promoted net).
+	/// if the SPRT finds it better than the incumbent), incumbent (a gate match against the
+	/// incumbent net itself, promoted if it scores above 0.5 and the SPRT does not find it no
+	/// better) or none (every candidate promoted without a match). Every promoted net is then
+	/// measured against ClaudePlayer on fresh openings.
 	#[arg(long, value_name = "MODE", default_value = run_defaults().gate_mode.name(),
 		value_parser = clap::builder::PossibleValuesParser::new(GateMode::NAMES))]
 	gate: String,

@@ -263,7 +263,9 @@ pub fn play_pair_while(
 
 /// The table the players search with, if the match puts it in play.
 fn in_play<'a>(settings: &GateSettings, tables: Tables<'a>) -> Option<&'a Arc<Tablebase>> {
-	tables.movement.filter(|_| settings.table == TableRole::Play)
+	tables
+		.movement
+		.filter(|_| settings.table == TableRole::Play)
 }
 
 /// A net's player in a match: its own evaluation, with the movement table if it is in play.

@@ -10,7 +10,9 @@ mod promotion;
 mod score;
 mod sprt;
 
-pub use promotion::{GateRecord, PromotionDecision, PromotionRule, promote, promote_over_incumbent};
+pub use promotion::{
+	GateRecord, PromotionDecision, PromotionRule, promote, promote_over_incumbent,
+};
 pub use score::{
 	EloEstimate, Estimate, FEW_PAIRS, GameResult, MAX_ELO, PSEUDO_PAIRS, PairCounts, Z_95,
 	elo_from_score, score_from_elo,

@@ -55,8 +55,10 @@ impl GateHistory {
 			}
 			self.last_candidate = Some(gate.clone());
 		}
-		// Measurements are recorded as promoted: they are the incumbent's record.
-		if gate.promoted {
+		// Measurements are recorded as promoted: they are the incumbent's record. A promotion
+		// by a match against the incumbent (`--gate incumbent`) says nothing of its strength
+		// against `ClaudePlayer`, which the incumbent's figures are: its measurement will.
+		if gate.promoted && gate.opponent_generation.is_none() {
 			self.last_promoted = Some(gate.clone());
 		}
 		if self.recent.len() == RECENT_GATES
@@ -88,7 +90,8 @@ impl GateHistory {
 		self.last_candidate.as_ref()
 	}
 
-	/// The latest gate that stands for the incumbent: its measurement, or its promotion.
+	/// The latest gate against `ClaudePlayer` that stands for the incumbent: its measurement,
+	/// or its promotion.
 	pub(crate) fn last_promoted(&self) -> Option<&v1::GateSummary> {
 		self.last_promoted.as_ref()
 	}
@@ -131,5 +134,20 @@ mod tests {
 		assert_eq!(history.counts(), (1_000, 8_000, 1_000));
 		assert_eq!(history.last_candidate().unwrap().generation, 9_999);
 		assert_eq!(history.last_promoted().unwrap().generation, 9_991);
+	}
+
+	#[test]
+	fn a_promotion_against_the_incumbent_does_not_stand_for_it_until_measured() {
+		let mut history = GateHistory::default();
+		history.push(gate(4, true, true));
+		history.push(v1::GateSummary {
+			opponent_generation: Some(4),
+			..gate(5, true, false)
+		});
+		assert_eq!(history.last_promoted().unwrap().generation, 4);
+		assert_eq!(history.last_candidate().unwrap().generation, 5);
+		assert_eq!(history.counts(), (1, 0, 1));
+		history.push(gate(5, true, true));
+		assert_eq!(history.last_promoted().unwrap().generation, 5);
 	}
 }

@@ -72,6 +72,7 @@ mod tests {
 			reference_exact: Default::default(),
 			candidate_placement: Default::default(),
 			reference_placement: Default::default(),
+			opponent_generation: None,
 			pairs: [0; 5],
 		}
 	}

@@ -184,10 +184,16 @@ fn gate_json(g: &v1::GateSummary) -> Value {
 		"elo": finite(g.elo),
 		"cpu_hours": g.cpu_hours,
 		"measurement": g.measurement,
+		"opponent": opponent_text(g.opponent_generation),
 		"reason": g.reason,
 		"exact_accuracy": pair_json(&g.candidate_exact, &g.reference_exact),
 		"placement_accuracy": pair_json(&g.candidate_placement, &g.reference_placement),
 	})
+}
+
+/// Whom a gate match was played against: `ClaudePlayer`, or the incumbent of a generation.
+fn opponent_text(generation: Option<u64>) -> String {
+	generation.map_or_else(|| "ClaudePlayer".to_string(), |g| format!("generation {g}"))
 }
 
 /// The candidate's and the reference's accuracy in one phase.
@@ -430,6 +436,19 @@ mod tests {
 			.filter(|path| !docs.contains(&format!("`{path}`")))
 			.collect();
 		assert!(missing.is_empty(), "not in docs/status.md: {missing:?}");
+	}
+
+	#[test]
+	fn a_gate_says_whom_the_candidate_played() {
+		let gate = |opponent_generation| {
+			gate_json(&v1::GateSummary {
+				opponent_generation,
+				..v1::GateSummary::default()
+			})["opponent"]
+				.clone()
+		};
+		assert_eq!(gate(None), "ClaudePlayer");
+		assert_eq!(gate(Some(12)), "generation 12");
 	}
 
 	#[test]

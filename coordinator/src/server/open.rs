@@ -390,11 +390,14 @@ fn first_current(
 	}
 }
 
-/// What the ledger's `gates` tell gating: the incumbent's record (the newest promoted row,
-/// its promotion gate or its measurement), whether it is a measurement, and how many matches
-/// were played.
+/// What the ledger's `gates` tell gating: the incumbent's record (the newest promoted row
+/// against `ClaudePlayer`, its promotion gate or its measurement), whether it is a measurement,
+/// and how many matches were played.
 fn gating_start(gates: &[GateRow], generation: u64) -> GatingStart {
-	let incumbent = gates.iter().rev().find(|g| g.promoted);
+	let incumbent = gates
+		.iter()
+		.rev()
+		.find(|g| g.promoted && g.opponent_generation.is_none());
 	GatingStart {
 		incumbent: incumbent.map(|g| GateRecord {
 			pairs: PairCounts { counts: g.pairs },
@@ -442,6 +445,7 @@ mod tests {
 			reference_exact: Accuracy::default(),
 			candidate_placement: Accuracy::default(),
 			reference_placement: Accuracy::default(),
+			opponent_generation: None,
 		}
 	}
 
@@ -470,6 +474,18 @@ mod tests {
 		assert!(start.incumbent_measured);
 		assert_eq!(start.incumbent.map(|r| r.stop), Some(GateStop::Cap));
 		// With the gate off, generation 2 was promoted without a row: not yet measured.
-		assert!(!gating_start(&[measured, refused], 2).incumbent_measured);
+		assert!(!gating_start(&[measured.clone(), refused.clone()], 2).incumbent_measured);
+		// Promoted by a match against the incumbent: generation 1's measurement is the record
+		// against ClaudePlayer, and generation 2 is still to be measured.
+		let head_to_head = GateRow {
+			opponent_generation: Some(1),
+			..gate(2, true, h1, [0, 0, 0, 0, 9])
+		};
+		let start = gating_start(&[measured, head_to_head, refused], 2);
+		assert_eq!(
+			start.incumbent.map(|r| r.pairs.counts),
+			Some([0, 1, 2, 3, 4])
+		);
+		assert!(!start.incumbent_measured);
 	}
 }

@@ -1,9 +1,10 @@
 //! Gating, for the training thread: a candidate, or the incumbent to measure it, plays its
-//! match against `ClaudePlayer` on the gating pool, off the training thread, one match at a
-//! time. A finished match is recorded in the ledger and on the dashboards, judged by core's
-//! promotion rule, and a candidate that wins is promoted. With the gate off (`--gate none`)
-//! every candidate is promoted without a match, and its measurement is what says how strong
-//! it is.
+//! match on the gating pool, off the training thread, one match at a time. A measurement is
+//! always against `ClaudePlayer`; a candidate plays `ClaudePlayer` too (`--gate sprt`) or the
+//! incumbent net itself (`--gate incumbent`). A finished match is recorded in the ledger and
+//! on the dashboards, judged by core's promotion rule, and a candidate that wins is promoted.
+//! With the gate off (`--gate none`) every candidate is promoted without a match, and its
+//! measurement is what says how strong it is.
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -14,7 +15,9 @@ use tigers_core::Network;
 use tigers_core::gate::{
 	Contender, GateSettings, GateTally, Reference, Tables, gate_openings, play_pair_while,
 };
-use tigers_core::stats::{GatePolicy, GateRecord, PromotionDecision, promote};
+use tigers_core::stats::{
+	GatePolicy, GateRecord, PromotionDecision, promote, promote_over_incumbent,
+};
 use tigers_core::tablebase::Accuracy;
 use tigers_proto::v1;
 use tracing::{error, info};
@@ -51,6 +54,9 @@ enum GateKind {
 /// A gate match that finished on the gating pool.
 struct GateDone {
 	kind: GateKind,
+	/// The incumbent's generation if the candidate played it head to head; `None` for
+	/// `ClaudePlayer`.
+	opponent_generation: Option<u64>,
 	candidate: Network,
 	steps: u64,
 	tally: GateTally,
@@ -170,6 +176,17 @@ impl Gating {
 	fn start(&mut self, kind: GateKind, net: Network, steps: u64) {
 		self.running = true;
 		let settings = self.next_match(kind);
+		// A candidate under `--gate incumbent` plays the incumbent, which cannot change while
+		// its match runs: only a finished match promotes.
+		let (reference, opponent_generation) = if self.head_to_head(kind) {
+			let current = self.shared.current();
+			(
+				Reference::Net(current.net.clone()),
+				Some(current.assignment.generation),
+			)
+		} else {
+			(Reference::Claude, None)
+		};
 		let sender = self.results.0.clone();
 		let pool = self.pool.clone();
 		// The table judges the players' moves, and both search with it if the gate's settings
@@ -185,16 +202,22 @@ impl Gating {
 					movement: judge.as_ref(),
 					placement: placement.as_ref(),
 				};
-				let tally = pool.install(|| run_gate_parallel(&net, &settings, tables));
+				let tally = pool.install(|| run_gate_parallel(&net, &reference, &settings, tables));
 				let candidate = Arc::try_unwrap(net).unwrap_or_else(|net| (*net).clone());
 				let _ = sender.send(GateDone {
 					kind,
+					opponent_generation,
 					candidate,
 					steps,
 					tally,
 				});
 			})
 			.expect("the gate thread starts");
+	}
+
+	/// Whether a match of `kind` is a candidate's against the incumbent itself.
+	fn head_to_head(&self, kind: GateKind) -> bool {
+		kind == GateKind::Candidate && self.shared.settings.gate_mode == GateMode::Incumbent
 	}
 
 	/// The settings of the next match, one of `kind`.
@@ -206,6 +229,8 @@ impl Gating {
 				min_pairs: base.policy.max_pairs,
 				..base.policy
 			},
+			// Head to head the SPRT's Elo is already the candidate's over the incumbent.
+			GateKind::Candidate if self.head_to_head(kind) => base.policy,
 			GateKind::Candidate => base.policy_against(self.incumbent.as_ref()),
 		};
 		// Fresh openings for every match, so no net is judged on the openings that selected it.
@@ -252,11 +277,15 @@ impl Gating {
 			},
 			GateKind::Candidate => Verdict {
 				generation: generation + 1,
-				decision: promote(
-					record,
-					self.incumbent.as_ref(),
-					&self.shared.settings.promotion,
-				),
+				decision: if self.head_to_head(kind) {
+					promote_over_incumbent(record, &self.shared.settings.promotion)
+				} else {
+					promote(
+						record,
+						self.incumbent.as_ref(),
+						&self.shared.settings.promotion,
+					)
+				},
 				stop: StopReason::Candidate(record.stop),
 			},
 		}
@@ -295,7 +324,11 @@ impl Gating {
 					error!(%e, "could not promote the candidate");
 					return false;
 				}
-				self.incumbent = Some(record);
+				// Its gate stands for it until it is measured, unless that gate was against the
+				// incumbent, whose record against `ClaudePlayer` then stays the best known.
+				if done.opponent_generation.is_none() {
+					self.incumbent = Some(record);
+				}
 				self.to_measure = Some(net);
 				true
 			}
@@ -387,14 +420,17 @@ fn gate_row(
 		reference_exact: done.tally.reference_accuracy,
 		candidate_placement: done.tally.candidate_placement,
 		reference_placement: done.tally.reference_placement,
+		opponent_generation: done.opponent_generation,
 	}
 }
 
-/// A gate match with pairs played in parallel on the current rayon pool and counted in opening
-/// order, so it stops exactly where a match played one pair at a time would; `tables` judge the
-/// players' moves (the gate's settings say whether they also search with the movement table).
+/// A gate match against `reference`, with pairs played in parallel on the current rayon pool
+/// and counted in opening order, so it stops exactly where a match played one pair at a time
+/// would; `tables` judge the players' moves (the gate's settings say whether they also search
+/// with the movement table).
 pub(crate) fn run_gate_parallel(
 	net: &Arc<Network>,
+	reference: &Reference,
 	settings: &GateSettings,
 	tables: Tables<'_>,
 ) -> GateTally {
@@ -406,10 +442,8 @@ pub(crate) fn run_gate_parallel(
 		let pairs: Vec<_> = chunk
 			.par_iter()
 			.map(|o| {
-				play_pair_while(&contender, &Reference::Claude, settings, o, tables, &|| {
-					true
-				})
-				.expect("a pair that is never stopped is finished")
+				play_pair_while(&contender, reference, settings, o, tables, &|| true)
+					.expect("a pair that is never stopped is finished")
 			})
 			.collect();
 		for pair in pairs {
@@ -448,6 +482,7 @@ pub(crate) fn gate_summary(row: &GateRow) -> v1::GateSummary {
 		reference_exact: exact(row.reference_exact),
 		candidate_placement: exact(row.candidate_placement),
 		reference_placement: exact(row.reference_placement),
+		opponent_generation: row.opponent_generation,
 	}
 }
 

@@ -131,8 +131,11 @@ fn gate(g: &v1::GateSummary) -> String {
 		(false, true) => "promoted",
 		(false, false) => "not promoted",
 	};
+	let against = g
+		.opponent_generation
+		.map_or(String::new(), |o| format!(" against generation {o}"));
 	format!(
-		"generation {} {verdict}, score {}",
+		"generation {} {verdict}, score {}{against}",
 		g.generation,
 		score(g.score, g.score_low, g.score_high)
 	)

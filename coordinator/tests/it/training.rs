@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use tigers_coordinator::config::GateMode;
 use tigers_core::Network;
 use tigers_core::network::{Encoding, Shape};
 use tigers_proto::v1;
@@ -36,6 +37,48 @@ async fn training_on_two_threads_takes_steps_and_offers_candidates() {
 	assert!(progress.loss.is_finite(), "{}", progress.loss);
 	assert!(progress.loss_history.is_empty() || progress.loss_history[0].loss.is_finite());
 	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_gate_against_the_incumbent_candidates_play_it_and_measurements_claude() {
+	let temp = temp_dir("gate-incumbent");
+	let mut config = test_config(temp.to_path_buf(), None);
+	config.run.gate_mode = GateMode::Incumbent;
+	config.run.training.batch_size = 64;
+	config.run.steps_per_candidate = 20;
+	config.local_workers = 1;
+	let running = start(config).await;
+	let mut asker = client(running.address, None).await;
+	let gates = tokio::time::timeout(Duration::from_secs(120), async {
+		loop {
+			let progress = status(&mut asker).await;
+			if progress.gates.iter().filter(|g| !g.measurement).count() >= 2 {
+				return progress.gates;
+			}
+			tokio::time::sleep(Duration::from_millis(100)).await;
+		}
+	})
+	.await
+	.expect("two candidates' gates within two minutes");
+	running.stop().await;
+	for gate in &gates {
+		if gate.measurement {
+			assert_eq!(gate.opponent_generation, None, "{gate:?}");
+		} else {
+			// A candidate would be the next generation; it played the one before it.
+			assert_eq!(
+				gate.opponent_generation,
+				Some(gate.generation - 1),
+				"{gate:?}"
+			);
+			assert!(
+				gate.reason.contains("against the incumbent"),
+				"{}",
+				gate.reason
+			);
+		}
+	}
+	assert!(gates[0].measurement, "generation 0 is measured first");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -130,7 +130,7 @@ fn decide(
 		return PromotionDecision::keep("the candidate played no gate games");
 	}
 	if let Some(objection) = sprt_objection(candidate.stop, rule) {
-		return PromotionDecision::keep(&format!("{objection} (score {score})"));
+		return PromotionDecision::keep(&format!("{objection} (score {score} against {opponent})"));
 	}
 	let gain = score.score - baseline;
 	let comparison =
@@ -213,7 +213,11 @@ mod tests {
 		assert!(!promote_over_incumbent(&record(EVEN, GateStop::Cap), &rule).promote);
 		let rejected = promote_over_incumbent(&record(GOOD, GateStop::AcceptH0), &rule);
 		assert!(!rejected.promote);
-		assert!(rejected.reason.contains("accepted H0"), "{}", rejected.reason);
+		assert!(
+			rejected.reason.contains("accepted H0"),
+			"{}",
+			rejected.reason
+		);
 		let margin = PromotionRule {
 			min_gain: 0.15,
 			require_h1: false,

@@ -418,8 +418,11 @@ impl Series {
 			GateAxis::CpuHours => cpu_hours,
 		};
 		let point = |g: &v1::GateSummary| (x(g.finished_at, g.cpu_hours), measure.of_gate(g));
+		// The charts are against `ClaudePlayer`: a candidate's match against the incumbent
+		// (`--gate incumbent`) has a score of another scale, and is left out.
+		let against_claude = || p.gates.iter().filter(|g| g.opponent_generation.is_none());
 		let mut by_generation: BTreeMap<u64, &v1::GateSummary> = BTreeMap::new();
-		for g in p.gates.iter().filter(|g| g.promoted) {
+		for g in against_claude().filter(|g| g.promoted) {
 			// A measurement comes after the match that promoted the net, and replaces it.
 			by_generation.insert(g.generation, g);
 		}
@@ -427,7 +430,7 @@ impl Series {
 			.values()
 			.map(|g| point(g))
 			.filter(|(_, y)| y.is_finite());
-		let rejected = p.gates.iter().filter(|g| !g.promoted).map(point);
+		let rejected = against_claude().filter(|g| !g.promoted).map(point);
 		let timed = p
 			.timed
 			.iter()
@@ -554,6 +557,35 @@ mod tests {
 		}
 		// CPU-hours go first.
 		assert!(!names.contains(&"CPU-h"), "{names:?}");
+	}
+
+	#[test]
+	fn the_charts_leave_out_matches_against_the_incumbent() {
+		let gate =
+			|generation, promoted, measurement, opponent_generation, score| v1::GateSummary {
+				generation,
+				promoted,
+				measurement,
+				opponent_generation,
+				score,
+				finished_at: generation as f64 * 60.0,
+				..v1::GateSummary::default()
+			};
+		let progress = v1::Progress {
+			gates: vec![
+				gate(0, true, true, None, 0.3),
+				gate(1, false, false, Some(0), 0.45),
+				gate(1, true, false, Some(0), 0.7),
+				gate(1, true, true, None, 0.4),
+				gate(2, true, false, Some(1), 0.65),
+			],
+			..v1::Progress::default()
+		};
+		let series = Series::of(&progress, GateAxis::Time, Measure::Score);
+		// Generation 1 by its measurement; generation 2, not yet measured, not at all.
+		let scores: Vec<f64> = series.promoted.iter().map(|(_, y)| *y).collect();
+		assert_eq!(scores, [0.3, 0.4]);
+		assert!(series.rejected.is_empty());
 	}
 
 	#[test]

@@ -153,11 +153,12 @@ fn describe_run_state() {
 fn describe_gates() {
 	describe_gauge!(
 		GATE_SCORE,
-		"Score (0 to 1) of the latest candidate against ClaudePlayer."
+		"Score (0 to 1) of the latest candidate against its opponent: ClaudePlayer, or the \
+		 incumbent net under --gate incumbent."
 	);
 	describe_gauge!(
 		GATE_ELO,
-		"Elo difference from ClaudePlayer of the latest candidate."
+		"Elo difference of the latest candidate from its opponent (see tigers_gate_score)."
 	);
 	describe_gauge!(
 		INCUMBENT_ELO,

@@ -191,6 +191,7 @@ mod tests {
 			reference_exact: accuracy,
 			candidate_placement: accuracy,
 			reference_placement: accuracy,
+			opponent_generation: None,
 		}
 	}
 

@@ -127,6 +127,9 @@ pub(crate) struct GateRow {
 	/// and the promotion rule need to compare a later candidate with this one. Stored as text,
 	/// five numbers separated by commas.
 	pub pairs: [u32; 5],
+	/// Whom the candidate played: `None` for `ClaudePlayer` (every measurement, and every gate
+	/// but `--gate incumbent`'s), or the generation of the incumbent net it played head to head.
+	pub opponent_generation: Option<u64>,
 }
 
 /// A promoted net measured at equal time per move against ClaudePlayer, all pairs played.
@@ -380,9 +383,9 @@ impl Ledger {
 					score_low, score_high, elo, stop, reason, finished_at, pairs, cpu_seconds,
 					candidate_exact_moves, candidate_exact_kept, reference_exact_moves,
 					reference_exact_kept, candidate_placement_moves, candidate_placement_kept,
-					reference_placement_moves, reference_placement_kept)
+					reference_placement_moves, reference_placement_kept, opponent_generation)
 				VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-					?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
+					?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
 				params![
 					gate.candidate_generation,
 					gate.training_steps,
@@ -410,6 +413,7 @@ impl Ledger {
 					gate.candidate_placement.kept,
 					gate.reference_placement.moves,
 					gate.reference_placement.kept,
+					gate.opponent_generation,
 				],
 			)
 			.map_err(StorageError::sqlite("recording a gate match"))?;
@@ -598,7 +602,7 @@ pub(super) const GATE_COLUMNS: &str = "id, candidate_generation, training_steps,
 	stop, reason, finished_at, pairs, cpu_seconds, candidate_exact_moves, \
 	candidate_exact_kept, reference_exact_moves, reference_exact_kept, \
 	candidate_placement_moves, candidate_placement_kept, reference_placement_moves, \
-	reference_placement_kept";
+	reference_placement_kept, opponent_generation";
 
 /// A gate match from a row of [`GATE_COLUMNS`].
 pub(super) fn gate_row(row: &Row<'_>) -> rusqlite::Result<GateRow> {
@@ -641,6 +645,7 @@ pub(super) fn gate_row(row: &Row<'_>) -> rusqlite::Result<GateRow> {
 		reference_exact: accuracy(row, 21)?,
 		candidate_placement: accuracy(row, 23)?,
 		reference_placement: accuracy(row, 25)?,
+		opponent_generation: row.get(27)?,
 	})
 }
 
@@ -746,6 +751,7 @@ mod tests {
 				moves: 61,
 				kept: 49,
 			},
+			opponent_generation: Some(7),
 		}
 	}
 

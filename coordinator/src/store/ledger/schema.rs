@@ -9,9 +9,9 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::store::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: [&str; 10] = [
+const MIGRATIONS: [&str; 11] = [
 	VERSION_1, VERSION_2, VERSION_3, VERSION_4, VERSION_5, VERSION_6, VERSION_7, VERSION_8,
-	VERSION_9, VERSION_10,
+	VERSION_9, VERSION_10, VERSION_11,
 ];
 
 /// The schema version this program writes.
@@ -248,6 +248,13 @@ ALTER TABLE batches DROP COLUMN samples;
 ALTER TABLE batches DROP COLUMN last_game;
 ";
 
+/// Version 11: whom a gate match was played against. `NULL` is `ClaudePlayer`, every gate's
+/// opponent before `--gate incumbent`; a generation is the incumbent net a candidate played
+/// head to head. Older rows read as `ClaudePlayer`, which they were.
+const VERSION_11: &str = "
+ALTER TABLE gates ADD COLUMN opponent_generation INTEGER;
+";
+
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is
 /// read again inside each write transaction, so two processes opening a new ledger at once
 /// cannot both apply a migration.
@@ -306,6 +313,32 @@ mod tests {
 		let rows = ledger.throughput().unwrap();
 		assert_eq!(rows.len(), 1);
 		assert_eq!((rows[0].samples_total, rows[0].cpu_seconds), (100, 0.0));
+	}
+
+	#[test]
+	fn a_version_10_ledgers_gates_read_as_played_against_claude() {
+		let dir = TestDir::new("schema-v10-to-v11");
+		let path = dir.path().join("ledger.sqlite");
+		let raw = Connection::open(&path).unwrap();
+		for migration in &MIGRATIONS[..10] {
+			raw.execute_batch(migration).unwrap();
+		}
+		raw.execute(
+			"INSERT INTO gates (candidate_generation, training_steps, promoted, tigers_wins,
+				tigers_draws, tigers_losses, sheep_wins, sheep_draws, sheep_losses, score,
+				score_low, score_high, elo, stop, reason, finished_at, pairs)
+			VALUES (3, 100, 1, 1, 0, 0, 1, 0, 0, 1.0, 0.8, 1.0, 300.0, 'Measured', 'measured',
+				5.0, '0,0,0,0,1')",
+			[],
+		)
+		.unwrap();
+		raw.pragma_update(None, "user_version", 10).unwrap();
+		drop(raw);
+		let ledger = Ledger::open(&path).unwrap();
+		let gates = ledger.gates().unwrap();
+		assert_eq!(gates.len(), 1);
+		assert_eq!(gates[0].candidate_generation, 3);
+		assert_eq!(gates[0].opponent_generation, None);
 	}
 
 	#[test]
