@@ -102,6 +102,10 @@ struct MeasureArgs {
 	#[arg(long, value_name = "PLAYER", default_value = "claude",
 		value_parser = clap::builder::PossibleValuesParser::new(Opponent::NAMES))]
 	against: String,
+	/// The opponent: another net file instead, searching on the same time with its own
+	/// evaluation (two nets of a run head to head).
+	#[arg(long, value_name = "FILE", conflicts_with = "perfect")]
+	against_net: Option<PathBuf>,
 	/// Random plies opening each pair (0 to 30): more give unbalanced positions, where keeping a
 	/// won value is harder than holding a draw.
 	#[arg(long, value_name = "PLIES", default_value_t = run_defaults().gate.opening_plies)]
@@ -150,7 +154,18 @@ impl MeasureArgs {
 		};
 		Ok(MeasureSettings {
 			measured,
-			against: self.against.parse()?,
+			against: match &self.against_net {
+				Some(path) => {
+					if self.against != "claude" {
+						return Err(format!(
+							"--against {} and --against-net name two opponents: give one",
+							self.against
+						));
+					}
+					Opponent::Net(path.clone())
+				}
+				None => self.against.parse()?,
+			},
 			timed: TimedSettings {
 				move_time: Duration::from_millis(self.move_ms),
 				pairs: self.pairs,
@@ -924,6 +939,22 @@ mod tests {
 			panic!("the measure command");
 		};
 		assert_eq!(args.settings().unwrap().timed.tablebase, TableRole::Judge);
+		let measure_args = |extra: &[&str]| {
+			let cli =
+				Cli::try_parse_from(["coordinator", "measure", "n"].iter().chain(extra)).unwrap();
+			let Some(Command::Measure(args)) = cli.command else {
+				panic!("the measure command");
+			};
+			args.settings()
+		};
+		assert_eq!(
+			measure_args(&["--against-net", "old.safetensors"])
+				.unwrap()
+				.against,
+			Opponent::Net("old.safetensors".into())
+		);
+		let both = measure_args(&["--against", "perfect", "--against-net", "old"]).unwrap_err();
+		assert!(both.contains("two opponents"), "{both}");
 		for (flag, value) in [
 			("--move-ms", "0"),
 			("--pairs", "0"),

@@ -39,17 +39,21 @@ pub enum Measured {
 }
 
 /// Who the measured player meets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Opponent {
 	/// `ClaudePlayer`, as a run measures its nets.
 	#[default]
 	Claude,
 	/// The perfect player.
 	Perfect,
+	/// Another net file, searching on the same time with its own evaluation: two nets of a
+	/// run head to head, to see whether the later one is stronger where `ClaudePlayer` cannot
+	/// tell them apart.
+	Net(PathBuf),
 }
 
 impl Opponent {
-	/// The names the command line takes.
+	/// The names `--against` takes (a net is `--against-net FILE`).
 	pub const NAMES: [&'static str; 2] = ["claude", "perfect"];
 }
 
@@ -175,9 +179,10 @@ pub fn measure(
 		}
 		Measured::Perfect => (Contender::Perfect(perfect()?), None),
 	};
-	let reference = match settings.against {
+	let reference = match &settings.against {
 		Opponent::Claude => Reference::Claude,
 		Opponent::Perfect => Reference::Perfect(perfect()?),
+		Opponent::Net(path) => Reference::Net(load(path)?),
 	};
 	let generation = settings.generation();
 	let gate = settings_for(&settings.gate, &settings.timed, generation);
@@ -198,7 +203,7 @@ pub fn measure(
 	.ok_or(MeasureError::Stopped)?;
 	Ok(Measurement {
 		measured: settings.measured.clone(),
-		against: settings.against,
+		against: settings.against.clone(),
 		sha256,
 		generation,
 		timed: settings.timed,
@@ -220,10 +225,11 @@ impl Measurement {
 	}
 
 	/// What the lines call its opponent.
-	fn opponent(&self) -> &'static str {
-		match self.against {
-			Opponent::Claude => "ClaudePlayer",
-			Opponent::Perfect => "the perfect player",
+	fn opponent(&self) -> String {
+		match &self.against {
+			Opponent::Claude => "ClaudePlayer".to_string(),
+			Opponent::Perfect => "the perfect player".to_string(),
+			Opponent::Net(path) => format!("the net {}", path.display()),
 		}
 	}
 }
@@ -510,6 +516,35 @@ mod tests {
 		}
 		assert_eq!("perfect".parse(), Ok(Opponent::Perfect));
 		assert!("gnubg".parse::<Opponent>().unwrap_err().contains("claude"));
+	}
+
+	#[test]
+	fn a_net_can_be_measured_against_another_net_file() {
+		let dir = TestDir::new("measure");
+		let shape = Shape {
+			hidden1: 16,
+			hidden2: 8,
+		};
+		let (first, second) = (
+			dir.path().join("gen-000003.safetensors"),
+			dir.path().join("gen-000009.safetensors"),
+		);
+		Network::new(shape, 3).save(&first).unwrap();
+		Network::new(shape, 9).save(&second).unwrap();
+		let mut other = settings(second.clone(), 1);
+		other.against = Opponent::Net(first.clone());
+		let measured = measure(&other, Tables::default(), &|| true, &|_| {}).unwrap();
+		assert_eq!(measured.tally.pairs.pairs(), 3);
+		assert_eq!(measured.against, Opponent::Net(first.clone()));
+		let text = measured.to_string();
+		assert!(
+			text.contains(&format!("3 pairs against the net {}", first.display())),
+			"{text}"
+		);
+		// A file that is not a net is refused with its path, as the measured one is.
+		other.against = Opponent::Net(dir.path().join("missing"));
+		let error = measure(&other, Tables::default(), &|| true, &|_| {}).unwrap_err();
+		assert!(error.to_string().contains("missing"), "{error}");
 	}
 
 	#[test]
