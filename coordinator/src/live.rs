@@ -524,6 +524,17 @@ impl Shared {
 		std::iter::once(now).chain(before).collect()
 	}
 
+	/// The run's setup: the incumbent's shape and input encoding (every generation of a run
+	/// has the ones it started with), and the gate.
+	fn setup(&self) -> v1::RunSetup {
+		let net = self.current().net.clone();
+		v1::RunSetup {
+			net_shape: net.shape().to_string(),
+			input_version: net.encoding().version(),
+			gate: self.settings.gate_mode.name().to_string(),
+		}
+	}
+
 	/// The run as a progress message, bounded in size (see the module's documentation).
 	pub(crate) fn snapshot(&self) -> v1::Progress {
 		self.snapshots_built.fetch_add(1, Ordering::Relaxed);
@@ -539,6 +550,7 @@ impl Shared {
 			no_stronger_alarm_seconds: self.settings.stall_alarm.as_secs_f64(),
 			games: self.committer.games(),
 			placement: self.placement.status(),
+			setup: self.setup(),
 		};
 		live.progress(now, unix_now(), held)
 	}
@@ -554,6 +566,7 @@ struct HeldApart {
 	no_stronger_alarm_seconds: f64,
 	games: Option<v1::GameArchive>,
 	placement: v1::PlacementLayers,
+	setup: v1::RunSetup,
 }
 
 impl Live {
@@ -573,6 +586,7 @@ impl Live {
 			games: held.games,
 			placement_solve: None,
 			placement: Some(held.placement),
+			setup: Some(held.setup),
 			generation: self.generation,
 			generation_since: self.generation_since,
 			samples_total: self.samples_total,

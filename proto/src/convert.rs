@@ -96,6 +96,18 @@ pub fn is_sha256_hex(text: &str) -> bool {
 			.all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
 
+/// A run's setup in a few words, for the dashboard and the web page: "net 64x32, input
+/// encoding 2, gate incumbent". `None` (a coordinator from before the setup was sent) is
+/// "unknown".
+pub fn setup_summary(setup: Option<&v1::RunSetup>) -> String {
+	setup.map_or("unknown".to_string(), |s| {
+		format!(
+			"net {}, input encoding {}, gate {}",
+			s.net_shape, s.input_version, s.gate
+		)
+	})
+}
+
 impl Assignment {
 	/// As a wire message.
 	pub fn to_wire(&self) -> v1::Assignment {
@@ -226,6 +238,20 @@ mod tests {
 	use tigers_core::Position;
 
 	use super::*;
+
+	#[test]
+	fn a_setup_reads_as_a_line() {
+		let setup = v1::RunSetup {
+			net_shape: "64x32".into(),
+			input_version: 2,
+			gate: "incumbent".into(),
+		};
+		assert_eq!(
+			setup_summary(Some(&setup)),
+			"net 64x32, input encoding 2, gate incumbent"
+		);
+		assert_eq!(setup_summary(None), "unknown");
+	}
 
 	fn sample() -> Sample {
 		let position: Position = "T.S.T/.SSS./..T../S...S/...T. t 12".parse().unwrap();

@@ -57,6 +57,13 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 	if let Some(layers) = &progress.placement {
 		json["placement_layers"] = placement_layers_json(layers);
 	}
+	json["setup"] = progress.setup.as_ref().map_or(Value::Null, |s| {
+		json!({
+			"net_shape": s.net_shape,
+			"input_version": s.input_version,
+			"gate": s.gate,
+		})
+	});
 	if let Some(solve) = &progress.placement_solve {
 		json["placement_solve"] = placement_solve_json(solve);
 	}
@@ -393,6 +400,7 @@ mod tests {
 				..v1::PlacementSolve::default()
 			}),
 			placement: Some(v1::PlacementLayers::default()),
+			setup: Some(v1::RunSetup::default()),
 			..v1::Progress::default()
 		}
 	}

@@ -90,6 +90,11 @@ fn rows(p: &v1::Progress) -> Vec<(&'static str, &'static str, String)> {
 			"Games",
 			format!("{} ({games} kept)", p.games_total),
 		),
+		(
+			"setup",
+			"Setup",
+			tigers_proto::convert::setup_summary(p.setup.as_ref()),
+		),
 		("steps", "Training steps", p.training_steps.to_string()),
 		(
 			"loss",

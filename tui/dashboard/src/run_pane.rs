@@ -133,6 +133,10 @@ fn figure_lines(dashboard: &Dashboard, p: &v1::Progress, columns: usize) -> Vec<
 	let value_columns = columns.saturating_sub(LABEL_WIDTH);
 	let mut lines = total_lines(dashboard, p);
 	lines.extend([
+		figure(
+			"setup",
+			tigers_proto::convert::setup_summary(p.setup.as_ref()),
+		),
 		figure("self-play", work_line(p)),
 		figure("trained on", trained_line(p, value_columns)),
 	]);
@@ -211,11 +215,14 @@ fn results_figure(p: &v1::Progress) -> Line<'static> {
 	)
 }
 
-/// The last gate's generation, score and verdict.
+/// The last gate's generation, score and verdict, and its opponent if that was the incumbent.
 fn last_gate_line(p: &v1::Progress) -> String {
 	p.gates.last().map_or("none yet".to_string(), |g| {
+		let against = g
+			.opponent_generation
+			.map_or(String::new(), |o| format!(" against gen {o}"));
 		format!(
-			"gen {}: {:.3} {}",
+			"gen {}: {:.3} {}{against}",
 			g.generation,
 			g.score,
 			if g.measurement {
@@ -471,6 +478,28 @@ mod tests {
 		assert_eq!(work_line(&p), "depth 3 (fixed)");
 		assert_eq!(share_percent(1.0), "100%");
 		assert_eq!(share_percent(0.754), "75%");
+	}
+
+	#[test]
+	fn the_last_gate_says_when_it_was_against_the_incumbent() {
+		let mut p = v1::Progress::default();
+		assert_eq!(last_gate_line(&p), "none yet");
+		p.gates.push(v1::GateSummary {
+			generation: 8,
+			score: 0.5625,
+			promoted: true,
+			opponent_generation: Some(7),
+			..v1::GateSummary::default()
+		});
+		assert_eq!(last_gate_line(&p), "gen 8: 0.562 promoted against gen 7");
+		p.gates.push(v1::GateSummary {
+			generation: 8,
+			score: 0.81,
+			promoted: true,
+			measurement: true,
+			..v1::GateSummary::default()
+		});
+		assert_eq!(last_gate_line(&p), "gen 8: 0.810 measured");
 	}
 
 	#[test]

@@ -9,6 +9,7 @@
 		generation: (s) => `${s.generation} (promoted ${utc(s.generation_since)})`,
 		samples: (s) => `${s.samples_total}`,
 		games: (s) => `${s.games_total} (${s.games_kept} kept)`,
+		setup: (s) => (s.setup ? `net ${s.setup.net_shape}, input encoding ${s.setup.input_version}, gate ${s.setup.gate}` : "unknown"),
 		steps: (s) => `${s.training_steps}`,
 		loss: (s) => (s.loss === null ? "-" : s.loss.toFixed(4)),
 		window: (s) => `${s.window.samples} of ${s.window.capacity}`,
@@ -20,7 +21,8 @@
 		gate: (s) => {
 			const g = last(s.gates);
 			const verdict = g && (g.measurement ? "measured" : g.promoted ? "promoted" : "not promoted");
-			return g ? `generation ${g.generation} ${verdict}, score ${score(g.score, g.score_low, g.score_high)}` : "-";
+			const against = g && g.opponent !== "ClaudePlayer" ? ` against ${g.opponent}` : "";
+			return g ? `generation ${g.generation} ${verdict}, score ${score(g.score, g.score_low, g.score_high)}${against}` : "-";
 		},
 		timed: (s) => {
 			const t = last(s.timed);
