@@ -1,6 +1,6 @@
-//! The Run pane: totals and rates, the replay window, the self-play depth, staleness and
-//! results on the left; samples and games per unit of time over the run as sparklines on the
-//! right; the training loss as a chart below.
+//! The Run pane: the run's setup in its title; totals and rates, the replay window, the
+//! self-play depth, staleness and results on the left; samples and games per unit of time over
+//! the run as sparklines on the right; the training loss as a chart below.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -133,10 +133,6 @@ fn figure_lines(dashboard: &Dashboard, p: &v1::Progress, columns: usize) -> Vec<
 	let value_columns = columns.saturating_sub(LABEL_WIDTH);
 	let mut lines = total_lines(dashboard, p);
 	lines.extend([
-		figure(
-			"setup",
-			tigers_proto::convert::setup_summary(p.setup.as_ref()),
-		),
 		figure("self-play", work_line(p)),
 		figure("trained on", trained_line(p, value_columns)),
 	]);
@@ -236,8 +232,18 @@ fn last_gate_line(p: &v1::Progress) -> String {
 	})
 }
 
+/// The figures' title: the run's setup, if the coordinator sent it.
+fn title(p: &v1::Progress) -> String {
+	p.setup.as_ref().map_or("Run".to_string(), |s| {
+		format!(
+			"Run: net {}, encoding {}, gate {}",
+			s.net_shape, s.input_version, s.gate
+		)
+	})
+}
+
 fn figures(p: &v1::Progress, lines: Vec<Line<'static>>, area: Rect, buf: &mut Buffer) {
-	let block = Block::bordered().title("Run");
+	let block = Block::bordered().title(title(p));
 	let inner = block.inner(area);
 	block.render(area, buf);
 	Paragraph::new(lines).render(inner, buf);
@@ -478,6 +484,21 @@ mod tests {
 		assert_eq!(work_line(&p), "depth 3 (fixed)");
 		assert_eq!(share_percent(1.0), "100%");
 		assert_eq!(share_percent(0.754), "75%");
+	}
+
+	#[test]
+	fn the_title_has_the_runs_setup_when_the_coordinator_sends_it() {
+		let mut p = v1::Progress::default();
+		assert_eq!(title(&p), "Run");
+		p.setup = Some(v1::RunSetup {
+			net_shape: "128x64".into(),
+			input_version: 2,
+			gate: "incumbent".into(),
+		});
+		let title = title(&p);
+		assert_eq!(title, "Run: net 128x64, encoding 2, gate incumbent");
+		// It fits the narrowest figures block, 48 columns with its corners.
+		assert!(title.chars().count() <= 46, "{title}");
 	}
 
 	#[test]
