@@ -96,13 +96,13 @@ pub fn is_sha256_hex(text: &str) -> bool {
 			.all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
 
-/// A run's setup in a few words, for the dashboard and the web page: "net 64x32, input
-/// encoding 2, gate incumbent". `None` (a coordinator from before the setup was sent) is
+/// A run's setup in a few words, for the dashboard and the web page: "net 64x32, encoding 2,
+/// gate incumbent". `None` (a coordinator from before the setup was sent) is
 /// "unknown".
 pub fn setup_summary(setup: Option<&v1::RunSetup>) -> String {
 	setup.map_or("unknown".to_string(), |s| {
 		format!(
-			"net {}, input encoding {}, gate {}",
+			"net {}, encoding {}, gate {}",
 			s.net_shape, s.input_version, s.gate
 		)
 	})
@@ -248,7 +248,7 @@ mod tests {
 		};
 		assert_eq!(
 			setup_summary(Some(&setup)),
-			"net 64x32, input encoding 2, gate incumbent"
+			"net 64x32, encoding 2, gate incumbent"
 		);
 		assert_eq!(setup_summary(None), "unknown");
 	}

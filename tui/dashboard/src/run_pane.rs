@@ -235,10 +235,7 @@ fn last_gate_line(p: &v1::Progress) -> String {
 /// The figures' title: the run's setup, if the coordinator sent it.
 fn title(p: &v1::Progress) -> String {
 	p.setup.as_ref().map_or("Run".to_string(), |s| {
-		format!(
-			"Run: net {}, encoding {}, gate {}",
-			s.net_shape, s.input_version, s.gate
-		)
+		format!("Run: {}", tigers_proto::convert::setup_summary(Some(s)))
 	})
 }
 

@@ -9,7 +9,7 @@
 		generation: (s) => `${s.generation} (promoted ${utc(s.generation_since)})`,
 		samples: (s) => `${s.samples_total}`,
 		games: (s) => `${s.games_total} (${s.games_kept} kept)`,
-		setup: (s) => (s.setup ? `net ${s.setup.net_shape}, input encoding ${s.setup.input_version}, gate ${s.setup.gate}` : "unknown"),
+		setup: (s) => (s.setup ? `net ${s.setup.net_shape}, encoding ${s.setup.input_version}, gate ${s.setup.gate}` : "unknown"),
 		steps: (s) => `${s.training_steps}`,
 		loss: (s) => (s.loss === null ? "-" : s.loss.toFixed(4)),
 		window: (s) => `${s.window.samples} of ${s.window.capacity}`,
