@@ -24,8 +24,8 @@ pub struct RunSettings {
 	/// whatever the nets have for a resumed one.
 	pub shape: Option<Shape>,
 	/// The input encoding chosen for the run's net, as `shape`: a new run's generation 0 reads
-	/// it, and a resumed run whose nets read another is refused. `None`: [`Encoding::V1`] for a
-	/// new run, whatever the nets read for a resumed one.
+	/// it, and a resumed run whose nets read another is refused. `None`:
+	/// [`RunSettings::NEW_RUN_ENCODING`] for a new run, whatever the nets read for a resumed one.
 	pub encoding: Option<Encoding>,
 	/// Seed of a new run's first net and of the trainer's draws.
 	pub seed: u64,
@@ -89,8 +89,10 @@ impl GateMode {
 	/// The names the command line takes.
 	pub const NAMES: [&'static str; 3] = ["sprt", "none", "incumbent"];
 
-	/// The default: the gate that every run so far was measured with (docs/training.md).
-	pub(crate) const DEFAULT: GateMode = GateMode::Sprt;
+	/// The default: with a fixed opponent the gate stopped promoting once the nets drew level
+	/// with the bar it set, while against the incumbent runs kept promoting, and improving, to
+	/// their end (docs/training.md, issue 24).
+	pub(crate) const DEFAULT: GateMode = GateMode::Incumbent;
 
 	/// The name the command line takes.
 	pub const fn name(self) -> &'static str {
@@ -224,6 +226,18 @@ impl std::str::FromStr for TablebaseUse {
 }
 
 impl RunSettings {
+	/// The input encoding of a new run's generation 0 when none is chosen: version 2, whose
+	/// plane of the sheep a tiger could capture gave the strongest nets at equal time
+	/// (docs/training.md, issue 24). Workers from before it (protocol 3) cannot play such a net
+	/// and are told so when they join; `--input-version 1` starts a run they can serve.
+	pub const NEW_RUN_ENCODING: Encoding = Encoding::V2;
+
+	/// The input encoding a new run's generation 0 reads: the one chosen, or
+	/// [`RunSettings::NEW_RUN_ENCODING`].
+	pub fn new_run_encoding(&self) -> Encoding {
+		self.encoding.unwrap_or(RunSettings::NEW_RUN_ENCODING)
+	}
+
 	/// What to tell workers to play: the net of `generation` (whose file hashes to `sha256`) at
 	/// self-play `depth`, with the tablebase of identity `tablebase` if the coordinator has one
 	/// and self-play is to use it. The one place an assignment is made.
@@ -598,9 +612,11 @@ mod tests {
 	}
 
 	#[test]
-	fn candidates_are_gated_by_the_sprt_and_a_stall_alarms_after_half_an_hour() {
+	fn candidates_are_gated_against_the_incumbent_and_a_stall_alarms_after_half_an_hour() {
 		let run = RunSettings::default();
-		assert_eq!(run.gate_mode, GateMode::Sprt);
+		assert_eq!(run.gate_mode, GateMode::Incumbent);
+		assert_eq!(GateMode::DEFAULT.name(), "incumbent");
+		assert!(!run.promotion.require_h1, "a match at its cap may promote");
 		assert_eq!(run.stall_alarm, Duration::from_secs(1800));
 		for mode in [GateMode::Sprt, GateMode::None, GateMode::Incumbent] {
 			assert_eq!(mode.name().parse(), Ok(mode));

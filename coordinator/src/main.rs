@@ -439,9 +439,10 @@ struct ServeArgs {
 	/// left out); a resumed run keeps the shape it started with and refuses another.
 	#[arg(long, value_name = "H1xH2")]
 	net_shape: Option<String>,
-	/// The net's input encoding: 1, pieces and counts (when left out), or 2, those and a plane
+	/// The net's input encoding: 1, pieces and counts, or 2 (when left out), those and a plane
 	/// of the sheep a tiger could capture now. A new run's generation 0 reads it; a resumed run
-	/// keeps the encoding it started with and refuses another.
+	/// keeps the encoding it started with and refuses another. Workers older than encoding 2
+	/// can serve only a run of encoding 1.
 	#[arg(long, value_name = "VERSION")]
 	input_version: Option<String>,
 	/// Weight of the game result in the target (the rest is the search score).
@@ -1049,12 +1050,15 @@ mod tests {
 	}
 
 	#[test]
-	fn a_run_without_an_input_version_starts_at_version_1_and_resumes_as_it_was() {
+	fn a_run_without_an_input_version_starts_at_version_2_and_resumes_as_it_was() {
 		let cli = Cli::try_parse_from(["coordinator"]).expect("parses");
 		let run = cli.serve.into_config().expect("valid").run;
 		assert_eq!(run.encoding, None);
-		assert_eq!(run.encoding.unwrap_or_default(), Encoding::V1);
-		assert_eq!(run.encoding.unwrap_or_default().version(), 1);
+		assert_eq!(run.new_run_encoding(), Encoding::V2);
+		assert_eq!(run.new_run_encoding().version(), 2);
+		let cli = Cli::try_parse_from(["coordinator", "--input-version", "1"]).expect("parses");
+		let run = cli.serve.into_config().expect("valid").run;
+		assert_eq!(run.new_run_encoding(), Encoding::V1);
 	}
 
 	#[test]

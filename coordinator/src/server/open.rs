@@ -97,7 +97,7 @@ fn latest_or_first_generation(
 	}
 	let net = Network::with_encoding(
 		settings.shape.unwrap_or_default(),
-		settings.encoding.unwrap_or_default(),
+		settings.new_run_encoding(),
 		settings.seed,
 	);
 	let sha256 = run_dir.save_net(&net)?;

@@ -292,17 +292,17 @@ async fn a_version_mismatch_is_refused() {
 			 build {build}"
 		),
 	);
-	// A worker that reads no encoding up to the run's (1 here); one that reads newer ones too
-	// is welcome (below).
+	// A worker that reads no encoding up to the run's (2, a new run's default), as a worker
+	// from before encoding 2 sends 1; one that reads newer ones too is welcome (below).
 	let encoding = v1::JoinRequest {
-		input_version: 0,
+		input_version: 1,
 		..join_request("w5")
 	};
 	refused(
 		&client.join(encoding).await.unwrap_err(),
 		&format!(
-			"this run's nets read input encoding 1; this worker (build \"{build}\") reads \
-			 encodings up to version 0 only"
+			"this run's nets read input encoding 2; this worker (build \"{build}\") reads \
+			 encodings up to version 1 only"
 		),
 	);
 	// The dashboards and `coordinator status` say what the last refused worker was told.
@@ -311,7 +311,7 @@ async fn a_version_mismatch_is_refused() {
 	assert!(
 		shown
 			.last_version_refusal
-			.contains("reads encodings up to version 0 only"),
+			.contains("reads encodings up to version 1 only"),
 		"{}",
 		shown.last_version_refusal
 	);
