@@ -492,6 +492,11 @@ struct ServeArgs {
 	#[arg(long, value_name = "MODE", default_value = run_defaults().gate_mode.name(),
 		value_parser = clap::builder::PossibleValuesParser::new(GateMode::NAMES))]
 	gate: String,
+	/// Promote only a candidate whose gate match ended with the SPRT accepting H1, not one that
+	/// reached --gate-max-pairs undecided with a better score: a stricter gate, for
+	/// experiments (under --gate incumbent most promotions come at the cap, within the noise).
+	#[arg(long)]
+	gate_require_h1: bool,
 	/// What the tablebase does in gate matches: judge (it only judges the moves, so a candidate
 	/// plays the movement phase with its own evaluation) or play (both players search with it,
 	/// so only the placement phase, which self-play trains on, decides a game).
@@ -677,6 +682,7 @@ impl ServeArgs {
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
 		run.gate_mode = self.gate.parse()?;
+		run.promotion.require_h1 = self.gate_require_h1;
 		run.gate.table = self.gate_tablebase.parse()?;
 		run.stall_alarm = Duration::from_secs(self.stall_alarm_minutes.saturating_mul(60));
 		let timed_ms = in_range("--timed-ms", self.timed_ms, 1..=60_000)?;
@@ -1007,6 +1013,7 @@ mod tests {
 			"0.999",
 			"--gate",
 			"none",
+			"--gate-require-h1",
 			"--stall-alarm-minutes",
 			"45",
 			"--measure-tablebase",
@@ -1036,6 +1043,7 @@ mod tests {
 		assert_eq!(run.training.schedule.warmup_steps, 1000);
 		assert_eq!(run.training.weight_average, 0.999);
 		assert_eq!(run.gate_mode, GateMode::None);
+		assert!(run.promotion.require_h1);
 		assert_eq!(run.stall_alarm, Duration::from_secs(45 * 60));
 		assert_eq!(run.timed.tablebase, TableRole::Judge);
 		assert_eq!(run.gate.table, TableRole::Play);
