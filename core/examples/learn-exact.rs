@@ -13,15 +13,15 @@
 //! drawn and lost there.
 //!
 //! `cargo run --release -p tigers-core --example learn-exact -- --placement DIR --movement FILE
-//! --out NET [--positions N] [--steps N] [--hidden1 H] [--hidden2 H] [--threads N]
-//! [--compare NET]...`
+//! --out NET [--positions N] [--steps N] [--hidden1 H] [--hidden2 H] [--input-version V]
+//! [--threads N] [--compare NET]...`
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
 use clap::Parser;
-use tigers_core::network::Shape;
+use tigers_core::network::{Encoding, Shape};
 use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::{Sample, SelfPlaySettings, play_self_play_game_with};
 use tigers_core::tablebase::Tablebase;
@@ -58,6 +58,10 @@ struct Options {
 	/// The second hidden layer's width.
 	#[arg(long, default_value_t = Shape::default().hidden2)]
 	hidden2: usize,
+	/// The input encoding of the net trained (1, or 2 with the plane of the sheep a tiger could
+	/// capture now), 2 as a new run's nets read.
+	#[arg(long, default_value = "2")]
+	input_version: Encoding,
 	/// Most random moves opening a game (each game draws 0 to this many).
 	#[arg(long, default_value_t = 16)]
 	random_plies: u32,
@@ -229,7 +233,11 @@ fn main() {
 		weight_average: 0.0,
 		..TrainingSettings::default()
 	};
-	let mut trainer = Trainer::new(Network::new(shape, options.seed), settings, options.seed);
+	let mut trainer = Trainer::new(
+		Network::with_encoding(shape, options.input_version, options.seed),
+		settings,
+		options.seed,
+	);
 	trainer.add_samples(samples);
 	let mut done = 0;
 	while done < options.steps {
