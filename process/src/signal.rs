@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 /// Signals this soon after the first are the same request delivered twice, not a second one.
 ///
 /// `timeout -s INT` sends its signal to the command and then to the command's whole process
-/// group, so a coordinator or worker run under it gets two within a fraction of a millisecond;
-/// a person pressing Ctrl-C twice takes far longer than this.
+/// group, so a coordinator or worker run under it gets two within a fraction of a millisecond.
+/// A person who wants the stop cut short presses again once it has visibly begun; a double tap
+/// faster than this counts once, and a third press exits.
 pub const SAME_REQUEST: Duration = Duration::from_millis(500);
 
 /// Completes on Ctrl-C or SIGTERM, so that the program can stop in good order. Another one
