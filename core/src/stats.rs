@@ -2,14 +2,18 @@
 //!
 //! - `score`: pair counts ([`PairCounts`]), a match score with its interval, Elo from a score and back;
 //! - `sprt`: the sequential test ([`Sprt`]) that stops a gate match, and the match policy;
+//! - `ladder`: every match fitted at once into ratings with intervals ([`LadderBook`],
+//!   [`Ladder`]);
 //! - `promotion`: whether a candidate replaces the incumbent, from its gate record against
 //!   `ClaudePlayer` and the incumbent's ([`promote`]) or from its match against the incumbent
 //!   itself ([`promote_over_incumbent`]).
 
+mod ladder;
 mod promotion;
 mod score;
 mod sprt;
 
+pub use ladder::{Ladder, LadderBook, PRIOR_ELO, Rating, VIRTUAL_DRAWS};
 pub use promotion::{
 	GateRecord, PromotionDecision, PromotionRule, promote, promote_over_incumbent,
 };
