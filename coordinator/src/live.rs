@@ -28,6 +28,7 @@ use crate::config::RunSettings;
 use crate::ingest::validate::RejectReason;
 use crate::observe::gate_history::GateHistory;
 use crate::observe::improvement::Improvement;
+use crate::observe::ladder::RatingLadder;
 use crate::observe::recent::{RecentGames, RecentSamples};
 use crate::observe::series::Thinned;
 use crate::store::archive::GameArchive;
@@ -140,6 +141,12 @@ pub(crate) struct Live {
 	pub improvement: Improvement,
 	/// The gates so far.
 	pub gates: GateHistory,
+	/// Every promoted net's matches, fitted into ratings; changed only through
+	/// [`Live::record_gate`] and [`Live::record_timed`], so that no match is shown without being
+	/// rated.
+	pub(crate) ladder: RatingLadder,
+	/// The generation last named as the best in the run directory's pointer, if any.
+	pub(crate) best_named: Option<u64>,
 	/// Workers by identity.
 	pub workers: BTreeMap<String, WorkerInfo>,
 	/// Batches refused as malformed, by reason.
@@ -190,6 +197,35 @@ pub(crate) struct Live {
 }
 
 impl Live {
+	/// Records a finished gate match (a candidate's, or a promoted net's measurement): listed
+	/// on the dashboards, and on the rating ladder if a promoted net played it.
+	pub(crate) fn record_gate(&mut self, gate: v1::GateSummary) {
+		self.ladder.record_gate(&gate);
+		self.gates.push(gate);
+	}
+
+	/// Records a promoted net's measurement at equal time per move, replacing an earlier one of
+	/// the same generation on the dashboards; the ladder counts every measurement played.
+	pub(crate) fn record_timed(&mut self, timed: v1::TimedMeasurement) {
+		self.ladder.record_timed(&timed);
+		self.timed.insert(timed.generation, timed);
+	}
+
+	/// The best net by the rating ladder, if one has played enough games to be named.
+	pub(crate) fn best_generation(&mut self) -> Option<u64> {
+		self.ladder.best_generation()
+	}
+
+	/// The best net by the ladder if it changed since the last call said so: the one to name in
+	/// the run directory's pointer (`RunDir::point_to_best`).
+	pub(crate) fn best_changed(&mut self) -> Option<u64> {
+		let best = self.ladder.best_generation()?;
+		(self.best_named != Some(best)).then(|| {
+			self.best_named = Some(best);
+			best
+		})
+	}
+
 	/// Records a training loss.
 	pub(crate) fn push_loss(&mut self, loss: f32) {
 		if self.losses.len() == LOSS_WINDOW {
@@ -435,6 +471,19 @@ impl Shared {
 		self.closing.send_replace(true);
 	}
 
+	/// Names the best net by the rating ladder in the run directory (`nets/best`) if it changed
+	/// since it was last named; on a failed write the next match tries again. Call it after a
+	/// match is recorded, never under the live lock: it writes a file.
+	pub(crate) fn name_best(&self) {
+		let Some(best) = self.live().best_changed() else {
+			return;
+		};
+		if let Err(e) = self.run_dir.point_to_best(best) {
+			tracing::error!(%e, generation = best, "could not name the best net");
+			self.live().best_named = None;
+		}
+	}
+
 	/// Makes `net` (whose file hashes to `sha256`) the net to play, at the self-play depth in
 	/// force, and tells every session.
 	pub(crate) fn promote(&self, net: Arc<Network>, sha256: String) {
@@ -621,6 +670,7 @@ impl Live {
 			timed_running: self.timed_running.clone(),
 			stronger_since: self.improvement.since,
 			work: Some(self.work),
+			ladder: Some(self.ladder.summary()),
 		}
 	}
 
@@ -672,6 +722,39 @@ mod tests {
 	use std::time::Duration;
 
 	use super::*;
+
+	#[test]
+	fn the_best_net_is_named_once_each_time_it_changes() {
+		let side = Some(v1::SideResult {
+			wins: 60,
+			draws: 30,
+			losses: 10,
+		});
+		let gate = |generation| v1::GateSummary {
+			generation,
+			measurement: true,
+			promoted: true,
+			as_tigers: side,
+			as_sheep: side,
+			..v1::GateSummary::default()
+		};
+		let mut live = Live::default();
+		assert_eq!(live.best_changed(), None);
+		live.record_gate(gate(0));
+		assert_eq!(live.best_changed(), Some(0));
+		assert_eq!(live.best_changed(), None);
+		// Generation 1 beats generation 0 head to head: it is the best now.
+		live.record_gate(v1::GateSummary {
+			opponent_generation: Some(0),
+			measurement: false,
+			..gate(1)
+		});
+		live.record_gate(gate(1));
+		assert_eq!(live.best_changed(), Some(1));
+		assert_eq!(live.gates.total(), 3);
+		let ladder = live.ladder.summary();
+		assert_eq!((ladder.matches, ladder.best_generation), (3, Some(1)));
+	}
 
 	fn worker(threads: u32, connected: bool) -> WorkerInfo {
 		WorkerInfo {

@@ -9,6 +9,7 @@
 
 pub(crate) mod gate_history;
 pub(crate) mod improvement;
+pub(crate) mod ladder;
 pub(crate) mod local_dashboard;
 pub(crate) mod metrics;
 pub(crate) mod progress;

@@ -64,10 +64,43 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"gate": s.gate,
 		})
 	});
+	let ladder = progress.ladder.clone().unwrap_or_default();
+	json["ratings"] = ladder
+		.ratings
+		.iter()
+		.map(rating_json)
+		.collect::<Vec<_>>()
+		.into();
+	json["best_generation"] = json!(ladder.best_generation);
+	json["ladder"] = progress.ladder.as_ref().map_or(Value::Null, |l| {
+		json!({
+			"players": l.players,
+			"matches": l.matches,
+			"games": l.games,
+			"tigers_advantage": l.tigers_advantage,
+			"dispersion": l.dispersion,
+			"min_games_for_best": l.min_games_for_best,
+		})
+	});
 	if let Some(solve) = &progress.placement_solve {
 		json["placement_solve"] = placement_solve_json(solve);
 	}
 	json
+}
+
+/// One player's place on the rating ladder.
+fn rating_json(rating: &v1::PlayerRating) -> Value {
+	json!({
+		"player": rating.generation.map_or_else(
+			|| "ClaudePlayer".to_string(),
+			|generation| format!("generation {generation}"),
+		),
+		"generation": rating.generation,
+		"rating": rating.rating,
+		"low": rating.low,
+		"high": rating.high,
+		"games": rating.games,
+	})
 }
 
 /// Joins refused for the worker's versions: how many, and the last refusal's words.
@@ -401,6 +434,14 @@ mod tests {
 			}),
 			placement: Some(v1::PlacementLayers::default()),
 			setup: Some(v1::RunSetup::default()),
+			ladder: Some(v1::Ladder {
+				ratings: vec![v1::PlayerRating {
+					generation: Some(3),
+					..v1::PlayerRating::default()
+				}],
+				best_generation: Some(3),
+				..v1::Ladder::default()
+			}),
 			..v1::Progress::default()
 		}
 	}

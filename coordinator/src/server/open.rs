@@ -76,6 +76,9 @@ pub(crate) fn open_run(
 		path: "the ledger's writer thread".into(),
 		source,
 	})?;
+	// A run from before the ladder, or one stopped before its pointer was written, names its
+	// best net now.
+	shared.name_best();
 	let start = TrainingStart {
 		trainer: restored.trainer,
 		steps: restored.steps,
@@ -282,11 +285,11 @@ fn counters(
 /// losses and the throughput, with the CPU-seconds counted so far.
 fn histories(live: &mut Live, ledger: &Ledger, gates: &[GateRow]) -> Result<(), CoordinatorError> {
 	for gate in gates {
-		live.gates.push(gate_summary(gate));
+		live.record_gate(gate_summary(gate));
 	}
 	live.improvement = Improvement::from_gates(gates);
 	for timed in ledger.timed()? {
-		live.timed.insert(timed.generation, timed_summary(&timed));
+		live.record_timed(timed_summary(&timed));
 	}
 	for (step, loss) in ledger.losses(0)? {
 		live.loss_history.push(v1::LossPoint {

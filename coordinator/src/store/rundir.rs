@@ -35,6 +35,10 @@ use crate::store::storage_error::StorageError;
 
 /// The folder of promoted nets.
 const NETS: &str = "nets";
+
+/// The file in `nets/` naming the best net by the rating ladder (docs/training.md, "The rating
+/// ladder"); `tui` reads the same name.
+pub(crate) const BEST_POINTER: &str = "best";
 /// The ledger's file name.
 const LEDGER: &str = "ledger.sqlite";
 /// The lock file's name.
@@ -149,6 +153,14 @@ impl RunDir {
 			));
 		}
 		Ok(net)
+	}
+
+	/// Names the best net by the rating ladder in `nets/best`, durably: one line holding its
+	/// file's name in `nets/`, which `tui` plays by default. A pointer rather than a copy: it is
+	/// rewritten whole or not at all, and never holds a net that was not promoted.
+	pub(crate) fn point_to_best(&self, generation: u64) -> Result<(), StorageError> {
+		let line = format!("{}\n", net_file_name(generation));
+		write_durably(&self.root.join(NETS).join(BEST_POINTER), line.as_bytes())
 	}
 
 	/// The highest generation with a file in `nets/`, if any. Other files there are ignored.
@@ -299,6 +311,19 @@ mod tests {
 		// Opening again keeps what is there.
 		let run = RunDir::open(&root).unwrap();
 		assert_eq!(run.name(), "run-42");
+	}
+
+	#[test]
+	fn the_best_net_is_named_in_a_file_beside_the_nets() {
+		let dir = TestDir::new("rundir-best");
+		let run = RunDir::open(&dir.path().join("run")).unwrap();
+		run.save_net(&small_net(1, 4)).unwrap();
+		run.point_to_best(4).unwrap();
+		run.point_to_best(3).unwrap();
+		let pointer = std::fs::read_to_string(dir.path().join("run/nets").join(BEST_POINTER));
+		assert_eq!(pointer.unwrap(), "gen-000003.safetensors\n");
+		// The pointer is not a net: the newest generation is still read from the net files.
+		assert_eq!(run.latest_generation().unwrap(), Some(4));
 	}
 
 	#[test]

@@ -303,9 +303,12 @@ impl Gating {
 		if let Err(e) = self.shared.ledger().record_gate(row) {
 			error!(%e, "could not record the gate");
 		}
-		let mut live = self.shared.live();
-		live.gates.push(gate_summary(row));
-		live.improvement.see(row);
+		{
+			let mut live = self.shared.live();
+			live.record_gate(gate_summary(row));
+			live.improvement.see(row);
+		}
+		self.shared.name_best();
 	}
 
 	/// Acts on a recorded match: a measurement becomes the incumbent's record; a candidate that

@@ -85,9 +85,12 @@ fn measure_loop(shared: &Shared, stop: &AtomicBool) {
 			high = row.score_high,
 			"measured at equal time"
 		);
-		let mut live = shared.live();
-		live.timed_running = None;
-		live.timed.insert(generation, timed_summary(&row));
+		{
+			let mut live = shared.live();
+			live.timed_running = None;
+			live.record_timed(timed_summary(&row));
+		}
+		shared.name_best();
 	}
 }
 
