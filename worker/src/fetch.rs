@@ -28,6 +28,7 @@ pub(crate) async fn fetch_net(
 	let request = FetchNetRequest {
 		generation: assignment.generation,
 		latest: false,
+		best: false,
 	};
 	let file = client.fetch_net(request).await?.into_inner();
 	let (generation, announced) = (assignment.generation, assignment.sha256.clone());

@@ -242,7 +242,10 @@ impl Coordinator for CoordinatorService {
 	) -> Result<Response<v1::NetFile>, Status> {
 		let wanted = request.into_inner();
 		let current = self.shared.current();
-		let generation = if wanted.latest {
+		let generation = if wanted.best {
+			let best = self.shared.live().best_generation();
+			best.unwrap_or(current.assignment.generation)
+		} else if wanted.latest {
 			current.assignment.generation
 		} else {
 			wanted.generation

@@ -19,6 +19,7 @@ async fn a_session_streams_samples_and_gets_acks() {
 		.fetch_net(v1::FetchNetRequest {
 			generation: 0,
 			latest: false,
+			best: false,
 		})
 		.await
 		.unwrap()
@@ -338,6 +339,7 @@ async fn a_version_mismatch_is_refused() {
 		.fetch_net(v1::FetchNetRequest {
 			generation: 9,
 			latest: false,
+			best: false,
 		})
 		.await
 		.unwrap_err();

@@ -49,18 +49,55 @@ async fn with_the_gate_against_the_incumbent_candidates_play_it_and_measurements
 	config.local_workers = 1;
 	let running = start(config).await;
 	let mut asker = client(running.address, None).await;
-	let gates = tokio::time::timeout(Duration::from_secs(120), async {
+	let progress = tokio::time::timeout(Duration::from_secs(120), async {
 		loop {
 			let progress = status(&mut asker).await;
 			if progress.gates.iter().filter(|g| !g.measurement).count() >= 2 {
-				return progress.gates;
+				return progress;
 			}
 			tokio::time::sleep(Duration::from_millis(100)).await;
 		}
 	})
 	.await
 	.expect("two candidates' gates within two minutes");
+	// The ladder rates ClaudePlayer (0) and generation 0 from its measurement; with a few games
+	// a match no net is named the best, and asking for the best gives the latest.
+	let ladder = progress
+		.ladder
+		.clone()
+		.expect("a training coordinator fits a ladder");
+	assert_eq!(ladder.ratings[0].generation, None, "{ladder:?}");
+	assert_eq!(
+		(ladder.ratings[0].rating, ladder.ratings[0].games > 0),
+		(0.0, true)
+	);
+	let first = ladder
+		.ratings
+		.iter()
+		.find(|r| r.generation == Some(0))
+		.expect("generation 0");
+	assert!(
+		first.low <= first.rating && first.rating <= first.high,
+		"{first:?}"
+	);
+	assert_eq!(ladder.best_generation, None, "{ladder:?}");
+	let best = asker
+		.fetch_net(v1::FetchNetRequest {
+			generation: 0,
+			latest: false,
+			best: true,
+		})
+		.await
+		.expect("the best net, or the latest")
+		.into_inner();
+	assert!(
+		best.generation >= progress.generation,
+		"{} {}",
+		best.generation,
+		progress.generation
+	);
 	running.stop().await;
+	let gates = progress.gates;
 	for gate in &gates {
 		if gate.measurement {
 			assert_eq!(gate.opponent_generation, None, "{gate:?}");
