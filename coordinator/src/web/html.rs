@@ -146,6 +146,14 @@ pub(crate) fn score(score: f64, low: f64, high: f64) -> String {
 	format!("{score:.3} ({low:.2}–{high:.2})")
 }
 
+/// A rating on the ladder in Elo with its 95% interval: `+142 (+121–+163)`.
+pub(crate) fn rating(rating: f64, low: f64, high: f64) -> String {
+	if !rating.is_finite() {
+		return "-".into();
+	}
+	format!("{rating:+.0} ({low:+.0}–{high:+.0})")
+}
+
 /// Exact accuracy, moves kept of moves judged, with a 95% Wilson interval: `97.1% (96.2–97.8)
 /// of 1,204`; a dash when no move was judged.
 pub(crate) fn accuracy(kept: u32, moves: u32) -> String {

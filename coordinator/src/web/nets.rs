@@ -1,6 +1,7 @@
 //! The Nets page: every promoted net, newest first, with its promotion, the gate result that
 //! promoted it by side, its measurements at fixed depth and at equal time with their
-//! intervals and exact accuracy, its sha256, and its file to download.
+//! intervals and exact accuracy, its rating on the ladder, its sha256, and its file to
+//! download; the best net by the ladder and the newest under names that do not change.
 
 use std::fmt::Write;
 use std::sync::Arc;
@@ -12,6 +13,8 @@ use axum::response::{IntoResponse, Response};
 use super::html::{self, accuracy, escape, pager, score, utc};
 use super::query::{self, PER_PAGE, clamp_page};
 use super::{Refusal, Web, blocking, storage_failure};
+use tigers_proto::v1;
+
 use crate::store::ledger::{GateRow, NetListing, TimedRow};
 use crate::store::rundir::{net_file_name, parse_net_file_name};
 
@@ -19,23 +22,26 @@ use crate::store::rundir::{net_file_name, parse_net_file_name};
 pub(crate) async fn page(State(web): State<Arc<Web>>, RawQuery(query): RawQuery) -> Response {
 	let asked = query::page(query.as_deref());
 	let read = blocking(&web, move |web| {
+		let ladder = web.snapshot().ladder.clone().unwrap_or_default();
 		let ledger = web.reader();
 		let total = ledger.generation_count().map_err(|e| storage_failure(&e))?;
 		let number = clamp_page(asked, total);
 		let nets = ledger
 			.nets_page(number * PER_PAGE, PER_PAGE)
 			.map_err(|e| storage_failure(&e))?;
-		Ok((total, number, nets))
+		Ok((total, number, nets, ladder))
 	})
 	.await;
 	match read {
-		Ok((total, number, nets)) => {
+		Ok((total, number, nets, ladder)) => {
 			let mut body = format!(
 				"<p>{total} promoted nets, newest first. Scores are against ClaudePlayer, with \
 				 95% intervals; exact accuracy is the share of the net's moves that kept the \
-				 position's exact value, where the tablebase knows it.</p>"
+				 position's exact value, where the tablebase knows it. The ladder's rating is \
+				 in Elo above ClaudePlayer, fitted over every match the promoted nets played.</p>"
 			);
-			body.push_str(&table(&nets));
+			body.push_str(&best_paragraph(&ladder));
+			body.push_str(&table(&nets, &ladder));
 			body.push_str(&pager("/nets", number, PER_PAGE, total));
 			html::page("Nets", &body, None)
 		}
@@ -43,12 +49,65 @@ pub(crate) async fn page(State(web): State<Arc<Web>>, RawQuery(query): RawQuery)
 	}
 }
 
+/// The best net by the ladder, with the names that always fetch it and the newest net.
+fn best_paragraph(ladder: &v1::Ladder) -> String {
+	let best = ladder.best_generation.and_then(|generation| {
+		let rating = ladder
+			.ratings
+			.iter()
+			.find(|r| r.generation == Some(generation))?;
+		Some((generation, rating))
+	});
+	let named = match best {
+		Some((generation, rating)) => format!(
+			"The best net by the rating ladder is generation {generation}, {} over {} games \
+			 (the highest lower bound among nets with {} games or more)",
+			html::rating(rating.rating, rating.low, rating.high),
+			rating.games,
+			ladder.min_games_for_best
+		),
+		None => format!(
+			"No net has played the {} games on the rating ladder it takes to be named the best \
+			 yet; until one has, the best is the newest",
+			ladder.min_games_for_best
+		),
+	};
+	format!(
+		"<p>{named}: <a href=\"/download/nets/{BEST}\" download>{BEST}</a> always fetches it, \
+		 <a href=\"/download/nets/{LATEST}\" download>{LATEST}</a> the newest.</p>"
+	)
+}
+
+/// The name that always downloads the best net by the ladder (the newest until one is named).
+pub(crate) const BEST: &str = "best.safetensors";
+
+/// The name that always downloads the newest promoted net.
+pub(crate) const LATEST: &str = "latest.safetensors";
+
+/// A net's rating on the ladder, or a dash if it has none.
+fn ladder_cell(ladder: &v1::Ladder, generation: u64) -> String {
+	let rating = ladder
+		.ratings
+		.iter()
+		.find(|r| r.generation == Some(generation));
+	let best = ladder.best_generation == Some(generation);
+	match rating {
+		Some(r) if best => format!(
+			"<strong>{} best</strong>",
+			html::rating(r.rating, r.low, r.high)
+		),
+		Some(r) => html::rating(r.rating, r.low, r.high),
+		None => "-".into(),
+	}
+}
+
 /// The nets' rows.
-fn table(nets: &[NetListing]) -> String {
+fn table(nets: &[NetListing], ladder: &v1::Ladder) -> String {
 	let mut html = String::from(
 		"<table class=\"list\"><tr><th>gen</th><th>promoted</th><th>CPU-hours</th>\
 		 <th>gate as tigers</th><th>gate as sheep</th><th>fixed depth</th>\
-		 <th>equal time</th><th>exact accuracy</th><th>sha256</th><th>file</th></tr>",
+		 <th>equal time</th><th>exact accuracy</th><th>ladder (Elo)</th><th>sha256</th>\
+		 <th>file</th></tr>",
 	);
 	for net in nets {
 		let row = &net.generation;
@@ -62,14 +121,15 @@ fn table(nets: &[NetListing]) -> String {
 		let _ = write!(
 			html,
 			"<tr><td>{}</td><td>{}</td><td>{cpu_hours}</td>{}<td>{}</td><td>{}</td><td>{}</td>\
-			 <td class=\"hash\"><code>{}</code></td><td><a href=\"/download/nets/{name}\" \
-			 download>{name}</a></td></tr>",
+			 <td>{}</td><td class=\"hash\"><code>{}</code></td><td><a \
+			 href=\"/download/nets/{name}\" download>{name}</a></td></tr>",
 			row.generation,
 			utc(row.promoted_at),
 			sides(net.gate.as_ref()),
 			fixed_depth(net),
 			equal_time(net.timed.as_ref()),
 			exact(net),
+			ladder_cell(ladder, row.generation),
 			escape(&row.sha256),
 		);
 	}
@@ -128,11 +188,29 @@ fn exact(net: &NetListing) -> String {
 /// `GET /download/nets/gen-NNNNNN.safetensors`: a promoted net's file. The name must be the
 /// one the listing gives a promoted generation; the file read is the run's own for that
 /// generation, never a path taken from the request.
+///
+/// `best.safetensors` and `latest.safetensors` are the best net by the ladder and the newest,
+/// saved under their own generation's name, so a script can always fetch the recommended net
+/// from one address.
 pub(crate) async fn download(State(web): State<Arc<Web>>, Path(name): Path<String>) -> Response {
-	let Some(generation) = parse_net_file_name(&name).filter(|&g| net_file_name(g) == name) else {
+	let pointer = [BEST, LATEST].contains(&name.as_str());
+	let named = parse_net_file_name(&name).filter(|&g| net_file_name(g) == name);
+	if !pointer && named.is_none() {
 		return html::error_page(StatusCode::NOT_FOUND, "There is no net of that name.");
-	};
+	}
 	let read = blocking(&web, move |web| {
+		let generation = match named {
+			Some(generation) => generation,
+			None => {
+				let progress = web.snapshot();
+				let best = progress.ladder.as_ref().and_then(|l| l.best_generation);
+				if name == BEST {
+					best.unwrap_or(progress.generation)
+				} else {
+					progress.generation
+				}
+			}
+		};
 		let promoted = web
 			.reader()
 			.generation(generation)
@@ -143,14 +221,16 @@ pub(crate) async fn download(State(web): State<Arc<Web>>, Path(name): Path<Strin
 				"No net of that generation was promoted.",
 			));
 		}
-		web.shared
+		let bytes = web
+			.shared
 			.run_dir
 			.net_bytes(generation)
-			.map_err(|e| storage_failure(&e))
+			.map_err(|e| storage_failure(&e))?;
+		Ok((bytes, net_file_name(generation)))
 	})
 	.await;
 	match read {
-		Ok(bytes) => attachment(bytes, &name, "application/octet-stream"),
+		Ok((bytes, name)) => attachment(bytes, &name, "application/octet-stream"),
 		Err(failure) => failure.into_response(),
 	}
 }

@@ -1,12 +1,16 @@
 //! The Strength page: the promoted nets' scores against ClaudePlayer at fixed depth and at
-//! equal time per move, against time and against worker CPU-hours, as SVG charts drawn here
-//! (no chart library in the browser).
+//! equal time per move, and their ratings on the ladder as the score each stands for, against
+//! time and against worker CPU-hours, as SVG charts drawn here (no chart library in the
+//! browser); and the ladder's best nets as a table.
 
 use std::fmt::Write;
 use std::sync::Arc;
 
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
+
+use tigers_core::stats::score_from_elo;
+use tigers_proto::v1;
 
 use super::html::{self, escape, utc};
 use super::{Web, blocking, storage_failure};
@@ -50,11 +54,13 @@ struct Series {
 /// `GET /strength`.
 pub(crate) async fn page(State(web): State<Arc<Web>>) -> Response {
 	let read = blocking(&web, |web| {
-		web.reader().strength().map_err(|e| storage_failure(&e))
+		let ladder = web.snapshot().ladder.clone().unwrap_or_default();
+		let rows = web.reader().strength().map_err(|e| storage_failure(&e))?;
+		Ok((rows, ladder))
 	})
 	.await;
-	let (gates, timed) = match read {
-		Ok(rows) => rows,
+	let ((gates, timed), ladder) = match read {
+		Ok(read) => read,
 		Err(failure) => return failure.into_response(),
 	};
 	let series = [
@@ -68,12 +74,20 @@ pub(crate) async fn page(State(web): State<Arc<Web>>) -> Response {
 			class: "time",
 			points: timed_points(&timed),
 		},
+		Series {
+			name: "ladder",
+			class: "ladder",
+			points: ladder_points(&gates, &ladder),
+		},
 	];
 	let mut body = String::from(
 		"<p>Each promoted net's score against ClaudePlayer (0.5 is even), with its 95% \
 		 interval: at fixed depth (its measurement on fresh openings, or the gate that promoted \
-		 it) and at equal time per move.</p><h2>Against time</h2>",
+		 it), at equal time per move, and as its rating on the ladder stands for (every match \
+		 of every promoted net fitted at once, drawn at the net's gate).</p>",
 	);
+	body.push_str(&best_table(&ladder));
+	body.push_str("<h2>Against time</h2>");
 	// Month, day, hours and minutes: the year and seconds would crowd the axis.
 	let short = |t: f64| utc(t).get(5..16).unwrap_or("-").to_string();
 	body.push_str(&chart(&series, |p| p.at, &short));
@@ -113,6 +127,73 @@ fn timed_points(timed: &[TimedRow]) -> Vec<Point> {
 		high: t.score_high,
 	});
 	thin(points.collect())
+}
+
+/// The ladder's points: each rated net's rating as the score against ClaudePlayer it stands
+/// for, placed where its fixed-depth point is (its measurement, else its promoting gate).
+fn ladder_points(gates: &[GateRow], ladder: &v1::Ladder) -> Vec<Point> {
+	let mut placed = std::collections::BTreeMap::new();
+	for gate in gates
+		.iter()
+		.filter(|g| g.stop == StopReason::Measured || g.promoted)
+	{
+		let entry = placed.entry(gate.candidate_generation).or_insert(gate);
+		if gate.stop == StopReason::Measured && entry.stop != StopReason::Measured {
+			*entry = gate;
+		}
+	}
+	let points = ladder.ratings.iter().filter_map(|rating| {
+		let gate = placed.get(&rating.generation?)?;
+		Some(Point {
+			at: gate.finished_at,
+			cpu_hours: gate.cpu_seconds / 3600.0,
+			score: score_from_elo(rating.rating),
+			low: score_from_elo(rating.low),
+			high: score_from_elo(rating.high),
+		})
+	});
+	let mut points: Vec<Point> = points.collect();
+	points.sort_by(|a, b| a.at.total_cmp(&b.at));
+	thin(points)
+}
+
+/// How many of the ladder's nets the table lists, by lower bound.
+const BEST_LISTED: usize = 10;
+
+/// The ladder's surest nets: the [`BEST_LISTED`] highest lower bounds, the best marked.
+fn best_table(ladder: &v1::Ladder) -> String {
+	let mut nets: Vec<&v1::PlayerRating> = ladder
+		.ratings
+		.iter()
+		.filter(|r| r.generation.is_some())
+		.collect();
+	if nets.is_empty() {
+		return "<p class=\"note\">No promoted net is on the rating ladder yet.</p>".into();
+	}
+	nets.sort_by(|a, b| b.low.total_cmp(&a.low));
+	let mut html = format!(
+		"<h2>The rating ladder</h2><p>{} players, {} matches, {} games; ratings in Elo above \
+		 ClaudePlayer with 95% intervals. The best is the highest lower bound among nets with \
+		 {} games or more.</p><table class=\"list\"><tr><th>gen</th><th>rating</th>\
+		 <th>games</th><th></th></tr>",
+		ladder.players, ladder.matches, ladder.games, ladder.min_games_for_best
+	);
+	for rating in nets.into_iter().take(BEST_LISTED) {
+		let generation = rating.generation.unwrap_or_default();
+		let mark = if ladder.best_generation == Some(generation) {
+			"best"
+		} else {
+			""
+		};
+		let _ = write!(
+			html,
+			"<tr><td>{generation}</td><td>{}</td><td>{}</td><td>{mark}</td></tr>",
+			html::rating(rating.rating, rating.low, rating.high),
+			rating.games
+		);
+	}
+	html.push_str("</table>");
+	html
 }
 
 /// At most [`MAX_POINTS`] of `points`, evenly spaced, the last always kept.
