@@ -1,8 +1,10 @@
-//! The Gates pane: every gate match against `ClaudePlayer`, newest first, with its result by
-//! side, score and interval, Elo, the candidate's exact accuracy in the movement and placement
-//! phases, the verdict and, on a promoted net's measurement, its score at equal time per move
-//! (or how far that measurement has got); the reason for the selected one; and three charts of the promoted nets' score, Elo and exact
-//! accuracy against time or worker CPU-hours, at fixed depth and at equal time.
+//! The Gates pane: every gate match, newest first, against `ClaudePlayer` or the incumbent net
+//! (`vs`), with its result by side, score and interval, Elo, the candidate's exact accuracy in
+//! the movement and placement phases, the verdict, the net's rating on the ladder and, on a
+//! promoted net's measurement, its score at equal time per move (or how far that measurement
+//! has got); the reason for the selected one; the ladder's best net; and three charts of the
+//! promoted nets' score, Elo and exact accuracy against time or worker CPU-hours, at fixed
+//! depth and at equal time.
 //!
 //! A promoted net's point is its measurement on fresh openings when it has one (the unbiased
 //! figure), else the match that promoted it; rejected candidates are dots.
@@ -55,6 +57,7 @@ pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buf
 		GateAxis::CpuHours => "worker CPU-hours",
 	};
 	Line::from(vec![
+		best_span(p),
 		Span::styled("── promoted", Style::new().fg(Color::Green)),
 		Span::raw("  "),
 		Span::styled("── equal time", Style::new().fg(Color::Yellow)),
@@ -72,6 +75,59 @@ pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buf
 	chart(p, axis, Measure::Score, score_area, buf);
 	chart(p, axis, Measure::Elo, elo_area, buf);
 	chart(p, axis, Measure::Exact, exact_area, buf);
+}
+
+/// The ladder's best net and its rating, leading the legend line.
+fn best_span(p: &v1::Progress) -> Span<'static> {
+	let ladder = p.ladder.as_ref();
+	let best = ladder.and_then(|l| {
+		let generation = l.best_generation?;
+		l.ratings.iter().find(|r| r.generation == Some(generation))
+	});
+	match best {
+		Some(r) => Span::styled(
+			format!(
+				"best gen {} {:+.0} [{:+.0},{:+.0}]  ",
+				r.generation.unwrap_or_default(),
+				r.rating,
+				r.low,
+				r.high
+			),
+			Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD),
+		),
+		None => Span::raw(""),
+	}
+}
+
+/// The net's rating on the ladder, for a promoted candidate's or a measurement's row.
+fn ladder_rating(g: &v1::GateSummary, p: &v1::Progress) -> Cell<'static> {
+	if !g.promoted && !g.measurement {
+		return Cell::from("");
+	}
+	let ladder = p.ladder.as_ref();
+	let rating = ladder.and_then(|l| {
+		l.ratings
+			.iter()
+			.find(|r| r.generation == Some(g.generation))
+	});
+	match rating {
+		Some(r) => {
+			let best = ladder.and_then(|l| l.best_generation) == Some(g.generation);
+			let style = if best {
+				Style::new().fg(Color::Cyan).add_modifier(Modifier::BOLD)
+			} else {
+				Style::new()
+			};
+			Cell::from(format!("{:+.0}", r.rating)).style(style)
+		}
+		None => Cell::from("-"),
+	}
+}
+
+/// Whom the candidate played: `ClaudePlayer`, or the incumbent net by its generation.
+fn opponent(g: &v1::GateSummary) -> String {
+	g.opponent_generation
+		.map_or("Claude".to_string(), |generation| format!("g{generation}"))
 }
 
 /// The candidate's exact accuracy (0 to 1), if the gate was judged by a tablebase.
@@ -164,15 +220,22 @@ struct Column {
 	cell: fn(&v1::GateSummary, &v1::Progress) -> Cell<'static>,
 }
 
-/// The table's columns, left to right. At 80 columns all but CPU-hours fit, narrow (the charts
-/// show CPU-hours on their axis with `x`); a column added here pushes out the columns of the
-/// highest drop ranks at narrow widths.
-const COLUMNS: [Column; 12] = [
+/// The table's columns, left to right. At 80 columns all but the opponent, CPU-hours, steps
+/// and the placement accuracy fit, narrow (the charts show CPU-hours on their axis with `x`;
+/// the verdict and the reason say whom a candidate played); a column added here pushes out
+/// the columns of the highest drop ranks at narrow widths.
+const COLUMNS: [Column; 14] = [
 	Column {
 		header: ("gen", "gen"),
 		width: (4, 4),
 		drop_rank: 0,
 		cell: |g, _| Cell::from(g.generation.to_string()),
+	},
+	Column {
+		header: ("vs", "vs"),
+		width: (6, 6),
+		drop_rank: 4,
+		cell: |g, _| Cell::from(opponent(g)),
 	},
 	Column {
 		header: ("steps", "steps"),
@@ -182,13 +245,13 @@ const COLUMNS: [Column; 12] = [
 	},
 	Column {
 		header: ("as tigers", "tigers"),
-		width: (10, 8),
+		width: (9, 8),
 		drop_rank: 0,
 		cell: |g, _| Cell::from(side(g.as_tigers)),
 	},
 	Column {
 		header: ("as sheep", "sheep"),
-		width: (10, 8),
+		width: (9, 8),
 		drop_rank: 0,
 		cell: |g, _| Cell::from(side(g.as_sheep)),
 	},
@@ -230,6 +293,12 @@ const COLUMNS: [Column; 12] = [
 			let (word, style) = verdict(g);
 			Cell::from(word).style(style)
 		},
+	},
+	Column {
+		header: ("ladder", "lad."),
+		width: (6, 5),
+		drop_rank: 1,
+		cell: ladder_rating,
 	},
 	Column {
 		header: ("equal time", "eq.t"),
@@ -285,11 +354,8 @@ fn table(p: &v1::Progress, selected: Option<usize>, area: Rect, buf: &mut Buffer
 		p.gates.len().to_string()
 	};
 	let titles = [
-		format!(
-			"gate matches against ClaudePlayer ({count}, newest first; W-D-L by the candidate's \
-			 side)"
-		),
-		format!("gates vs ClaudePlayer ({count}, newest first; W-D-L by side)"),
+		format!("gate matches ({count}, newest first; W-D-L by the candidate's side)"),
+		format!("gate matches ({count}, newest first; W-D-L by side)"),
 		format!("gates ({count}; W-D-L by side)"),
 	];
 	let (shown, wide) = shown_columns(&COLUMNS, area.width.saturating_sub(2));
@@ -551,12 +617,14 @@ mod tests {
 			"Elo",
 			"exact",
 			"verdict",
+			"ladder",
 			"equal time",
 		] {
 			assert!(names.contains(&kept), "{kept} dropped: {names:?}");
 		}
-		// CPU-hours go first.
+		// The opponent and CPU-hours go first.
 		assert!(!names.contains(&"CPU-h"), "{names:?}");
+		assert!(!names.contains(&"vs"), "{names:?}");
 	}
 
 	#[test]

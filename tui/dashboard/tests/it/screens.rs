@@ -120,6 +120,28 @@ fn later_with_equal_time() -> Vec<v1::Progress> {
 			started_at: newest.finished_at,
 			tablebase: "play".into(),
 		});
+		// A ladder whose best net is not the newest: generation 6, surer than 8.
+		let rating = |generation, rating: f64, half: f64| v1::PlayerRating {
+			generation,
+			rating,
+			low: rating - half,
+			high: rating + half,
+			games: 400,
+		};
+		progress.ladder = Some(v1::Ladder {
+			ratings: vec![
+				rating(None, 0.0, 0.0),
+				rating(Some(6), -30.0, 20.0),
+				rating(Some(7), -60.0, 25.0),
+				rating(Some(8), -20.0, 45.0),
+			],
+			best_generation: Some(6),
+			players: 4,
+			matches: 6,
+			games: 1200,
+			min_games_for_best: 200,
+			..v1::Ladder::default()
+		});
 	}
 	snapshots
 }
@@ -131,6 +153,7 @@ fn gates_pane_with_equal_time_120x40() {
 	let screen = text(&draw(&dashboard, 120, 40));
 	assert!(screen.contains("equal time"), "{screen}");
 	assert!(screen.contains("37/100"), "{screen}");
+	assert!(screen.contains("best gen 6 -30 [-50,-10]"), "{screen}");
 	assert_snapshot!(screen);
 }
 
