@@ -208,11 +208,12 @@ struct PlayArgs {
 	#[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = parse_seconds,
 		allow_negative_numbers = true)]
 	time: f64,
-	/// The net: a safetensors file, or a coordinator's URL to fetch its latest promoted net
-	/// [default: the newest in --run-dir, else the coordinator at http://127.0.0.1:50051].
+	/// The net: a safetensors file, or a coordinator's URL to fetch its best net by the rating
+	/// ladder (its latest with `#latest` after the URL) [default: the best in --run-dir, else
+	/// the newest there, else the coordinator at http://127.0.0.1:50051].
 	#[arg(long, value_name = "PATH|URL")]
 	net: Option<String>,
-	/// The run directory to take the newest net from.
+	/// The run directory to take the best net from (`nets/best`, else the newest).
 	#[arg(long, value_name = "DIR", default_value = DEFAULT_RUN_DIR)]
 	run_dir: PathBuf,
 	/// A game record to continue (or step through with the arrow keys): a record file, or a

@@ -1,5 +1,6 @@
-//! Finding the net to play: a safetensors file, the newest net of a run directory, or the
-//! latest promoted net of a coordinator, fetched over gRPC with `FetchNet`.
+//! Finding the net to play: a safetensors file, the best net of a run directory by its rating
+//! ladder (its newest before one is named), or the best or latest promoted net of a
+//! coordinator, fetched over gRPC with `FetchNet`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,7 +24,8 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(20);
 pub enum NetSource {
 	/// A safetensors file.
 	File(PathBuf),
-	/// A coordinator's URL (`http://` or `https://`): its latest promoted net.
+	/// A coordinator's URL (`http://` or `https://`): its best net by the rating ladder, or
+	/// its latest promoted net when the URL ends in [`LATEST_SUFFIX`].
 	Coordinator(String),
 }
 
@@ -103,11 +105,21 @@ pub enum NetSourceError {
 	},
 }
 
+/// A coordinator URL ending in this asks for its latest promoted net rather than its best.
+pub const LATEST_SUFFIX: &str = "#latest";
+
+/// The file in a run directory's `nets/` that names its best net by the rating ladder (one
+/// line: the net's file name), as the coordinator writes it.
+pub const BEST_POINTER: &str = "best";
+
 /// Loads the net from `source`.
 pub fn load(source: &NetSource, client: &ClientSettings) -> Result<LoadedNet, NetSourceError> {
 	match source {
 		NetSource::File(path) => load_file(path),
-		NetSource::Coordinator(url) => fetch_latest(url, client),
+		NetSource::Coordinator(url) => match url.strip_suffix(LATEST_SUFFIX) {
+			Some(url) => fetch_latest(url, client),
+			None => fetch_best(url, client),
+		},
 	}
 }
 
@@ -144,6 +156,27 @@ pub fn latest_in_run_dir(run_dir: &Path) -> Result<PathBuf, NetSourceError> {
 		.ok_or(NetSourceError::NoNets(nets))
 }
 
+/// The best net of a run directory by its rating ladder: the file `nets/best` names, if it
+/// names a net file that is there; else the newest ([`latest_in_run_dir`]).
+pub fn best_in_run_dir(run_dir: &Path) -> Result<PathBuf, NetSourceError> {
+	let nets = run_dir.join("nets");
+	let named = std::fs::read_to_string(nets.join(BEST_POINTER))
+		.ok()
+		.and_then(|text| {
+			let name = text.trim();
+			// Only a net file's name: the pointer never leads outside `nets/`.
+			let digits = name.strip_prefix("gen-")?.strip_suffix(".safetensors")?;
+			digits
+				.bytes()
+				.all(|b| b.is_ascii_digit())
+				.then(|| nets.join(name))
+		});
+	match named {
+		Some(path) if path.is_file() => Ok(path),
+		_ => latest_in_run_dir(run_dir),
+	}
+}
+
 /// Why neither the run directory nor the coordinator gave a net.
 #[derive(Debug, Error)]
 #[error("{local}; {remote}")]
@@ -154,16 +187,17 @@ pub struct NoLatestNet {
 	pub remote: Box<NetSourceError>,
 }
 
-/// The latest net with no directions given: the newest in `run_dir`, else the latest of the
-/// coordinator at `url`. On failure, the reasons for both.
-pub fn find_latest(
+/// The net to play with no directions given: the best in `run_dir` by its ladder (its newest
+/// before one is named), else the best of the coordinator at `url`. On failure, the reasons
+/// for both.
+pub fn find_best(
 	run_dir: &Path,
 	url: &str,
 	client: &ClientSettings,
 ) -> Result<LoadedNet, NoLatestNet> {
-	let local = latest_in_run_dir(run_dir).and_then(|path| load_file(&path));
+	let local = best_in_run_dir(run_dir).and_then(|path| load_file(&path));
 	local.or_else(|local| {
-		fetch_latest(url, client).map_err(|remote| NoLatestNet {
+		fetch_best(url, client).map_err(|remote| NoLatestNet {
 			local: Box::new(local),
 			remote: Box::new(remote),
 		})
@@ -172,6 +206,36 @@ pub fn find_latest(
 
 /// Fetches the latest promoted net from the coordinator at `url`.
 pub fn fetch_latest(url: &str, client: &ClientSettings) -> Result<LoadedNet, NetSourceError> {
+	fetch(
+		url,
+		client,
+		FetchNetRequest {
+			generation: 0,
+			latest: true,
+			best: false,
+		},
+	)
+}
+
+/// Fetches the best net by the rating ladder from the coordinator at `url` (its latest before
+/// one is named, or from a coordinator older than the ladder).
+pub fn fetch_best(url: &str, client: &ClientSettings) -> Result<LoadedNet, NetSourceError> {
+	fetch(
+		url,
+		client,
+		FetchNetRequest {
+			generation: 0,
+			latest: true,
+			best: true,
+		},
+	)
+}
+
+fn fetch(
+	url: &str,
+	client: &ClientSettings,
+	request: FetchNetRequest,
+) -> Result<LoadedNet, NetSourceError> {
 	let runtime = tokio::runtime::Builder::new_current_thread()
 		.enable_all()
 		.build()
@@ -179,12 +243,13 @@ pub fn fetch_latest(url: &str, client: &ClientSettings) -> Result<LoadedNet, Net
 			url: url.to_string(),
 			reason: format!("cannot start the network runtime: {e}"),
 		})?;
-	runtime.block_on(fetch_latest_async(url, client))
+	runtime.block_on(fetch_async(url, client, request))
 }
 
-async fn fetch_latest_async(
+async fn fetch_async(
 	url: &str,
 	client: &ClientSettings,
+	request: FetchNetRequest,
 ) -> Result<LoadedNet, NetSourceError> {
 	let connector = Connector::new(url, client, CONNECT_TIMEOUT)
 		.map_err(|e| NetSourceError::Url {
@@ -199,10 +264,7 @@ async fn fetch_latest_async(
 			url: url.to_string(),
 			reason: error_chain(&e),
 		})?
-		.fetch_net(FetchNetRequest {
-			generation: 0,
-			latest: true,
-		})
+		.fetch_net(request)
 		.await
 		.map_err(|status| NetSourceError::Refused {
 			url: url.to_string(),

@@ -39,7 +39,7 @@ pub enum PlayerKind {
 
 /// Why a text names no kind of player.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("{0:?} is not a player; use human, claude or net")]
+#[error("{0:?} is not a player; use human, claude, net or perfect")]
 pub struct ParsePlayerKindError(String);
 
 impl FromStr for PlayerKind {
@@ -147,7 +147,7 @@ pub fn build(config: &PlayConfig) -> Result<Setup, SetupError> {
 	} else if let Some(source) = &config.net {
 		(Some(net_source::load(source, &config.client)?), None)
 	} else {
-		match net_source::find_latest(&config.run_dir, &config.coordinator, &config.client) {
+		match net_source::find_best(&config.run_dir, &config.coordinator, &config.client) {
 			Ok(net) => (Some(net), None),
 			Err(why) => (None, Some(why.to_string())),
 		}

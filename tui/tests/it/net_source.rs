@@ -13,7 +13,7 @@ use tigers_proto::v1::{
 	CoordinatorMessage, FetchNetRequest, JoinRequest, JoinResponse, NetFile, Progress,
 	StatusRequest, WatchRequest, WorkerMessage,
 };
-use tigers_tui::net_source::{self, NetSource, NetSourceError, latest_in_run_dir};
+use tigers_tui::net_source::{self, NetSource, NetSourceError, best_in_run_dir, latest_in_run_dir};
 use tigers_tui::setup::{self, PlayConfig, PlayerKind};
 use tonic::codegen::tokio_stream;
 use tonic::{Request, Response, Status, Streaming};
@@ -50,6 +50,44 @@ fn the_newest_generation_in_a_run_directory_wins() {
 }
 
 #[test]
+fn the_best_net_a_run_directory_names_wins_over_the_newest() {
+	let run = temp_dir("the_best_net_a_run_directory_names");
+	let nets = run.join("nets");
+	std::fs::create_dir_all(&nets).unwrap();
+	for generation in [3, 7] {
+		save(
+			&net(generation),
+			&nets.join(format!("gen-{generation:06}.safetensors")),
+		);
+	}
+	// No pointer yet: the newest.
+	assert_eq!(
+		best_in_run_dir(&run).unwrap(),
+		nets.join("gen-000007.safetensors")
+	);
+	std::fs::write(nets.join("best"), "gen-000003.safetensors\n").unwrap();
+	assert_eq!(
+		best_in_run_dir(&run).unwrap(),
+		nets.join("gen-000003.safetensors")
+	);
+	// A pointer to a net that is not there, or to anything but a net file's name, is passed
+	// over for the newest.
+	for pointer in [
+		"gen-000005.safetensors",
+		"../gen-000003.safetensors",
+		"notes.txt",
+		"",
+	] {
+		std::fs::write(nets.join("best"), pointer).unwrap();
+		assert_eq!(
+			best_in_run_dir(&run).unwrap(),
+			nets.join("gen-000007.safetensors"),
+			"{pointer:?}"
+		);
+	}
+}
+
+#[test]
 fn an_empty_run_directory_and_no_coordinator_give_both_reasons() {
 	let run = temp_dir("an_empty_run_directory_and_no_coordinator");
 	std::fs::create_dir_all(run.join("nets")).unwrap();
@@ -58,8 +96,8 @@ fn an_empty_run_directory_and_no_coordinator_give_both_reasons() {
 		Err(NetSourceError::NoNets(_))
 	));
 	// Port 1 on the loopback address: nothing listens there, so the connection is refused.
-	let why = net_source::find_latest(&run, "http://127.0.0.1:1", &ClientSettings::default())
-		.unwrap_err();
+	let why =
+		net_source::find_best(&run, "http://127.0.0.1:1", &ClientSettings::default()).unwrap_err();
 	assert!(matches!(*why.local, NetSourceError::NoNets(_)), "{why}");
 	assert!(
 		matches!(*why.remote, NetSourceError::Unreachable { .. }),
