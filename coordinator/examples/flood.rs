@@ -7,6 +7,8 @@
 //! cargo run --release -p tigers-coordinator --example flood -- URL SECONDS WATCHERS [TOKEN]
 //! ```
 //!
+//! `--help` explains each argument.
+//!
 //! Prints one line every 30 s of the join flood (joins taken and refused so far, the slowest
 //! `Status` in the period), then the streams opened and refused, and `Status` beside them. The
 //! streams are never read, as a client that opens them and stalls would do, and are held for
@@ -14,6 +16,7 @@
 
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use tigers_proto::client::{ClientSettings, Connector};
 use tigers_proto::v1;
 use tonic::Code;
@@ -36,21 +39,31 @@ fn hold() -> Duration {
 /// Any failure, said once by `main`.
 type Failure = Box<dyn std::error::Error>;
 
+/// Floods a running coordinator with joins under new identities, then with progress streams
+/// held open, timing `Status` all along.
+#[derive(Parser)]
+#[command(name = "flood")]
+struct Options {
+	/// The coordinator: http://host:port or https://host:port.
+	url: String,
+	/// How long to flood it with joins, in seconds.
+	seconds: u64,
+	/// Progress streams to open once the joins are over.
+	watchers: usize,
+	/// The run's token.
+	token: Option<String>,
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Failure> {
-	let args: Vec<String> = std::env::args().skip(1).collect();
-	let [url, seconds, watchers, rest @ ..] = args.as_slice() else {
-		return Err("usage: flood URL SECONDS WATCHERS [TOKEN]".into());
-	};
-	let seconds: u64 = seconds.parse().map_err(|_| "SECONDS is a whole number")?;
-	let watchers: usize = watchers.parse().map_err(|_| "WATCHERS is a whole number")?;
+	let options = Options::parse();
 	let settings = ClientSettings {
-		token: rest.first().cloned(),
+		token: options.token,
 		tls_ca: None,
 	};
-	let connector = Connector::new(url, &settings, Duration::from_secs(5))?;
-	join_flood(&connector, Duration::from_secs(seconds)).await?;
-	watch_flood(&connector, watchers).await
+	let connector = Connector::new(&options.url, &settings, Duration::from_secs(5))?;
+	join_flood(&connector, Duration::from_secs(options.seconds)).await?;
+	watch_flood(&connector, options.watchers).await
 }
 
 /// Joins under new identities, [`AT_ONCE`] at a time on one connection, for `length`.

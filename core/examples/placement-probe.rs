@@ -3,24 +3,33 @@
 //! 4 KiB, and inflates it as far as its byte, or reads one byte of a format-1 file; how much of
 //! the files the operating system already caches decides the first pass).
 //!
-//! `cargo run --release -p tigers-core --example placement-probe -- DIR [PROBES]`
+//! `cargo run --release -p tigers-core --example placement-probe -- DIR [PROBES]` (`--help`
+//! explains each).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
+use clap::Parser;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::{GameBoard, Turn};
 
+/// Times probes of the placement layers in a directory, in two passes over the same positions.
+#[derive(Parser)]
+#[command(name = "placement-probe")]
+struct Options {
+	/// The placement layers' directory (`tui tablebase build --placement --dir DIR`).
+	dir: PathBuf,
+	/// Positions to probe in each pass.
+	#[arg(default_value_t = 100_000,
+		value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+	probes: usize,
+}
+
 fn main() -> ExitCode {
-	let args: Vec<String> = std::env::args().skip(1).collect();
-	let Some(dir) = args.first().map(PathBuf::from) else {
-		eprintln!("usage: placement-probe DIR [PROBES]");
-		return ExitCode::from(2);
-	};
-	let probes: usize = args.get(1).and_then(|n| n.parse().ok()).unwrap_or(100_000);
+	let Options { dir, probes } = Options::parse();
 	let table = match PlacementTable::open(&dir) {
 		Ok(table) => table,
 		Err(error) => {

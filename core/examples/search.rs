@@ -2,63 +2,65 @@
 //! `--random N`, searches the positions of N seeded random games and prints the totals.
 //!
 //! `cargo run --release -p tigers-core --example search -- DEPTH [--position TEXT | --random N]
-//! [--net FILE | --fresh-net SEED]`
+//! [--net FILE | --fresh-net SEED]` (`--help` explains each).
 //!
 //! Without `--net` or `--fresh-net` the player is `ClaudePlayer`; with either, `NeuralPlayer`
 //! with the same table size, so the two can be compared at equal depth. With `--random`, each
 //! position is one from a game of 0 to 59 random plies (seed 7, the same for every run), the
 //! player is cleared before each search, and only the searches are timed.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use clap::Parser;
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use tigers_core::claude::DEFAULT_TABLE_BITS;
 use tigers_core::network::Shape;
-use tigers_core::search::SearchSettings;
+use tigers_core::search::{MAX_DEPTH, SearchSettings};
 use tigers_core::{
 	ClaudePlayer, GameBoard, MinimaxPlayer, Network, NeuralPlayer, Position, SearchReport, Turn,
 };
 
+/// Searches one position to a fixed depth, or the positions of seeded random games, and prints
+/// the nodes searched and the nodes per second.
+#[derive(Parser)]
+#[command(name = "search")]
 struct Options {
+	/// The search depth in plies (1 to 64).
+	#[arg(value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_DEPTH)))]
 	depth: u32,
-	position: Position,
+	/// The position to search [default: the start].
+	#[arg(
+		long,
+		value_name = "TEXT",
+		allow_hyphen_values = true,
+		conflicts_with = "random"
+	)]
+	position: Option<Position>,
+	/// Search the positions of N seeded random games instead, and print the totals.
+	#[arg(long, value_name = "N")]
 	random: Option<usize>,
-	net: Option<Network>,
+	/// Search with this net file (`NeuralPlayer`) instead of `ClaudePlayer`.
+	#[arg(long, value_name = "FILE")]
+	net: Option<PathBuf>,
+	/// Search with a fresh net of this seed (`NeuralPlayer`) instead of `ClaudePlayer`.
+	#[arg(long, value_name = "SEED", conflicts_with = "net")]
+	fresh_net: Option<u64>,
 }
 
-fn parse(args: &[String]) -> Result<Options, String> {
-	let depth = args
-		.first()
-		.and_then(|d| d.parse().ok())
-		.ok_or("the first argument is DEPTH")?;
-	let mut options = Options {
-		depth,
-		position: Position::default(),
-		random: None,
-		net: None,
-	};
-	for pair in args[1..].chunks(2) {
-		let [flag, value] = pair else {
-			return Err(format!("{} needs a value", pair[0]));
-		};
-		match flag.as_str() {
-			"--position" => options.position = value.parse().map_err(|e| format!("{e}"))?,
-			"--random" => options.random = Some(value.parse().map_err(|_| "bad --random count")?),
-			"--net" => {
-				let net = Network::load(value.as_ref()).map_err(|e| format!("{e}"))?;
-				options.net = Some(net);
-			}
-			"--fresh-net" => {
-				let seed = value.parse().map_err(|_| "bad --fresh-net seed")?;
-				options.net = Some(Network::new(Shape::default(), seed));
-			}
-			other => return Err(format!("unknown option {other}")),
+impl Options {
+	/// The net to search with, if any: the file named, or a fresh one.
+	fn net(&self) -> Result<Option<Network>, String> {
+		if let Some(path) = &self.net {
+			return Network::load(path).map(Some).map_err(|e| e.to_string());
 		}
+		Ok(self
+			.fresh_net
+			.map(|seed| Network::new(Shape::default(), seed)))
 	}
-	Ok(options)
 }
 
 /// `count` positions, each after 0 to 59 random plies of its own game, none of them over.
@@ -96,21 +98,18 @@ fn search_all<P: MinimaxPlayer>(player: &mut P, positions: &[Position]) -> (u64,
 }
 
 fn main() -> ExitCode {
-	let args: Vec<String> = std::env::args().skip(1).collect();
-	let options = match parse(&args) {
-		Ok(options) => options,
+	let options = Options::parse();
+	let net = match options.net() {
+		Ok(net) => net,
 		Err(error) => {
-			eprintln!(
-				"{error}\nusage: search DEPTH [--position TEXT | --random N] \
-				 [--net FILE | --fresh-net SEED]"
-			);
-			return ExitCode::from(2);
+			eprintln!("{error}");
+			return ExitCode::FAILURE;
 		}
 	};
 	let settings = SearchSettings::fixed_depth(options.depth);
 	if let Some(count) = options.random {
 		let positions = random_positions(count);
-		let (nodes, time) = match options.net {
+		let (nodes, time) = match net {
 			None => search_all(&mut ClaudePlayer::with_settings(settings), &positions),
 			Some(net) => search_all(
 				&mut NeuralPlayer::with_net(Arc::new(net), settings, DEFAULT_TABLE_BITS),
@@ -125,16 +124,17 @@ fn main() -> ExitCode {
 		);
 		return ExitCode::SUCCESS;
 	}
-	let Position { board, turn } = options.position;
+	let position = options.position.unwrap_or_default();
+	let Position { board, turn } = position;
 	let start = Instant::now();
 	let report: Option<SearchReport> =
-		match options.net {
+		match net {
 			None => ClaudePlayer::with_settings(settings).pick_move(board, turn, &[]),
 			Some(net) => NeuralPlayer::with_net(Arc::new(net), settings, DEFAULT_TABLE_BITS)
 				.pick_move(board, turn, &[]),
 		};
 	let Some(report) = report else {
-		eprintln!("no legal move in {}", options.position);
+		eprintln!("no legal move in {position}");
 		return ExitCode::from(1);
 	};
 	let seconds = start.elapsed().as_secs_f64();

@@ -10,17 +10,20 @@
 //! larger window is drawn from at random over more memory.
 //!
 //! `cargo run --release -p tigers-core --example train-bench -- [--threads N] [--steps S]
-//! [--turn T] [--window N] [--games G] [--seed S] [--dump FILE]`
+//! [--turn T] [--window N] [--games G] [--seed S] [--dump FILE]` (`--help` explains each).
 //!
 //! The games' samples, about 33 a game, are used over and over to fill the window and to arrive.
 //! `--dump FILE` writes them as little-endian `f32` rows of the 54 inputs and the target, for
 //! `train_bench_torch.py` next to this file, which trains the same net in PyTorch.
 
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
 
+use clap::Parser;
+use clap::builder::RangedU64ValueParser;
 use tigers_core::network::{Shape, encode};
 use tigers_core::neural::SELF_PLAY_TABLE_BITS;
 use tigers_core::search::SearchSettings;
@@ -29,48 +32,41 @@ use tigers_core::trainer::schedule::LearningRateSchedule;
 use tigers_core::trainer::{Trainer, TrainingSettings};
 use tigers_core::{Network, NeuralPlayer};
 
+/// How many samples a second the trainer learns from, as the coordinator trains in a steady
+/// state; prints `samples/s N`.
+#[derive(Parser)]
+#[command(name = "train-bench")]
 struct Options {
+	/// Threads to train on.
+	#[arg(long, value_name = "N", default_value_t = TrainingSettings::default().threads,
+		value_parser = at_least_one())]
 	threads: usize,
+	/// Training steps to time.
+	#[arg(long, value_name = "S", default_value_t = 2000, value_parser = at_least_one())]
 	steps: usize,
+	/// Steps in each call of `Trainer::train`, with the new samples added before it (the
+	/// coordinator's training thread takes turns of 16 steps between looks at its inbox).
+	#[arg(long, value_name = "T", default_value_t = 16, value_parser = at_least_one())]
 	turn: usize,
+	/// Samples in the window the steps draw from (raised to a batch if fewer).
+	#[arg(long, value_name = "N", default_value_t = TrainingSettings::default().window,
+		value_parser = at_least_one())]
 	window: usize,
+	/// Self-play games whose samples fill the window and arrive.
+	#[arg(long, value_name = "G", default_value_t = 300,
+		value_parser = clap::value_parser!(u64).range(1..))]
 	games: u64,
+	/// The seed of the games' net, of the trained net and of the training draws.
+	#[arg(long, value_name = "S", default_value_t = 1)]
 	seed: u64,
-	dump: Option<String>,
+	/// Also write the games' samples to FILE, for `train_bench_torch.py`.
+	#[arg(long, value_name = "FILE")]
+	dump: Option<PathBuf>,
 }
 
-fn parse(args: &[String]) -> Result<Options, String> {
-	let mut options = Options {
-		threads: TrainingSettings::default().threads,
-		steps: 2000,
-		// The coordinator's training thread takes turns of 16 steps between looks at its inbox.
-		turn: 16,
-		window: TrainingSettings::default().window,
-		games: 300,
-		seed: 1,
-		dump: None,
-	};
-	for pair in args.chunks(2) {
-		let [flag, value] = pair else {
-			return Err(format!("{} needs a value", pair[0]));
-		};
-		let number = || {
-			value
-				.parse::<u64>()
-				.map_err(|_| format!("bad {flag} {value}"))
-		};
-		match flag.as_str() {
-			"--threads" => options.threads = number()?.max(1) as usize,
-			"--steps" => options.steps = number()?.max(1) as usize,
-			"--turn" => options.turn = number()?.max(1) as usize,
-			"--window" => options.window = number()?.max(1) as usize,
-			"--games" => options.games = number()?.max(1),
-			"--seed" => options.seed = number()?,
-			"--dump" => options.dump = Some(value.clone()),
-			other => return Err(format!("unknown option {other}")),
-		}
-	}
-	Ok(options)
+/// A count of 1 or more.
+fn at_least_one() -> RangedU64ValueParser<usize> {
+	RangedU64ValueParser::new().range(1..)
 }
 
 /// The samples of `games` self-play games at depth 3 between two copies of a fresh net.
@@ -87,7 +83,7 @@ fn play(games: u64, seed: u64) -> Vec<Sample> {
 		.collect()
 }
 
-fn dump(path: &str, samples: &[Sample], result_weight: f32) -> std::io::Result<()> {
+fn dump(path: &Path, samples: &[Sample], result_weight: f32) -> std::io::Result<()> {
 	let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
 	for sample in samples {
 		let inputs = encode(sample.board, sample.turn);
@@ -99,17 +95,7 @@ fn dump(path: &str, samples: &[Sample], result_weight: f32) -> std::io::Result<(
 }
 
 fn main() -> ExitCode {
-	let args: Vec<String> = std::env::args().skip(1).collect();
-	let options = match parse(&args) {
-		Ok(options) => options,
-		Err(error) => {
-			eprintln!(
-				"{error}\nusage: train-bench [--threads N] [--steps S] [--turn T] [--window N] \
-				 [--games G] [--seed S] [--dump FILE]"
-			);
-			return ExitCode::from(2);
-		}
-	};
+	let options = Options::parse();
 	let started = Instant::now();
 	let samples = play(options.games, options.seed);
 	eprintln!(
@@ -122,7 +108,7 @@ fn main() -> ExitCode {
 	if let Some(path) = &options.dump
 		&& let Err(error) = dump(path, &samples, defaults.targets.result_weight)
 	{
-		eprintln!("{path}: {error}");
+		eprintln!("{}: {error}", path.display());
 		return ExitCode::FAILURE;
 	}
 	// The step alone, as docs/benchmarks.md measured it: no running average to update, and the
