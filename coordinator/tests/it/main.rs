@@ -6,6 +6,7 @@ mod common;
 mod copied;
 mod dashboard;
 mod floods;
+mod help;
 mod identity;
 mod limits;
 mod loadtest;

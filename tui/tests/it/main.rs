@@ -2,6 +2,7 @@
 //! engine protocol through the real binary.
 
 mod engine;
+mod help;
 mod input;
 mod net_source;
 mod placement;

@@ -4,6 +4,7 @@
 mod bench;
 mod command_line;
 mod coordinator;
+mod help;
 mod identity;
 mod metrics;
 mod pipes;
