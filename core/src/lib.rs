@@ -26,13 +26,16 @@
 //! - [`replay`]: the replay window training draws from;
 //! - [`trainer`]: a net, its optimiser and its window, trained together;
 //! - [`stats`]: match scores, Elo, the SPRT and the promotion rule for gating networks;
-//! - [`gate`]: the gating match of a candidate net against `ClaudePlayer`;
-//! - [`tablebase`]: the movement phase solved exactly, its file and its probe.
+//! - [`gate`]: the gating match of a candidate net against a reference: `ClaudePlayer`, another
+//!   net (the incumbent) or the perfect player;
+//! - [`tablebase`]: the movement phase solved exactly, its file and its probe;
+//! - [`grade`]: a net graded by the exact values on a fixed suite of positions.
 
 pub mod board;
 pub mod claude;
 pub mod game;
 pub mod gate;
+pub mod grade;
 pub mod lines;
 pub mod movegen;
 pub mod moves;
