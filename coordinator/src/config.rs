@@ -134,8 +134,10 @@ impl Default for DepthAdaptation {
 	/// times what its local workers play, so the depth stays at its minimum; a fleet that
 	/// outruns the trainer gets up to two plies more, samples that cost about 15 times the CPU
 	/// of depth 3's (`worker bench`, docs/scaling.md), which a fleet of about 130 cores needs
-	/// to saturate the trainer. A minute of rates smooths over the arrival of batches (a few a
-	/// second per worker) and leaves workers time to switch, which they do between games.
+	/// to saturate the trainer (measured with nets of input encoding 1; a new run's, of
+	/// encoding 2, search about 30% fewer positions a second, so it takes more cores). A minute
+	/// of rates smooths over the arrival of batches (a few a second per worker) and leaves
+	/// workers time to switch, which they do between games.
 	fn default() -> DepthAdaptation {
 		DepthAdaptation {
 			max_depth: 5,
@@ -470,6 +472,15 @@ impl CoordinatorConfig {
 #[cfg(test)]
 mod tests {
 	use super::*;
+
+	#[test]
+	fn worker_bench_plays_the_encoding_of_a_new_run() {
+		// Else `worker bench` sizes a fleet by nets the run does not play (docs/scaling.md).
+		assert_eq!(
+			tigers_worker::bench::DEFAULT_ENCODING,
+			RunSettings::NEW_RUN_ENCODING
+		);
+	}
 
 	#[test]
 	fn local_processes_reach_unspecified_addresses_over_loopback() {

@@ -14,7 +14,7 @@ use tigers_process::logging::init_logging;
 use tigers_process::signal::shutdown_signal;
 use tigers_proto::client::error_chain;
 use tigers_proto::console;
-use tigers_worker::bench::DEFAULT_GAMES_PER_THREAD;
+use tigers_worker::bench::{DEFAULT_ENCODING, DEFAULT_GAMES_PER_THREAD};
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
 use tigers_worker::{
 	BenchSettings, EXIT_VERSION_REFUSED, LoadtestSettings, WorkerConfig, WorkerError,
@@ -176,9 +176,9 @@ struct BenchArgs {
 	/// net shapes.
 	#[arg(long, value_name = "H1xH2", default_value_t = Shape::default())]
 	net_shape: Shape,
-	/// Input encoding of the net that plays: 1, or 2 with the plane of sheep a tiger could
-	/// capture, to compare their cost per position.
-	#[arg(long, value_name = "VERSION", default_value_t = Encoding::default())]
+	/// Input encoding of the net that plays: 2, a new run's, with the plane of sheep a tiger
+	/// could capture, or 1 without it, to compare their cost per position.
+	#[arg(long, value_name = "VERSION", default_value_t = DEFAULT_ENCODING)]
 	input_version: Encoding,
 }
 
