@@ -5,7 +5,8 @@
 //! `cargo run --release -p tigers-core --example learn -- [--rounds N] [--games N]
 //! [--depth D] [--threads N] [--seed S] [--canonical]` (`--help` explains each).
 //!
-//! Threads are plain `std::thread`s here; the library itself has none.
+//! Self-play and the gate's pairs run on threads started here: the library's
+//! `play_self_play_game` and `play_gate_pair` play one game or pair a call.
 
 use std::sync::Arc;
 use std::time::Instant;

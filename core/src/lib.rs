@@ -1,7 +1,13 @@
 //! Tigers and Sheep: the game and everything that plays it.
 //!
-//! This crate is pure and deterministic: no threads, no clock except the search's optional time
-//! limit, no I/O beyond reading and writing net files. Modules, from the ground up:
+//! This crate keeps to itself and is deterministic where it can be: no async runtime and no
+//! thread pool, no clock except the search's optional time limit, and no I/O beyond net files
+//! and the tablebases' own files (tables, placement layers, and their locks and notes). Its
+//! threads are scoped to the call that starts them (`std::thread::scope`: a training step, a
+//! gate's games, a tablebase solve, check or count) and end with it; a solve writes the same
+//! bytes, and a training step makes the same weights, on any number of them.
+//!
+//! Modules, from the ground up:
 //!
 //! - [`pos`]: the 25 points and their names;
 //! - [`lines`]: neighbours and jump lines per point, built at compile time;
