@@ -319,8 +319,10 @@ pub struct ServiceLimits {
 	/// How long a session may go without a message from its worker (which sends a heartbeat
 	/// every few seconds) before it is ended.
 	pub session_idle_timeout: Duration,
-	/// Workers without a session and not heard from for this long are forgotten by the progress
-	/// snapshots (the ledger keeps them, and a worker that joins again is listed again).
+	/// Workers without a session and not heard from for this long are forgotten: no longer
+	/// counted among the workers known, nor loaded again at a restart (the ledger keeps them,
+	/// and a worker that joins again is known again). The snapshots list a worker without a
+	/// session only for an hour after it was last heard (`LISTED_RECENTLY`), whatever this is.
 	pub forget_workers_after: Duration,
 	/// Whether `worker loadtest`'s simulated workers may join. Their batches are copies of one
 	/// batch, which the run stores, trains on and archives like any other: only a run made

@@ -473,8 +473,10 @@ struct ServeArgs {
 	/// tenth of the training thread's time.
 	#[arg(long, value_name = "SECONDS", default_value_t = run_defaults().checkpoint_every.as_secs())]
 	checkpoint_seconds: u64,
-	/// Forget workers gone for this many hours: the dashboards and status stop listing them
-	/// (the ledger keeps them).
+	/// Forget workers without a session after this many hours unheard: they leave the count
+	/// of workers known (`status`'s workers_known) and are not loaded again at a restart; the
+	/// ledger keeps them. The dashboards and `status` list a worker without a session only for
+	/// an hour after it was last heard, whatever this is.
 	#[arg(long, value_name = "HOURS",
 		default_value_t = ServiceLimits::default().forget_workers_after.as_secs() / 3600)]
 	forget_workers_hours: u64,
