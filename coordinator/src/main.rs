@@ -287,7 +287,8 @@ struct SolveArgs {
 	/// The movement table to solve from [default: the platform's cache directory].
 	#[arg(long, value_name = "PATH")]
 	movement: Option<PathBuf>,
-	/// Solve only the layers with at least this many sheep placed (19 for the last two).
+	/// Solve only the layers with at least this many sheep placed, 0 to 19 (19: the last two
+	/// layers, the sheep and the tigers to move with 19 placed), keeping any already solved.
 	#[arg(long, value_name = "N", default_value_t = 0,
 		value_parser = clap::value_parser!(u32).range(0..=19))]
 	from_placed: u32,

@@ -129,8 +129,9 @@ enum TablebaseAction {
 		force: bool,
 		#[command(flatten)]
 		placement: PlacementArgs,
-		/// With --placement: solve only the layers with at least this many sheep placed (19 is
-		/// the last; 17 takes a few minutes), keeping any already solved.
+		/// With --placement: solve only the layers with at least this many sheep placed, 0 to 19
+		/// (19: the last two layers, the sheep and the tigers to move with 19 placed; 17 takes a
+		/// few minutes), keeping any already solved.
 		#[arg(long, value_name = "N", requires = "placement", default_value_t = 0,
 			value_parser = clap::value_parser!(u32).range(0..=19))]
 		from_placed: u32,
