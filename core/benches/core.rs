@@ -1,5 +1,5 @@
 //! Benchmarks of the core crate: move generation, perft, canonical boards, fixed-depth searches
-//! over the named positions, and tablebase probes. Every bench checks its result, so a fast
+//! over the named positions, tablebase probes, and the rating ladder's fit. Every bench checks its result, so a fast
 //! wrong answer fails instead of looking good.
 
 use std::hint::black_box;
@@ -14,7 +14,9 @@ use tigers_core::claude::DEFAULT_TABLE_BITS;
 use tigers_core::network::Shape;
 use tigers_core::network::quantized::{Accumulator, QuantizedNet};
 use tigers_core::search::SearchSettings;
+use tigers_core::stats::LadderBook;
 use tigers_core::tablebase::Value;
+use tigers_core::versus::SideResult;
 use tigers_core::{ClaudePlayer, MinimaxPlayer, Network, NeuralPlayer, Position, Tablebase};
 
 fn named(name: &str) -> Position {
@@ -248,8 +250,61 @@ fn nodes_per_second<P: MinimaxPlayer>(
 	});
 }
 
+/// A run's ladder as a long run makes it: `nets` promoted nets, each gated against the one
+/// before and measured against the anchor at the gate's depth and at equal time, and further
+/// head-to-heads between nets a few generations apart, `matches` in all.
+fn ladder_book(nets: u32, matches: u32) -> LadderBook<u32> {
+	let side = |seed: u32| SideResult {
+		wins: 20 + seed % 17,
+		draws: 60 + seed % 13,
+		losses: 20,
+	};
+	let mut book = LadderBook::new(0);
+	let mut recorded = 0;
+	for net in 1..=nets {
+		book.record(net, net - 1, side(net), side(net + 1));
+		book.record(net, 0, side(net + 2), side(net + 3));
+		book.record(net, 0, side(net + 4), side(net + 5));
+		recorded += 3;
+	}
+	let mut at = 0u32;
+	while recorded < matches {
+		let net = 1 + at % nets;
+		let other = net.saturating_sub(1 + at % 4);
+		book.record(net, other, side(at), side(at + 7));
+		recorded += 1;
+		at += 1;
+	}
+	book
+}
+
+/// Fits of the rating ladder: a 90-minute run's (about 220 nets) and 10,000 matches among 1,000
+/// nets, what a run of several days would hold.
+fn bench_ladder(c: &mut Criterion) {
+	let mut group = c.benchmark_group("ladder");
+	for (name, nets, matches) in [("220-nets", 220, 660), ("10000-matches", 1000, 10_000)] {
+		let book = ladder_book(nets, matches);
+		assert_eq!(book.matches(), u64::from(matches));
+		group.bench_function(name, |b| {
+			b.iter(|| {
+				let ladder = black_box(&book).fit();
+				assert_eq!(ladder.ratings.len(), nets as usize + 1);
+				assert!(
+					ladder
+						.ratings
+						.iter()
+						.all(|(_, r)| r.low <= r.rating && r.rating <= r.high)
+				);
+				ladder
+			});
+		});
+	}
+	group.finish();
+}
+
 criterion_group!(
 	benches,
+	bench_ladder,
 	bench_nodes_per_second,
 	bench_perft,
 	bench_movegen,

@@ -300,6 +300,13 @@ mod tests {
 	use crate::test_support::TestDir;
 
 	#[test]
+	fn the_architecture_page_names_the_latest_schema_version() {
+		let page = include_str!("../../../../docs/architecture.md");
+		let named = format!("migrations to version {LATEST_VERSION};");
+		assert!(page.contains(&named), "docs/architecture.md should say {named:?}");
+	}
+
+	#[test]
 	fn a_version_1_ledger_gains_cpu_seconds_as_zero() {
 		let dir = TestDir::new("schema-v1-to-v2");
 		let path = dir.path().join("ledger.sqlite");
