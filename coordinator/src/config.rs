@@ -47,7 +47,8 @@ pub struct RunSettings {
 	/// The longest time between checkpoints while training goes on, whatever the steps: the
 	/// most training a crash can cost.
 	pub checkpoint_every: Duration,
-	/// The gate match against ClaudePlayer.
+	/// How the gate matches are played: a candidate's (against the incumbent net, or
+	/// `ClaudePlayer` under [`GateMode::Sprt`]) and a promoted net's measurement.
 	pub gate: GateSettings,
 	/// What a candidate must show to be promoted.
 	pub promotion: PromotionRule,

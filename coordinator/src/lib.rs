@@ -1,6 +1,7 @@
 //! The coordinator: serves nets and self-play assignments to workers over gRPC, stores their
-//! samples durably, trains the net, gates candidates against `ClaudePlayer`, promotes, and keeps
-//! everything needed to resume in its run directory.
+//! samples durably, trains the net, gates candidates (against the incumbent net, or
+//! `ClaudePlayer` under `--gate sprt`), promotes, measures the promoted nets against
+//! `ClaudePlayer`, and keeps everything needed to resume in its run directory.
 //!
 //! Its modules, by concern:
 //!

@@ -117,8 +117,9 @@ fn describe_totals() {
 	describe_counter!(
 		GATES,
 		Unit::Count,
-		"Matches against ClaudePlayer over the run: candidates promoted or refused, and \
-		 measurements of promoted nets."
+		"Gate matches over the run: candidates promoted or refused (against the incumbent net, \
+		 or ClaudePlayer under --gate sprt), and measurements of promoted nets against \
+		 ClaudePlayer."
 	);
 }
 
@@ -153,8 +154,8 @@ fn describe_run_state() {
 fn describe_gates() {
 	describe_gauge!(
 		GATE_SCORE,
-		"Score (0 to 1) of the latest candidate against its opponent: ClaudePlayer, or the \
-		 incumbent net under --gate incumbent."
+		"Score (0 to 1) of the latest candidate against its opponent: the incumbent net (--gate \
+		 incumbent, the default), or ClaudePlayer (--gate sprt)."
 	);
 	describe_gauge!(
 		GATE_ELO,
@@ -162,14 +163,15 @@ fn describe_gates() {
 	);
 	describe_gauge!(
 		INCUMBENT_ELO,
-		"Elo difference from ClaudePlayer of the promoted net as last measured: the bar a \
-		 candidate must clear."
+		"Elo difference from ClaudePlayer of the promoted net: its measurement, or under --gate \
+		 sprt its promotion gate until it is measured. Under --gate sprt, the bar a candidate \
+		 must clear."
 	);
 	describe_gauge!(
 		GATE_EXACT,
 		"Share (0 to 1) of movement-phase moves that kept the exact result in the latest \
-		 candidate's gate, judged by the tablebase: player=candidate, or player=reference \
-		 (ClaudePlayer)."
+		 candidate's gate, judged by the tablebase: player=candidate, or player=reference (its \
+		 opponent: the incumbent net, or ClaudePlayer under --gate sprt)."
 	);
 	describe_gauge!(
 		INCUMBENT_EXACT,
@@ -179,7 +181,7 @@ fn describe_gates() {
 		GATE_PLACEMENT,
 		"Share (0 to 1) of placement-phase moves that kept the exact value in the latest \
 		 candidate's gate, judged by the solved placement layers: player=candidate, or \
-		 player=reference (ClaudePlayer)."
+		 player=reference (its opponent, as for tigers_gate_exact_accuracy)."
 	);
 	describe_gauge!(
 		INCUMBENT_PLACEMENT,
@@ -229,7 +231,7 @@ fn describe_workload() {
 	);
 	describe_gauge!(
 		TABLEBASE_PROGRESS,
-		"The share (0 to 1) of the tablebase solve done; 1 when ready."
+		"The share (0 to 1) of the tablebase solve done; 1 when ready, 0 without one."
 	);
 	describe_gauge!(
 		SELFPLAY_DEPTH,
