@@ -499,18 +499,24 @@ impl Skyline {
 	/// Solves `L Lᵀ x = b` in place, once factored.
 	fn solve(&self, b: &mut [f64]) {
 		for row in 0..b.len() {
-			let mut sum = b[row];
-			for k in self.first[row]..row {
-				sum -= self.get(row, k) * b[k];
-			}
-			b[row] = sum / self.get(row, row);
+			let (from, lower) = self.lower(row);
+			let dot: f64 = lower.iter().zip(&b[from..row]).map(|(l, x)| l * x).sum();
+			b[row] = (b[row] - dot) / self.get(row, row);
 		}
 		for row in (0..b.len()).rev() {
 			b[row] /= self.get(row, row);
-			for k in self.first[row]..row {
-				b[k] -= self.get(row, k) * b[row];
+			let (from, lower) = self.lower(row);
+			let solved = b[row];
+			for (target, l) in b[from..row].iter_mut().zip(lower) {
+				*target -= l * solved;
 			}
 		}
+	}
+
+	/// Row `row` of the factor left of the diagonal, and the column it starts at.
+	fn lower(&self, row: usize) -> (usize, &[f64]) {
+		let from = self.first[row];
+		(from, &self.rows[row][..row - from])
 	}
 
 	/// The inverse's diagonal, once factored: entry `i` is `|L⁻¹ eᵢ|²`, and `L⁻¹ eᵢ` is zero
@@ -523,11 +529,11 @@ impl Skyline {
 				column[i] = 1.0 / self.get(i, i);
 				let mut total = column[i] * column[i];
 				for row in i + 1..n {
-					let mut sum = 0.0;
-					for k in self.first[row].max(i)..row {
-						sum -= self.get(row, k) * column[k];
-					}
-					column[row] = sum / self.get(row, row);
+					let (from, lower) = self.lower(row);
+					let start = from.max(i);
+					let known = lower[start - from..].iter().zip(&column[start..row]);
+					let dot: f64 = known.map(|(l, x)| l * x).sum();
+					column[row] = -dot / self.get(row, row);
 					total += column[row] * column[row];
 				}
 				total

@@ -10,7 +10,7 @@ fn side(wins: u32, draws: u32, losses: u32) -> SideResult {
 	}
 }
 
-fn rating<K: Ord>(ladder: &Ladder<K>, player: K) -> Rating {
+fn rating<K: Ord + Copy>(ladder: &Ladder<K>, player: K) -> Rating {
 	*ladder.rating(&player).expect("the player is on the ladder")
 }
 
@@ -248,8 +248,8 @@ fn the_skyline_factor_solves_and_inverts_as_a_dense_elimination_does() {
 		})
 		.collect();
 	let mut matrix = Skyline::zeroed(&first);
-	for row in 0..n {
-		for column in first[row]..row {
+	for (row, &from) in first.iter().enumerate() {
+		for column in from..row {
 			matrix.add(
 				row,
 				column,
