@@ -1,5 +1,6 @@
-//! The gating match: a candidate network against `ClaudePlayer` at equal search settings,
-//! seeded paired openings, results by side, and a sequential stop.
+//! The gating match: a candidate network against a reference (`ClaudePlayer`, another net such
+//! as the incumbent, or the perfect player) at equal search settings, seeded paired openings,
+//! results by side, and a sequential stop.
 //!
 //! Pairs are independent and deterministic (fresh players, fixed depth, seeded openings), so a
 //! caller with threads may play several at once; feeding the results to a [`GateTally`] in

@@ -30,7 +30,8 @@ pub(crate) struct Rates {
 
 /// How many times as many samples a second a search one ply shallower gives, at the most:
 /// `worker bench` on one thread measured 5.8 from depth 3 to 2 and 5.7 from 5 to 4, but only
-/// 2.5 to 2.7 from the even depths (docs/scaling.md). The rule lowers the depth only when even
+/// 2.5 to 2.7 from the even depths (docs/scaling.md; measured with input encoding 1, the bench's
+/// default then, and not yet again with encoding 2). The rule lowers the depth only when even
 /// this many samples would not overfeed the trainer, so a lowered depth is not raised again at
 /// the next decision; the price is a depth kept while the trainer could take up to about six
 /// times the arrival.
