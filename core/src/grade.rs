@@ -10,58 +10,27 @@
 //! table: `suite` writes and reads that text, and [`draw_suite`] draws it again from the tables,
 //! the same lines for the same seed.
 
+mod exact;
 mod suite;
 
 use std::sync::Arc;
 
-use crate::board::DEAD_SHEEP_TO_WIN;
 use crate::search::MinimaxPlayer;
-use crate::tablebase::placement::{PlacementTable, Verdict};
-use crate::{GameBoard, Move, Network, NeuralPlayer, SearchSettings, Tablebase, Turn};
+use crate::tablebase::placement::Verdict;
+use crate::{Network, NeuralPlayer, SearchSettings, Turn};
 
-pub use suite::{SuiteEntry, SuiteError, SuiteShape, draw_suite, read_suite, write_suite};
+pub use exact::ExactTables;
+pub use suite::{
+	GAMES_PER_POSITION, SuiteEntry, SuiteError, SuiteShape, draw_suite, read_suite, write_suite,
+};
+
+/// The suite kept in the repository (`core/data/grade-suite.txt`): 500 positions of each phase,
+/// drawn by `tui tablebase suite --seed 1 --per-phase 500` from the whole solved game.
+pub const SUITE: &str = include_str!("../data/grade-suite.txt");
 
 /// Where an evaluation, in the tigers' view from -1 to 1, stops calling a position drawn: a
 /// third of the way to either end, as `learn-exact` classes its held-out values.
 pub const CLASS_BOUND: f32 = 1.0 / 3.0;
-
-/// The exact value of positions of either phase: the movement table, and the placement layers.
-pub struct ExactTables<'a> {
-	/// The movement phase, solved.
-	pub movement: &'a Tablebase,
-	/// The placement phase's layers (those present answer).
-	pub placement: &'a PlacementTable,
-}
-
-impl ExactTables<'_> {
-	/// The value of `board` with `turn` to move, if a table knows it.
-	pub fn verdict(&self, board: GameBoard, turn: Turn) -> Option<Verdict> {
-		if board.sheep_in_hand() == 0 {
-			self.movement.probe(board, turn).map(Verdict::of_value)
-		} else {
-			self.placement.probe(board, turn).ok().flatten()
-		}
-	}
-
-	/// The value of `board` for `turn` to move and the legal moves that keep it, if the tables
-	/// know the position and every position a move leads to.
-	pub fn keeping_moves(&self, board: GameBoard, turn: Turn) -> Option<(Verdict, Vec<Move>)> {
-		let value = self.verdict(board, turn)?;
-		let mut keeping = Vec::new();
-		for &mv in board.get_moves(turn).iter() {
-			let after = board.after_move_unchecked(mv);
-			let reached = if after.dead_sheep() >= DEAD_SHEEP_TO_WIN {
-				Verdict::Win
-			} else {
-				self.verdict(after, turn.opponent())?.flip()
-			};
-			if reached == value {
-				keeping.push(mv);
-			}
-		}
-		Some((value, keeping))
-	}
-}
 
 /// A phase's grades: positions graded, and how many the net got right each way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -86,7 +55,8 @@ impl PhaseGrades {
 		})
 	}
 
-	fn plus(self, other: PhaseGrades) -> PhaseGrades {
+	/// Both counts added up.
+	pub fn plus(self, other: PhaseGrades) -> PhaseGrades {
 		PhaseGrades {
 			positions: self.positions + other.positions,
 			class_right: self.class_right + other.class_right,
@@ -108,6 +78,14 @@ impl Grades {
 	/// Both phases together.
 	pub fn whole(&self) -> PhaseGrades {
 		self.placement.plus(self.movement)
+	}
+
+	/// Two gradings' counts added up, phase by phase (parts of one suite graded apart).
+	pub fn plus(self, other: Grades) -> Grades {
+		Grades {
+			placement: self.placement.plus(other.placement),
+			movement: self.movement.plus(other.movement),
+		}
 	}
 }
 

@@ -8,7 +8,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use thiserror::Error;
 
-use super::ExactTables;
+use super::exact::ExactTables;
 use crate::board::DEAD_SHEEP_TO_WIN;
 use crate::search::MinimaxPlayer;
 use crate::tablebase::placement::Verdict;
@@ -22,7 +22,7 @@ pub struct SuiteEntry {
 	/// Its exact value for the side to move.
 	pub value: Verdict,
 	/// The legal moves that keep that value (never all of them: such a position grades
-	/// nothing, and is not drawn).
+	/// nothing, and is not drawn; so neither is a lost position, where every move keeps it).
 	pub keeping: Vec<Move>,
 }
 
@@ -65,6 +65,10 @@ const MAX_PLIES: u32 = 240;
 /// to reach positions a strong player would avoid, few enough that games still look like play.
 const RANDOM_SHARE: f64 = 0.2;
 
+/// Games a suite's draw may play for each position it wants before it gives up: a game with
+/// the tables complete yields about one of each phase.
+pub const GAMES_PER_POSITION: usize = 20;
+
 /// The share of positions of a game looked at for the suite, so that one game does not fill it.
 const TAKE_SHARE: f64 = 0.15;
 
@@ -72,11 +76,17 @@ const TAKE_SHARE: f64 = 0.15;
 /// to 3 on both sides after an opening of 0 to 12 random plies, a fifth of later moves random.
 /// A position joins if the tables know its value and every move's, some move gives the value
 /// away, and it is not a symmetry of one already in; the same `shape` gives the same suite.
+/// With tables that know too few positions (some placement layers missing) the draw stops
+/// after [`GAMES_PER_POSITION`] games a position wanted, with fewer positions than asked.
 pub fn draw_suite(tables: &ExactTables<'_>, shape: SuiteShape) -> Vec<SuiteEntry> {
 	let mut rng = Xoshiro256PlusPlus::seed_from_u64(shape.seed);
 	let mut seen = HashSet::new();
 	let (mut placement, mut movement) = (Vec::new(), Vec::new());
-	while placement.len() < shape.placement || movement.len() < shape.movement {
+	let most_games = GAMES_PER_POSITION * (shape.placement + shape.movement) + 100;
+	for _ in 0..most_games {
+		if placement.len() >= shape.placement && movement.len() >= shape.movement {
+			break;
+		}
 		let depth = rng.random_range(1..=3u32);
 		let mut player = ClaudePlayer::fixed_depth(depth);
 		let opening = rng.random_range(0..=12u32);

@@ -431,32 +431,68 @@ fn a_suite_drawn_from_the_last_layers_is_exact_reproducible_and_grades_a_net() {
 	use tigers_core::{Network, SearchSettings};
 
 	let placement = PlacementTable::open(solved()).expect("the layers open");
-	let tables = ExactTables { movement: table(), placement: &placement };
-	let shape = SuiteShape { seed: 5, placement: 6, movement: 6 };
+	let tables = ExactTables {
+		movement: table(),
+		placement: &placement,
+	};
+	let shape = SuiteShape {
+		seed: 5,
+		placement: 6,
+		movement: 6,
+	};
 	let suite = grade::draw_suite(&tables, shape);
-	assert_eq!(suite, grade::draw_suite(&tables, shape), "the same seed, the same suite");
-	let in_hand = suite.iter().filter(|e| e.position.board.sheep_in_hand() > 0).count();
+	assert_eq!(
+		suite,
+		grade::draw_suite(&tables, shape),
+		"the same seed, the same suite"
+	);
+	let in_hand = suite
+		.iter()
+		.filter(|e| e.position.board.sheep_in_hand() > 0)
+		.count();
 	assert_eq!((in_hand, suite.len()), (6, 12));
 	for entry in &suite {
 		let (board, turn) = (entry.position.board, entry.position.turn);
-		assert_eq!(tables.verdict(board, turn), Some(entry.value), "{}", entry.position);
+		assert_eq!(
+			tables.verdict(board, turn),
+			Some(entry.value),
+			"{}",
+			entry.position
+		);
 		let legal = board.get_moves(turn).len();
-		assert!(!entry.keeping.is_empty() && entry.keeping.len() < legal, "{}", entry.position);
+		assert!(
+			!entry.keeping.is_empty() && entry.keeping.len() < legal,
+			"{}",
+			entry.position
+		);
 		// Every kept move reaches a position the opponent cannot do better in.
 		for &mv in &entry.keeping {
 			let after = board.after_move_unchecked(mv);
 			if after.dead_sheep() < DEAD_SHEEP_TO_WIN {
-				let reached = tables.verdict(after, turn.opponent()).expect("known").flip();
+				let reached = tables
+					.verdict(after, turn.opponent())
+					.expect("known")
+					.flip();
 				assert_eq!(reached, entry.value, "{} {mv}", entry.position);
 			}
 		}
 	}
 	let text = grade::write_suite(&suite, &["drawn for a test".into()]);
-	assert_eq!(grade::read_suite(&text).expect("the suite reads back"), suite);
+	assert_eq!(
+		grade::read_suite(&text).expect("the suite reads back"),
+		suite
+	);
 	let net = std::sync::Arc::new(Network::new(Shape::default(), 9));
 	let settings = SearchSettings::fixed_depth(2);
 	let grades = grade::grade(&net, &suite, settings);
-	assert_eq!((grades.placement.positions, grades.movement.positions), (6, 6));
+	assert_eq!(
+		(grades.placement.positions, grades.movement.positions),
+		(6, 6)
+	);
 	assert!(grades.whole().class_right <= 12 && grades.whole().moves_kept <= 12);
-	assert_eq!(grades, grade::grade(&net, &suite, settings), "grading is deterministic");
+	assert_eq!(
+		grades,
+		grade::grade(&net, &suite, settings),
+		"grading is deterministic"
+	);
 }
