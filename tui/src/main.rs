@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use tigers_core::grade::SuiteShape;
 use tigers_dashboard::FeedSettings;
 use tigers_proto::client::{ClientSettings, error_chain};
 use tigers_proto::console;
@@ -16,7 +17,7 @@ use tigers_proto::locations;
 use tigers_tui::engine::Engine;
 use tigers_tui::net_source::{DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
 use tigers_tui::setup::{PlayConfig, PlayerKind, Setup};
-use tigers_tui::{placement_command, tablebase_command};
+use tigers_tui::{placement_command, suite_command, tablebase_command};
 
 /// Play Tigers and Sheep in the terminal, against the latest net by default.
 #[derive(Debug, Parser)]
@@ -149,6 +150,28 @@ enum TablebaseAction {
 		/// checked before (a stopped verify otherwise goes on where it was).
 		#[arg(long, requires = "placement")]
 		again: bool,
+	},
+	/// Draw the grading suite (docs/training.md, "Grades from the exact values"): positions of
+	/// both phases from seeded games, each with its exact value and the moves that keep it.
+	/// Needs the movement table and every placement layer.
+	Suite {
+		/// Where to write it (the repository's copy is core/data/grade-suite.txt).
+		#[arg(long, value_name = "FILE")]
+		out: PathBuf,
+		/// The seed of the games the positions are drawn from.
+		#[arg(long, value_name = "N", default_value_t = 1)]
+		seed: u64,
+		/// Positions of each phase, 1 to 100000.
+		#[arg(long, value_name = "N", default_value_t = 500,
+			value_parser = clap::value_parser!(u32).range(1..=100_000))]
+		per_phase: u32,
+		/// The placement layers' directory [default: placement-f1-r1 beside the movement table
+		/// in the cache directory].
+		#[arg(long, value_name = "DIR")]
+		dir: Option<PathBuf>,
+		/// The movement table [default: the cache directory's].
+		#[arg(long, value_name = "PATH")]
+		movement: Option<PathBuf>,
 	},
 	/// Print a table's counts: positions, wins, draws and losses, the longest win.
 	Stats {
@@ -405,6 +428,31 @@ fn tablebase(action: TablebaseAction) -> anyhow::Result<()> {
 		)?,
 		TablebaseAction::Verify { path, threads, .. } => {
 			tablebase_command::verify(&table_path(path.as_deref())?, thread_count(threads))?
+		}
+		TablebaseAction::Suite {
+			out,
+			seed,
+			per_phase,
+			dir,
+			movement,
+		} => {
+			let layers = PlacementArgs {
+				placement: true,
+				dir,
+				movement,
+			};
+			let per_phase = per_phase as usize;
+			let shape = SuiteShape {
+				seed,
+				placement: per_phase,
+				movement: per_phase,
+			};
+			suite_command::suite(
+				&layers.layers_dir()?,
+				&*layers.movement_table()?,
+				shape,
+				&out,
+			)?
 		}
 		TablebaseAction::Stats { placement, .. } if placement.placement => {
 			placement_command::stats(&placement.layers_dir()?)?
