@@ -55,3 +55,31 @@ fn a_verify_takes_the_layers_it_finished_on_the_record_while_their_files_stay() 
 	assert!(again.contains("verified 2 layers (2 now"), "{again}");
 	std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_suite_is_drawn_only_from_the_whole_solved_game() {
+	use tigers_core::grade::SuiteShape;
+	use tigers_tui::suite_command::{self, SuiteCommandError};
+
+	let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("placement-suite-refused");
+	let _ = std::fs::remove_dir_all(&dir);
+	placement::build(&dir, tablebase(), 19, 2, &|_| {}).expect("the last layers solve");
+	let out = dir.join("suite.txt");
+	let shape = SuiteShape {
+		seed: 1,
+		placement: 5,
+		movement: 5,
+	};
+	let refused = suite_command::suite(&dir, tablebase(), shape, &out).unwrap_err();
+	assert!(
+		matches!(refused, SuiteCommandError::Incomplete(_)),
+		"{refused}"
+	);
+	assert!(
+		refused
+			.to_string()
+			.contains("tui tablebase build --placement"),
+		"{refused}"
+	);
+	assert!(!out.exists(), "nothing is written");
+}
