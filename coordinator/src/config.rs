@@ -60,6 +60,9 @@ pub struct RunSettings {
 	pub tablebase_use: TablebaseUse,
 	/// The measurement of promoted nets at equal time per move.
 	pub timed: TimedSettings,
+	/// Whether each promoted net is graded on the grading suite at the gate's depth
+	/// (`training::grades`); `--no-grades` turns it off.
+	pub grade: bool,
 	/// How many of the newest generations' self-play games the game archive keeps; 0 keeps
 	/// every game.
 	pub keep_game_generations: u64,
@@ -293,6 +296,7 @@ impl Default for RunSettings {
 			research_fraction: 0.01,
 			tablebase_use: TablebaseUse::DEFAULT,
 			timed: TimedSettings::default(),
+			grade: true,
 			// Every game: a game took 107 bytes compressed in a first run, so a day of two
 			// cores' self-play is some tens of megabytes (docs/training.md, "Every game kept").
 			keep_game_generations: 0,

@@ -65,6 +65,7 @@ pub use observe::metrics::MetricsError;
 pub use observe::status::{StatusError, fetch_status, progress_json};
 pub use store::ledger::Ledger;
 pub use store::rundir::RunDir;
+pub use training::grades::{GradeError, GradeSettings, grade_net, load_suite};
 pub use training::measure::{MeasureSettings, Measured, Opponent, measure};
 
 #[cfg(test)]

@@ -189,6 +189,9 @@ pub(crate) struct Live {
 	pub timed: BTreeMap<u64, v1::TimedMeasurement>,
 	/// The measurement at equal time under way.
 	pub timed_running: Option<v1::TimedRunning>,
+	/// Promoted nets graded on the grading suite, by generation; added through
+	/// [`Live::record_grade`].
+	pub grades: BTreeMap<u64, v1::NetGrade>,
 	/// The self-play depth in force and the rates it follows, as of the last decision.
 	pub work: v1::SelfPlayWork,
 	/// The self-play depth before the last change, if it changed in this process's life:
@@ -209,6 +212,11 @@ impl Live {
 	pub(crate) fn record_timed(&mut self, timed: v1::TimedMeasurement) {
 		self.ladder.record_timed(&timed);
 		self.timed.insert(timed.generation, timed);
+	}
+
+	/// Records a promoted net's grades on the suite, replacing earlier ones of its generation.
+	pub(crate) fn record_grade(&mut self, grade: v1::NetGrade) {
+		self.grades.insert(grade.generation, grade);
 	}
 
 	/// The best net by the rating ladder, if one has played enough games to be named.
@@ -671,6 +679,14 @@ impl Live {
 			stronger_since: self.improvement.since,
 			work: Some(self.work),
 			ladder: Some(self.ladder.summary()),
+			grades: self
+				.grades
+				.values()
+				.rev()
+				.take(TIMED_LISTED)
+				.rev()
+				.cloned()
+				.collect(),
 		}
 	}
 

@@ -15,7 +15,9 @@ use tigers_coordinator::config::{
 };
 use tigers_coordinator::error::CoordinatorError;
 use tigers_coordinator::server::certificates::make_certificates;
-use tigers_coordinator::{MeasureSettings, Measured, Opponent, measure};
+use tigers_coordinator::{
+	GradeError, GradeSettings, MeasureSettings, Measured, Opponent, grade_net, load_suite, measure,
+};
 use tigers_coordinator::{fetch_status, progress_json};
 use tigers_core::gate::{GateSettings, TableRole, Tables};
 use tigers_core::tablebase::Tablebase;
@@ -68,6 +70,10 @@ enum Command {
 	/// Measures a net file (or the perfect player) at equal time per move against ClaudePlayer
 	/// (or the perfect player), as a run measures its promoted nets, and prints the result.
 	Measure(MeasureArgs),
+	/// Grades nets by the exact values on the grading suite: how often a net's own evaluation
+	/// puts a position in the right class (won, drawn, lost), and how often its search's move
+	/// keeps the exact value, at a fixed depth and on the clock, by phase (no table needed).
+	Grade(GradeArgs),
 	/// Makes the files to serve TLS: a CA (ca.pem, which workers trust with --tls-ca, and
 	/// ca.key) and a coordinator certificate signed by it (coordinator.pem and coordinator.key,
 	/// for --tls-cert and --tls-key).
@@ -86,6 +92,28 @@ struct TlsArgs {
 	/// Replace files already in DIR (a CA the workers trust would no longer be the one in use).
 	#[arg(long)]
 	force: bool,
+}
+
+#[derive(Args)]
+struct GradeArgs {
+	/// The nets (safetensors files, such as a run's nets/gen-000024.safetensors).
+	#[arg(required = true)]
+	nets: Vec<PathBuf>,
+	/// The suite's file (`tui tablebase suite` draws one) [default: the repository's,
+	/// core/data/grade-suite.txt, built in].
+	#[arg(long, value_name = "FILE")]
+	suite: Option<PathBuf>,
+	/// The search's depth for the fixed-depth move grade, 1 to 12 [default: the gate's].
+	#[arg(long, default_value_t = run_defaults().gate.search.max_depth,
+		value_parser = clap::value_parser!(u32).range(1..=12))]
+	depth: u32,
+	/// The search's time a move for the move grade on the clock, 0 to 60000 (0 leaves it out).
+	#[arg(long, value_name = "MS", default_value_t = 100,
+		value_parser = clap::value_parser!(u64).range(0..=60_000))]
+	move_ms: u64,
+	/// Positions searched at once, each on a thread of its own, 1 to 64 [default: every core].
+	#[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+	threads: Option<u32>,
 }
 
 #[derive(Args)]
@@ -229,6 +257,35 @@ impl MeasureArgs {
 					dir.display()
 				)
 			})
+	}
+}
+
+/// `coordinator grade`: grades each net on the suite and prints its grades.
+async fn grade_command(args: GradeArgs) -> Result<(), Failure> {
+	const NAME: &str = "coordinator grade";
+	let threads = args.threads.map_or_else(
+		|| std::thread::available_parallelism().map_or(1, |n| n.get()),
+		|n| n as usize,
+	);
+	let settings = GradeSettings {
+		suite: args.suite,
+		depth: args.depth,
+		move_ms: args.move_ms,
+		threads,
+	};
+	let graded = tokio::task::spawn_blocking(move || {
+		let (name, suite) = load_suite(&settings)?;
+		let mut out = format!("suite: {name}\n");
+		for net in &args.nets {
+			out.push_str(&grade_net(net, &suite, &settings)?);
+		}
+		Ok::<String, GradeError>(out)
+	})
+	.await;
+	match graded {
+		Ok(Ok(out)) => console::out(out).map_err(|e| Failure::new(NAME, e)),
+		Ok(Err(error)) => Err(Failure::new(NAME, error)),
+		Err(error) => Err(Failure::new(NAME, format!("the grading failed: {error}"))),
 	}
 }
 
@@ -527,6 +584,11 @@ struct ServeArgs {
 	/// Pairs of games in each measurement at equal time; 0 measures none.
 	#[arg(long, default_value_t = run_defaults().timed.pairs)]
 	timed_pairs: u32,
+	/// Do not grade the promoted nets on the grading suite (by default each is graded at the
+	/// gate's depth, a few seconds of one core; docs/training.md, "Grades from the exact
+	/// values").
+	#[arg(long)]
+	no_grades: bool,
 	/// What the tablebase does in the measurements at equal time: play (both players search
 	/// with it, as in tui, and it judges their moves) or judge (it judges the moves only).
 	#[arg(long, value_name = "ROLE", default_value = run_defaults().timed.tablebase.name(),
@@ -697,6 +759,7 @@ impl ServeArgs {
 		timed.move_time = Duration::from_millis(timed_ms);
 		timed.pairs = self.timed_pairs.min(10_000);
 		timed.tablebase = self.measure_tablebase.parse()?;
+		config.run.grade = !self.no_grades;
 		Ok(())
 	}
 }
@@ -723,6 +786,7 @@ async fn main() -> ExitCode {
 	let cli = Cli::parse();
 	let done = match cli.command {
 		Some(Command::Measure(args)) => measure_command(args).await,
+		Some(Command::Grade(args)) => grade_command(args).await,
 		Some(Command::Solve(args)) => solve_command(args).await,
 		Some(Command::Tls(args)) => tls_command(&args),
 		Some(Command::Status {
@@ -905,6 +969,10 @@ mod tests {
 			PathBuf::from("runs/default"),
 		);
 		assert_eq!(config.run, RunSettings::default());
+		// Every promoted net is graded unless told otherwise.
+		assert!(config.run.grade);
+		let cli = Cli::try_parse_from(["coordinator", "--no-grades"]).expect("--no-grades parses");
+		assert!(!cli.serve.into_config().expect("valid").run.grade);
 		assert_eq!(config.limits, library.limits);
 		assert_eq!(config.local_workers, library.local_workers);
 		assert_eq!(config.local_worker_threads, library.local_worker_threads);
@@ -915,6 +983,25 @@ mod tests {
 			config.gate_threads(),
 			std::thread::available_parallelism().unwrap().get()
 		);
+	}
+
+	#[test]
+	fn grade_searches_at_the_gates_depth_and_100_ms_by_default() {
+		let cli = Cli::try_parse_from(["coordinator", "grade", "a.safetensors", "b.safetensors"]);
+		let Some(Command::Grade(args)) = cli.expect("grade parses").command else {
+			panic!("the grade command");
+		};
+		assert_eq!(args.nets.len(), 2);
+		assert_eq!(
+			(args.depth, args.move_ms),
+			(RunSettings::default().gate.search.max_depth, 100)
+		);
+		assert_eq!((args.suite, args.threads), (None, None));
+		for bad in [["--depth", "0"], ["--depth", "13"], ["--move-ms", "60001"]] {
+			let parsed =
+				Cli::try_parse_from(["coordinator", "grade", "a.safetensors", bad[0], bad[1]]);
+			assert!(parsed.is_err(), "{bad:?}");
+		}
 	}
 
 	#[test]

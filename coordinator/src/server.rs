@@ -37,6 +37,7 @@ use crate::observe::metrics;
 use crate::observe::progress;
 use crate::server::auth::TokenCheck;
 use crate::server::service::CoordinatorService;
+use crate::training::grades::Grader;
 use crate::training::inbox::Inbox;
 use crate::training::timed::TimedMeasurer;
 use crate::training::{self, TrainingStart};
@@ -130,6 +131,7 @@ struct Background {
 	training: Arc<Inbox>,
 	training_thread: JoinHandle<()>,
 	timed: Option<TimedMeasurer>,
+	grader: Option<Grader>,
 	/// The metrics publisher (if metrics are served) and the progress publisher.
 	publishers: (Option<AbortOnDrop>, AbortOnDrop),
 }
@@ -152,6 +154,7 @@ impl Background {
 			start_tablebase_solve(shared.clone(), cores);
 		}
 		let timed = TimedMeasurer::start(shared.clone());
+		let grader = Grader::start(shared.clone());
 		let progress = AbortOnDrop(tokio::spawn(progress::publish_every(
 			shared.clone(),
 			config.limits.forget_workers_after,
@@ -160,19 +163,24 @@ impl Background {
 			training,
 			training_thread,
 			timed,
+			grader,
 			publishers: (metrics, progress),
 		})
 	}
 
-	/// Stops training (which checkpoints) and the measurement at equal time, waiting for both
+	/// Stops training (which checkpoints), the measurement at equal time and the grading,
+	/// waiting for them
 	/// off the async threads; then the publishers.
 	async fn stop(self) {
 		self.training.stop();
-		let (training, timed) = (self.training_thread, self.timed);
+		let (training, timed, grader) = (self.training_thread, self.timed, self.grader);
 		let _ = tokio::task::spawn_blocking(move || {
 			let _ = training.join();
 			if let Some(timed) = timed {
 				timed.stop();
+			}
+			if let Some(grader) = grader {
+				grader.stop();
 			}
 		})
 		.await;

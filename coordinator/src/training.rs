@@ -5,7 +5,8 @@
 //!
 //! The folder holds what the thread drives and what measures its nets: its [`inbox`],
 //! [`gating`], the self-play depth ([`workload`]), nets measured at equal time per move
-//! ([`timed`], and [`measure`] outside a run). It may call `store`, `live`, `observe`'s
+//! ([`timed`], and [`measure`] outside a run), and nets graded on the exact values' suite
+//! ([`grades`], `coordinator grade`). It may call `store`, `live`, `observe`'s
 //! histories through `live`, and the core crate.
 
 use std::sync::Arc;
@@ -24,6 +25,7 @@ use crate::store::rundir::Checkpoint;
 use crate::training::workload::DepthControl;
 
 pub(crate) mod gating;
+pub(crate) mod grades;
 pub(crate) mod inbox;
 pub(crate) mod measure;
 pub(crate) mod timed;

@@ -64,6 +64,12 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"gate": s.gate,
 		})
 	});
+	json["grades"] = progress
+		.grades
+		.iter()
+		.map(grade_json)
+		.collect::<Vec<_>>()
+		.into();
 	let ladder = progress.ladder.clone().unwrap_or_default();
 	json["ratings"] = ladder
 		.ratings
@@ -86,6 +92,22 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 		json["placement_solve"] = placement_solve_json(solve);
 	}
 	json
+}
+
+/// A promoted net's grades on the suite.
+fn grade_json(grade: &v1::NetGrade) -> Value {
+	let phase = |p: Option<v1::PhaseGrade>| {
+		let p = p.unwrap_or_default();
+		json!({ "positions": p.positions, "class_right": p.class_right, "moves_kept": p.moves_kept })
+	};
+	json!({
+		"generation": grade.generation,
+		"depth": grade.depth,
+		"placement": phase(grade.placement),
+		"movement": phase(grade.movement),
+		"graded_at": grade.graded_at,
+		"cpu_hours": grade.cpu_hours,
+	})
 }
 
 /// One player's place on the rating ladder.
@@ -434,6 +456,11 @@ mod tests {
 			}),
 			placement: Some(v1::PlacementLayers::default()),
 			setup: Some(v1::RunSetup::default()),
+			grades: vec![v1::NetGrade {
+				placement: Some(v1::PhaseGrade::default()),
+				movement: Some(v1::PhaseGrade::default()),
+				..v1::NetGrade::default()
+			}],
 			ladder: Some(v1::Ladder {
 				ratings: vec![v1::PlayerRating {
 					generation: Some(3),

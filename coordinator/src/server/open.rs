@@ -24,6 +24,7 @@ use crate::store::ledger::{GateRow, GenerationRow, Ledger, StopReason};
 use crate::store::rundir::{Checkpoint, RunDir};
 use crate::tablebase::{self, TablebaseHolder};
 use crate::training::gating::{GatingStart, gate_summary};
+use crate::training::grades::grade_summary;
 use crate::training::timed::timed_summary;
 use crate::training::{self, TrainingStart};
 
@@ -288,6 +289,9 @@ fn histories(live: &mut Live, ledger: &Ledger, gates: &[GateRow]) -> Result<(), 
 		live.record_gate(gate_summary(gate));
 	}
 	live.improvement = Improvement::from_gates(gates);
+	for grade in ledger.grades()? {
+		live.record_grade(grade_summary(&grade));
+	}
 	for timed in ledger.timed()? {
 		live.record_timed(timed_summary(&timed));
 	}

@@ -12,7 +12,7 @@
 //! file) by `ledger::schema`. Times are unix seconds as `REAL`; generations, steps and counts
 //! are `INTEGER`; a `NULL` `REAL` reads back as NaN (SQLite stores NaN as `NULL`).
 //!
-//! Schema, version 10:
+//! Schema, version 12:
 //!
 //! - `batches`: one row per sample batch received, compacted into its worker's totals once it
 //!   is old (see `ledger::compaction`: its samples pruned, ten minutes old, and not the
@@ -69,6 +69,10 @@
 //!   REAL` (worker CPU-seconds over the run when it finished), `tablebase TEXT` (version 8:
 //!   `play`, `judge` or `none`, what the tablebase did in the games; `NULL` in older rows,
 //!   measured when it only judged).
+//! - `grades`: one row per promoted net graded on the grading suite (version 12).
+//!   `generation INTEGER PRIMARY KEY`, `depth INTEGER`, `suite_sha256 TEXT`, and by phase
+//!   (`placement_`, `movement_`) `positions`, `class_right` and `moves_kept`, `graded_at REAL`,
+//!   `cpu_seconds REAL`.
 //! - `game_files`: one row per generation with games in the run's game archive (version 7,
 //!   see `archive`). `generation INTEGER PRIMARY KEY`, `bytes INTEGER` (the file's length as
 //!   of the last archiving committed), `games INTEGER` (the games in it), `pruned_at REAL`
@@ -81,6 +85,7 @@
 mod compaction;
 mod connection;
 mod games;
+mod grade_rows;
 mod listing;
 mod records;
 mod schema;
@@ -92,6 +97,7 @@ use tigers_core::selfplay::Sample;
 pub(crate) use self::compaction::{COMPACT_AFTER, FORGET_SILENT_AFTER};
 pub use self::connection::Ledger;
 pub(crate) use self::games::{GameFileRow, PendingGames};
+pub(crate) use self::grade_rows::GradeRow;
 pub(crate) use self::listing::NetListing;
 pub(crate) use self::records::{
 	BatchSummary, GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, table_role_text,

@@ -73,6 +73,8 @@ pub fn test_config(run_dir: PathBuf, token: Option<&str>) -> CoordinatorConfig {
 	run.research_fraction = 0.0;
 	// Matches on the clock take minutes: only the tests of them turn them on.
 	run.timed.pairs = 0;
+	// Grading a net takes a few seconds of a core in a debug build; the grades test turns it on.
+	run.grade = false;
 	// Tests that want a tablebase say which: none is looked for in the default place.
 	config.no_tablebase = true;
 	config

@@ -218,3 +218,42 @@ async fn a_run_of_input_encoding_2_starts_with_it_plays_it_and_keeps_it() {
 	let first = Network::load(&temp.join("nets/gen-000000.safetensors")).expect("generation 0");
 	assert_eq!(first.encoding(), Encoding::V2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn promoted_nets_are_graded_on_the_suite_and_the_grades_outlive_a_restart() {
+	let temp = temp_dir("grades");
+	let mut config = test_config(temp.to_path_buf(), None);
+	config.run.grade = true;
+	let running = start(config.clone()).await;
+	let mut asker = client(running.address, None).await;
+	let graded = tokio::time::timeout(Duration::from_secs(300), async {
+		loop {
+			let progress = status(&mut asker).await;
+			if let Some(grade) = progress.grades.first() {
+				return grade.clone();
+			}
+			tokio::time::sleep(Duration::from_millis(200)).await;
+		}
+	})
+	.await
+	.expect("generation 0 graded within five minutes");
+	running.stop().await;
+	assert_eq!(graded.generation, 0);
+	assert_eq!(graded.depth, config.run.gate.search.max_depth);
+	let (placement, movement) = (graded.placement.unwrap(), graded.movement.unwrap());
+	assert_eq!((placement.positions, movement.positions), (500, 500));
+	assert!(placement.moves_kept <= 500 && movement.class_right <= 500);
+	// A random net's search keeps some values and gives others away.
+	assert!(placement.moves_kept + movement.moves_kept > 0, "{graded:?}");
+	assert!(
+		placement.moves_kept + movement.moves_kept < 1000,
+		"{graded:?}"
+	);
+	// The grades were in the ledger: a restart shows them without grading again.
+	config.run.grade = false;
+	let running = start(config).await;
+	let mut asker = client(running.address, None).await;
+	let progress = status(&mut asker).await;
+	running.stop().await;
+	assert_eq!(progress.grades.first(), Some(&graded));
+}

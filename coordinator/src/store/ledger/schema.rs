@@ -9,9 +9,9 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::store::storage_error::StorageError;
 
 /// `MIGRATIONS[v]` takes the schema from version `v` to `v + 1`.
-const MIGRATIONS: [&str; 11] = [
+const MIGRATIONS: [&str; 12] = [
 	VERSION_1, VERSION_2, VERSION_3, VERSION_4, VERSION_5, VERSION_6, VERSION_7, VERSION_8,
-	VERSION_9, VERSION_10, VERSION_11,
+	VERSION_9, VERSION_10, VERSION_11, VERSION_12,
 ];
 
 /// The schema version this program writes.
@@ -255,6 +255,25 @@ const VERSION_11: &str = "
 ALTER TABLE gates ADD COLUMN opponent_generation INTEGER;
 ";
 
+/// Version 12: each promoted net's grades on the grading suite (`tigers_core::grade`), at the
+/// gate's depth, by phase: positions, those whose class its evaluation got right, and those in
+/// which its search's move kept the exact value; the suite by the sha256 of its text.
+const VERSION_12: &str = "
+CREATE TABLE grades (
+	generation INTEGER PRIMARY KEY,
+	depth INTEGER NOT NULL,
+	suite_sha256 TEXT NOT NULL,
+	placement_positions INTEGER NOT NULL,
+	placement_class_right INTEGER NOT NULL,
+	placement_moves_kept INTEGER NOT NULL,
+	movement_positions INTEGER NOT NULL,
+	movement_class_right INTEGER NOT NULL,
+	movement_moves_kept INTEGER NOT NULL,
+	graded_at REAL NOT NULL,
+	cpu_seconds REAL NOT NULL
+);
+";
+
 /// Brings the schema to [`LATEST_VERSION`], one migration per transaction. The version is
 /// read again inside each write transaction, so two processes opening a new ledger at once
 /// cannot both apply a migration.
@@ -303,7 +322,10 @@ mod tests {
 	fn the_architecture_page_names_the_latest_schema_version() {
 		let page = include_str!("../../../../docs/architecture.md");
 		let named = format!("migrations to version {LATEST_VERSION};");
-		assert!(page.contains(&named), "docs/architecture.md should say {named:?}");
+		assert!(
+			page.contains(&named),
+			"docs/architecture.md should say {named:?}"
+		);
 	}
 
 	#[test]
