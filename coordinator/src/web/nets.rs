@@ -3,6 +3,7 @@
 //! intervals and exact accuracy, its rating on the ladder, its sha256, and its file to
 //! download; the best net by the ladder and the newest under names that do not change.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -15,7 +16,7 @@ use super::query::{self, PER_PAGE, clamp_page};
 use super::{Refusal, Web, blocking, storage_failure};
 use tigers_proto::v1;
 
-use crate::store::ledger::{GateRow, NetListing, TimedRow};
+use crate::store::ledger::{GateRow, GradeRow, NetListing, TimedRow};
 use crate::store::rundir::{net_file_name, parse_net_file_name};
 
 /// `GET /nets?page=N`.
@@ -29,19 +30,24 @@ pub(crate) async fn page(State(web): State<Arc<Web>>, RawQuery(query): RawQuery)
 		let nets = ledger
 			.nets_page(number * PER_PAGE, PER_PAGE)
 			.map_err(|e| storage_failure(&e))?;
-		Ok((total, number, nets, ladder))
+		let grades = ledger.grades().map_err(|e| storage_failure(&e))?;
+		let grades = grades.into_iter().map(|g| (g.generation, g)).collect();
+		Ok((total, number, nets, ladder, grades))
 	})
 	.await;
 	match read {
-		Ok((total, number, nets, ladder)) => {
+		Ok((total, number, nets, ladder, grades)) => {
 			let mut body = format!(
 				"<p>{total} promoted nets, newest first. Scores are against ClaudePlayer, with \
 				 95% intervals; exact accuracy is the share of the net's moves that kept the \
 				 position's exact value, where the tablebase knows it. The ladder's rating is \
-				 in Elo above ClaudePlayer, fitted over every match the promoted nets played.</p>"
+				 in Elo above ClaudePlayer, fitted over every match the promoted nets played. \
+				 Grades are on the grading suite's positions, whose exact values are known: the \
+				 share whose class (won, drawn, lost) the net's evaluation got right, and the \
+				 share in which its search's move at the gate's depth kept the value.</p>"
 			);
 			body.push_str(&best_paragraph(&ladder));
-			body.push_str(&table(&nets, &ladder));
+			body.push_str(&table(&nets, &ladder, &grades));
 			body.push_str(&pager("/nets", number, PER_PAGE, total));
 			html::page("Nets", &body, None)
 		}
@@ -101,13 +107,32 @@ fn ladder_cell(ladder: &v1::Ladder, generation: u64) -> String {
 	}
 }
 
+/// A net's grades on the suite: its evaluation's class and its search's move, each right in
+/// what share of the positions; a dash if it was not graded.
+fn grades_cell(grades: &BTreeMap<u64, GradeRow>, generation: u64) -> String {
+	let Some(row) = grades.get(&generation) else {
+		return "-".into();
+	};
+	let whole = row.grades.whole();
+	match whole.shares() {
+		Some((class, kept)) => format!(
+			"class {:.1}%, move {:.1}% of {} at depth {}",
+			100.0 * class,
+			100.0 * kept,
+			whole.positions,
+			row.depth
+		),
+		None => "-".into(),
+	}
+}
+
 /// The nets' rows.
-fn table(nets: &[NetListing], ladder: &v1::Ladder) -> String {
+fn table(nets: &[NetListing], ladder: &v1::Ladder, grades: &BTreeMap<u64, GradeRow>) -> String {
 	let mut html = String::from(
 		"<table class=\"list\"><tr><th>gen</th><th>promoted</th><th>CPU-hours</th>\
 		 <th>gate as tigers</th><th>gate as sheep</th><th>fixed depth</th>\
-		 <th>equal time</th><th>exact accuracy</th><th>ladder (Elo)</th><th>sha256</th>\
-		 <th>file</th></tr>",
+		 <th>equal time</th><th>exact accuracy</th><th>ladder (Elo)</th><th>grades</th>\
+		 <th>sha256</th><th>file</th></tr>",
 	);
 	for net in nets {
 		let row = &net.generation;
@@ -121,7 +146,7 @@ fn table(nets: &[NetListing], ladder: &v1::Ladder) -> String {
 		let _ = write!(
 			html,
 			"<tr><td>{}</td><td>{}</td><td>{cpu_hours}</td>{}<td>{}</td><td>{}</td><td>{}</td>\
-			 <td>{}</td><td class=\"hash\"><code>{}</code></td><td><a \
+			 <td>{}</td><td>{}</td><td class=\"hash\"><code>{}</code></td><td><a \
 			 href=\"/download/nets/{name}\" download>{name}</a></td></tr>",
 			row.generation,
 			utc(row.promoted_at),
@@ -130,6 +155,7 @@ fn table(nets: &[NetListing], ladder: &v1::Ladder) -> String {
 			equal_time(net.timed.as_ref()),
 			exact(net),
 			ladder_cell(ladder, row.generation),
+			grades_cell(grades, row.generation),
 			escape(&row.sha256),
 		);
 	}
