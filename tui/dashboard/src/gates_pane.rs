@@ -2,7 +2,8 @@
 //! (`vs`), with its result by side, score and interval, Elo, the candidate's exact accuracy in
 //! the movement and placement phases, the verdict, the net's rating on the ladder and, on a
 //! promoted net's measurement, its score at equal time per move (or how far that measurement
-//! has got); the reason for the selected one; the ladder's best net; and three charts of the
+//! has got); the reason for the selected one; the ladder's best net and the newest net's
+//! grades on the suite; and three charts of the
 //! promoted nets' score, Elo and exact accuracy against time or worker CPU-hours, at fixed
 //! depth and at equal time.
 //!
@@ -58,6 +59,7 @@ pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buf
 	};
 	Line::from(vec![
 		best_span(p),
+		grade_span(p),
 		Span::styled("── promoted", Style::new().fg(Color::Green)),
 		Span::raw("  "),
 		Span::styled("── equal time", Style::new().fg(Color::Yellow)),
@@ -97,6 +99,32 @@ fn best_span(p: &v1::Progress) -> Span<'static> {
 		),
 		None => Span::raw(""),
 	}
+}
+
+/// The newest net's grades on the suite: the share of positions in which its search's move kept
+/// the exact value, and the share whose class its evaluation got right.
+fn grade_span(p: &v1::Progress) -> Span<'static> {
+	let Some(grade) = p.grades.last() else {
+		return Span::raw("");
+	};
+	let (placement, movement) = (
+		grade.placement.unwrap_or_default(),
+		grade.movement.unwrap_or_default(),
+	);
+	let positions = placement.positions + movement.positions;
+	if positions == 0 {
+		return Span::raw("");
+	}
+	let share = |count: u32| 100.0 * f64::from(count) / f64::from(positions);
+	Span::styled(
+		format!(
+			"gen {} graded: move {:.1}%, class {:.1}%  ",
+			grade.generation,
+			share(placement.moves_kept + movement.moves_kept),
+			share(placement.class_right + movement.class_right)
+		),
+		Style::new().fg(Color::Magenta),
+	)
 }
 
 /// The net's rating on the ladder, for a promoted candidate's or a measurement's row.

@@ -142,6 +142,18 @@ fn later_with_equal_time() -> Vec<v1::Progress> {
 			min_games_for_best: 200,
 			..v1::Ladder::default()
 		});
+		let phase = |moves_kept, class_right| v1::PhaseGrade {
+			positions: 500,
+			class_right,
+			moves_kept,
+		};
+		progress.grades = vec![v1::NetGrade {
+			generation: newest.generation,
+			depth: 3,
+			placement: Some(phase(497, 420)),
+			movement: Some(phase(489, 380)),
+			..v1::NetGrade::default()
+		}];
 	}
 	snapshots
 }
@@ -154,6 +166,10 @@ fn gates_pane_with_equal_time_120x40() {
 	assert!(screen.contains("equal time"), "{screen}");
 	assert!(screen.contains("37/100"), "{screen}");
 	assert!(screen.contains("best gen 6 -30 [-50,-10]"), "{screen}");
+	assert!(
+		screen.contains("gen 8 graded: move 98.6%, class 80.0%"),
+		"{screen}"
+	);
 	assert_snapshot!(screen);
 }
 
