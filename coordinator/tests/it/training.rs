@@ -230,7 +230,7 @@ async fn promoted_nets_are_graded_on_the_suite_and_the_grades_outlive_a_restart(
 		loop {
 			let progress = status(&mut asker).await;
 			if let Some(grade) = progress.grades.first() {
-				return grade.clone();
+				return *grade;
 			}
 			tokio::time::sleep(Duration::from_millis(200)).await;
 		}
