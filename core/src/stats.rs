@@ -1,6 +1,7 @@
 //! Gate statistics: match scores with confidence intervals, Elo, the SPRT and promotion.
 //!
-//! - `score`: pair counts ([`PairCounts`]), a match score with its interval, Elo from a score and back;
+//! - `score`: pair counts ([`PairCounts`]), a match score with its interval, Elo from a score and back,
+//!   a proportion's Wilson interval;
 //! - `sprt`: the sequential test ([`Sprt`]) that stops a gate match, and the match policy;
 //! - `ladder`: every match fitted at once into ratings with intervals ([`LadderBook`],
 //!   [`Ladder`]);
@@ -19,6 +20,6 @@ pub use promotion::{
 };
 pub use score::{
 	EloEstimate, Estimate, FEW_PAIRS, GameResult, MAX_ELO, PSEUDO_PAIRS, PairCounts, Z_95,
-	elo_from_score, score_from_elo,
+	elo_from_score, score_from_elo, wilson_interval,
 };
 pub use sprt::{GatePolicy, GateStop, Sprt, SprtDecision, SprtError};

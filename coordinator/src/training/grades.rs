@@ -174,15 +174,13 @@ fn share(right: u32, of: u32) -> String {
 	if of == 0 {
 		return "-".into();
 	}
-	let (n, p) = (f64::from(of), f64::from(right) / f64::from(of));
-	let z = tigers_core::stats::Z_95;
-	let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
-	let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+	let (low, high) = tigers_core::stats::wilson_interval(right, of);
+	let share = f64::from(right) / f64::from(of);
 	format!(
 		"{:.1}% [{:.1}, {:.1}]",
-		100.0 * p,
-		100.0 * (centre - half),
-		100.0 * (centre + half)
+		100.0 * share,
+		100.0 * low,
+		100.0 * high
 	)
 }
 

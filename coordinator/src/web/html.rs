@@ -160,15 +160,12 @@ pub(crate) fn accuracy(kept: u32, moves: u32) -> String {
 	if moves == 0 {
 		return "-".into();
 	}
-	let (n, p) = (f64::from(moves), f64::from(kept) / f64::from(moves));
-	let z = 1.96_f64;
-	let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
-	let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+	let (low, high) = tigers_core::stats::wilson_interval(kept, moves);
 	format!(
 		"{:.1}% ({:.1}–{:.1}) of {moves}",
-		100.0 * p,
-		100.0 * (centre - half),
-		100.0 * (centre + half)
+		100.0 * f64::from(kept) / f64::from(moves),
+		100.0 * low,
+		100.0 * high
 	)
 }
 

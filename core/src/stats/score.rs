@@ -296,9 +296,35 @@ pub fn score_from_elo(elo: f64) -> f64 {
 	1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
+/// The 95% Wilson interval of a proportion, `successes` of `trials` (at least one): unlike the
+/// normal interval it stays inside 0 to 1 and is not empty at 0 or 1.
+pub fn wilson_interval(successes: u32, trials: u32) -> (f64, f64) {
+	debug_assert!(trials > 0 && successes <= trials);
+	let (n, p) = (f64::from(trials), f64::from(successes) / f64::from(trials));
+	let z2 = Z_95 * Z_95;
+	let centre = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+	let half = Z_95 * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / (1.0 + z2 / n);
+	(centre - half, centre + half)
+}
+
 #[cfg(test)]
 mod tests {
 	use super::*;
+
+	#[test]
+	fn a_wilson_interval_stays_inside_0_to_1_and_holds_its_share() {
+		let (low, high) = wilson_interval(50, 100);
+		assert!(
+			(low - 0.404).abs() < 1e-3 && (high - 0.596).abs() < 1e-3,
+			"{low} {high}"
+		);
+		let (low, high) = wilson_interval(200, 200);
+		assert!(
+			(low - 0.981).abs() < 1e-3 && high <= 1.0 && high > 0.999,
+			"{low} {high}"
+		);
+		assert!(wilson_interval(0, 10).0.abs() < 1e-12);
+	}
 	use crate::versus::SideResult;
 
 	fn close(a: f64, b: f64, tolerance: f64) -> bool {
