@@ -18,7 +18,8 @@
 //! - [`solve`]: the placement phase solved over workers, slice by slice (`coordinator solve`);
 //! - `web`: the run's read-only web pages (`--http-listen`, docs/web.md);
 //! - `live`: the live state shared by handlers and the training thread;
-//! - `tablebase`: the tablebase, loaded or solved beside the run, and sent to workers;
+//! - `tablebase`: the tablebase, loaded or solved beside the run, and sent to workers; where
+//!   the tables are looked for, and whether they must be there (`tablebase::source`);
 //! - [`config`]: settings, the build version and the checks made before listening;
 //! - [`error`]: the coordinator's errors and the service's refusals, and the one mapping of
 //!   both to gRPC statuses;
@@ -35,6 +36,7 @@
 //!   starting or serving fails;
 //! - [`fetch_status`], [`progress_json`] and [`StatusError`]: `coordinator status`;
 //! - [`measure`], [`MeasureSettings`], [`Measured`] and [`Opponent`]: `coordinator measure`;
+//!   [`TableSource`] and [`TableError`]: the tables it judges and plays with;
 //! - [`LocalDashboard`]: the coordinator's own screen; [`MetricsError`]: a metrics endpoint
 //!   that could not start;
 //! - [`Ledger`], [`RunDir`], [`GameEnding`] and [`disagreement`]: for the tests that read a
@@ -65,6 +67,7 @@ pub use observe::metrics::MetricsError;
 pub use observe::status::{StatusError, fetch_status, progress_json};
 pub use store::ledger::Ledger;
 pub use store::rundir::RunDir;
+pub use tablebase::source::{TableError, TableSource};
 pub use training::grades::{GradeError, GradeSettings, grade_net, load_suite};
 pub use training::measure::{MeasureSettings, Measured, Opponent, measure};
 

@@ -18,7 +18,7 @@ use tigers_coordinator::server::certificates::make_certificates;
 use tigers_coordinator::{
 	GradeError, GradeSettings, MeasureSettings, Measured, Opponent, grade_net, load_suite, measure,
 };
-use tigers_coordinator::{fetch_status, progress_json};
+use tigers_coordinator::{TableError, TableSource, fetch_status, progress_json};
 use tigers_core::gate::{GateSettings, TableRole, Tables};
 use tigers_core::tablebase::Tablebase;
 use tigers_core::tablebase::placement::PlacementTable;
@@ -210,26 +210,10 @@ impl MeasureArgs {
 
 	/// The table to judge with: none if told so; the one at the default path if it is there
 	/// (said on stderr if not); the one named, which must be there.
-	fn tablebase(&self) -> Result<Option<Arc<Tablebase>>, String> {
-		if self.no_tablebase {
-			return Ok(None);
-		}
-		let path =
-			locations::tablebase_path(self.tablebase.as_deref()).map_err(|e| e.to_string())?;
-		let cannot = |e: &dyn std::fmt::Display| {
-			format!(
-				"the tablebase at {} cannot be used: {e}. Delete it and `tui tablebase build` \
-				 solves it again, or pass --no-tablebase",
-				path.display()
-			)
-		};
-		if self.tablebase.is_some() {
-			return Tablebase::read(&path)
-				.map(|table| Some(Arc::new(table)))
-				.map_err(|e| cannot(&e));
-		}
-		let table = Tablebase::read_if_present(&path).map_err(|e| cannot(&e))?;
-		if table.is_none() {
+	fn tablebase(&self) -> Result<Option<Arc<Tablebase>>, TableError> {
+		let source = TableSource::movement(self.tablebase.as_deref(), self.no_tablebase)?;
+		let table = source.read_movement()?;
+		if let (None, TableSource::Default(path)) = (&table, &source) {
 			say!(
 				"coordinator measure: no tablebase at {} (solve it with `tui tablebase build`); \
 				 the moves are not judged",
@@ -241,22 +225,9 @@ impl MeasureArgs {
 
 	/// The placement layers: those in the directory named, which must open; those in the
 	/// default directory if it is there; none otherwise.
-	fn placement(&self) -> Result<Option<Arc<PlacementTable>>, String> {
-		let dir = locations::placement_dir(self.placement.as_deref()).map_err(|e| e.to_string())?;
-		if !dir.is_dir() {
-			if self.placement.is_none() {
-				return Ok(None);
-			}
-			return Err(format!("no placement layers in {}", dir.display()));
-		}
-		PlacementTable::open(&dir)
-			.map(|table| Some(Arc::new(table)))
-			.map_err(|e| {
-				format!(
-					"the placement layers in {} cannot be used: {e}",
-					dir.display()
-				)
-			})
+	fn placement(&self) -> Result<Option<Arc<PlacementTable>>, TableError> {
+		let source = TableSource::placement(self.placement.as_deref())?;
+		Ok(source.open_placement()?.map(Arc::new))
 	}
 }
 

@@ -7,6 +7,10 @@
 //! Ownership: one `TablebaseHolder` in `Shared`. The solving thread alone writes its status and,
 //! once, the table; everyone else reads. A file that is there but not a good table stops the
 //! coordinator at start, with the reason: it is never overwritten or half used.
+//!
+//! Where the tables are looked for, and whether they must be there, is its child `source`'s.
+
+pub(crate) mod source;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -14,10 +18,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use tigers_core::Tablebase;
 use tigers_core::tablebase::SolveProgress;
 use tigers_core::tablebase::placement::{LayerId, PlacementTable};
-use tigers_proto::locations;
 use tigers_proto::v1;
 use tracing::{error, info};
 
+use self::source::TableSource;
 use crate::config::CoordinatorConfig;
 use crate::error::CoordinatorError;
 
@@ -168,11 +172,9 @@ impl TablebaseHolder {
 /// Finds the coordinator's table as its configuration says: off, read from its file, or to be
 /// solved (if the file is not there). A file that is there but not a good table is an error.
 pub(crate) fn open(config: &CoordinatorConfig) -> Result<TablebaseHolder, CoordinatorError> {
-	if config.no_tablebase {
-		return Ok(TablebaseHolder::off("off (--no-tablebase)"));
-	}
-	let path = match locations::tablebase_path(config.tablebase.as_deref()) {
-		Ok(path) => path,
+	let path = match TableSource::movement(config.tablebase.as_deref(), config.no_tablebase) {
+		Ok(TableSource::Named(path) | TableSource::Default(path)) => path,
+		Ok(TableSource::Off) => return Ok(TablebaseHolder::off("off (--no-tablebase)")),
 		Err(e) => return Ok(TablebaseHolder::off(e.to_string())),
 	};
 	match Tablebase::read_if_present(&path) {
@@ -246,17 +248,17 @@ fn layers_total() -> u32 {
 pub(crate) fn open_placement(
 	config: &CoordinatorConfig,
 ) -> Result<PlacementLayers, CoordinatorError> {
-	if config.no_tablebase {
-		return Ok(PlacementLayers::off("off (--no-tablebase)"));
-	}
-	let dir = match &config.placement {
-		Some(dir) => dir.clone(),
-		None => match locations::tablebase_path(config.tablebase.as_deref()) {
-			Ok(movement) => movement.with_file_name(locations::placement_dir_name()),
-			Err(e) => return Ok(PlacementLayers::off(e.to_string())),
-		},
+	let found = TableSource::run_placement(
+		config.placement.as_deref(),
+		config.tablebase.as_deref(),
+		config.no_tablebase,
+	);
+	let (dir, explicit) = match found {
+		Ok(TableSource::Named(dir)) => (dir, true),
+		Ok(TableSource::Default(dir)) => (dir, false),
+		Ok(TableSource::Off) => return Ok(PlacementLayers::off("off (--no-tablebase)")),
+		Err(e) => return Ok(PlacementLayers::off(e.to_string())),
 	};
-	let explicit = config.placement.is_some();
 	if !dir.is_dir() {
 		if explicit {
 			return Err(CoordinatorError::Config(format!(
