@@ -4,10 +4,12 @@ use std::io::{self, IsTerminal};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::str::FromStr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use clap::builder::{PossibleValuesParser, RangedU64ValueParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand};
 use tigers_coordinator::LocalDashboard;
 use tigers_coordinator::config::{
@@ -20,9 +22,10 @@ use tigers_coordinator::{
 };
 use tigers_coordinator::{TableError, TableSource, fetch_status, progress_json};
 use tigers_core::gate::{GateSettings, TableRole, Tables};
+use tigers_core::network::{Encoding, Shape};
 use tigers_core::tablebase::Tablebase;
 use tigers_core::tablebase::placement::PlacementTable;
-use tigers_core::trainer::schedule::{LearningRateSchedule, WindowGrowth};
+use tigers_core::trainer::schedule::{LearningRateSchedule, ScheduleShape, WindowGrowth};
 use tigers_process::logging::{init_file_logging, init_logging};
 use tigers_process::signal::shutdown_signal;
 use tigers_proto::client::ClientSettings;
@@ -128,15 +131,16 @@ struct MeasureArgs {
 	/// The opponent: claude, or perfect (which gives no value away, so every value the net
 	/// gives away can cost it the game).
 	#[arg(long, value_name = "PLAYER", default_value = "claude",
-		value_parser = clap::builder::PossibleValuesParser::new(Opponent::NAMES))]
-	against: String,
+		value_parser = one_of::<Opponent>(&Opponent::NAMES))]
+	against: Opponent,
 	/// The opponent: another net file instead, searching on the same time with its own
 	/// evaluation (two nets of a run head to head).
 	#[arg(long, value_name = "FILE", conflicts_with = "perfect")]
 	against_net: Option<PathBuf>,
 	/// Random plies opening each pair (0 to 30): more give unbalanced positions, where keeping a
 	/// won value is harder than holding a draw.
-	#[arg(long, value_name = "PLIES", default_value_t = run_defaults().gate.opening_plies)]
+	#[arg(long, value_name = "PLIES", default_value_t = run_defaults().gate.opening_plies,
+		value_parser = RangedU64ValueParser::<usize>::new().range(0..=30))]
 	opening_plies: usize,
 	/// The placement layers, which judge the placement-phase moves and play for the perfect
 	/// player [default: placement-f1-r1 beside the tablebase in the platform's cache].
@@ -144,13 +148,16 @@ struct MeasureArgs {
 	placement: Option<PathBuf>,
 	/// Each player's time a move (1 to 60000).
 	#[arg(long, value_name = "MS",
-		default_value_t = run_defaults().timed.move_time.as_millis() as u64)]
+		default_value_t = run_defaults().timed.move_time.as_millis() as u64,
+		value_parser = clap::value_parser!(u64).range(1..=60_000))]
 	move_ms: u64,
 	/// Pairs of games, all played (1 to 10000).
-	#[arg(long, default_value_t = run_defaults().timed.pairs)]
+	#[arg(long, default_value_t = run_defaults().timed.pairs,
+		value_parser = clap::value_parser!(u32).range(1..=10_000))]
 	pairs: u32,
 	/// Games played at once, each on a core of its own (1 to 64).
-	#[arg(long, default_value_t = 1)]
+	#[arg(long, default_value_t = 1,
+		value_parser = RangedU64ValueParser::<usize>::new().range(1..=64))]
 	threads: usize,
 	/// Play the openings a run draws to measure this generation [default: the one the file's
 	/// name gives, else 0].
@@ -166,16 +173,12 @@ struct MeasureArgs {
 	/// it judges their moves) or judge (it judges the moves only, so the net plays the movement
 	/// phase by itself).
 	#[arg(long, value_name = "ROLE", default_value = run_defaults().timed.tablebase.name(),
-		value_parser = clap::builder::PossibleValuesParser::new(TableRole::NAMES))]
-	measure_tablebase: String,
+		value_parser = one_of::<TableRole>(&TableRole::NAMES))]
+	measure_tablebase: TableRole,
 }
 
 impl MeasureArgs {
 	fn settings(&self) -> Result<MeasureSettings, String> {
-		in_range("--move-ms", self.move_ms, 1..=60_000)?;
-		in_range("--pairs", self.pairs, 1..=10_000)?;
-		in_range("--threads", self.threads, 1..=64)?;
-		in_range("--opening-plies", self.opening_plies, 0..=30)?;
 		let measured = match &self.net {
 			Some(path) => Measured::Net(path.clone()),
 			None => Measured::Perfect,
@@ -184,20 +187,19 @@ impl MeasureArgs {
 			measured,
 			against: match &self.against_net {
 				Some(path) => {
-					if self.against != "claude" {
-						return Err(format!(
-							"--against {} and --against-net name two opponents: give one",
-							self.against
-						));
+					if self.against != Opponent::Claude {
+						return Err(
+							"--against and --against-net name two opponents: give one".to_string()
+						);
 					}
 					Opponent::Net(path.clone())
 				}
-				None => self.against.parse()?,
+				None => self.against.clone(),
 			},
 			timed: TimedSettings {
 				move_time: Duration::from_millis(self.move_ms),
 				pairs: self.pairs,
-				tablebase: self.measure_tablebase.parse()?,
+				tablebase: self.measure_tablebase,
 			},
 			threads: self.threads,
 			generation: self.generation,
@@ -411,7 +413,8 @@ struct ServeArgs {
 	#[arg(long, default_value_t = 0)]
 	local_workers: u32,
 	/// Self-play threads per local worker (1 to 4096).
-	#[arg(long, default_value_t = 1)]
+	#[arg(long, default_value_t = 1,
+		value_parser = RangedU64ValueParser::<usize>::new().range(1..=4096))]
 	local_worker_threads: usize,
 	/// Serve Prometheus metrics over plain HTTP at this address (path /metrics). The endpoint
 	/// takes no token; a non-loopback address needs the run to have one (or --insecure).
@@ -430,11 +433,13 @@ struct ServeArgs {
 	#[arg(long)]
 	log_json: bool,
 	/// Search depth of the gate, and of self-play at the start and at the least (1 to 16).
-	#[arg(long, default_value_t = run_defaults().depth)]
+	#[arg(long, default_value_t = run_defaults().depth,
+		value_parser = clap::value_parser!(u32).range(1..=16))]
 	depth: u32,
 	/// The deepest self-play search asked of workers while they send samples faster than the
 	/// trainer can use them (up to 16); at most --depth keeps self-play at --depth.
-	#[arg(long, value_name = "DEPTH", default_value_t = run_defaults().adapt.max_depth)]
+	#[arg(long, value_name = "DEPTH", default_value_t = run_defaults().adapt.max_depth,
+		value_parser = clap::value_parser!(u32).range(0..=16))]
 	self_play_depth_max: u32,
 	/// Seconds of sample and training rates behind each decision on the self-play depth: the
 	/// least time between two changes.
@@ -452,10 +457,12 @@ struct ServeArgs {
 	window: usize,
 	/// The window's growth with the samples seen n, by KataGo's rule c * (1 + beta * ((n / c)
 	/// ^ alpha - 1) / alpha) once n passes c: its beta, at least 0; 0 keeps the window fixed.
-	#[arg(long, default_value_t = run_defaults().training.window_growth.beta)]
+	#[arg(long, default_value_t = run_defaults().training.window_growth.beta,
+		value_parser = growth_beta)]
 	window_beta: f64,
 	/// The growing window's alpha, above 0 and at most 1 (KataGo's 0.75 by default).
-	#[arg(long, default_value_t = run_defaults().training.window_growth.alpha)]
+	#[arg(long, default_value_t = run_defaults().training.window_growth.alpha,
+		value_parser = growth_alpha)]
 	window_alpha: f64,
 	/// The most samples a growing window may hold (each costs about 40 bytes of memory and 35
 	/// in every checkpoint); 0 for no bound.
@@ -467,15 +474,16 @@ struct ServeArgs {
 	/// Hidden layer widths of the net, as H1xH2: a new run's generation 0 has them (64x32 when
 	/// left out); a resumed run keeps the shape it started with and refuses another.
 	#[arg(long, value_name = "H1xH2")]
-	net_shape: Option<String>,
+	net_shape: Option<Shape>,
 	/// The net's input encoding: 1, pieces and counts, or 2 (when left out), those and a plane
 	/// of the sheep a tiger could capture now. A new run's generation 0 reads it; a resumed run
 	/// keeps the encoding it started with and refuses another. Workers older than encoding 2
 	/// can serve only a run of encoding 1.
 	#[arg(long, value_name = "VERSION")]
-	input_version: Option<String>,
+	input_version: Option<Encoding>,
 	/// Weight of the game result in the target (the rest is the search score).
-	#[arg(long, default_value_t = run_defaults().training.targets.result_weight)]
+	#[arg(long, default_value_t = run_defaults().training.targets.result_weight,
+		value_parser = share)]
 	result_weight: f32,
 	/// Adam's learning rate: the base rate of the schedule.
 	#[arg(long, default_value_t = run_defaults().training.adam.learning_rate)]
@@ -483,12 +491,12 @@ struct ServeArgs {
 	/// How the learning rate falls with the training step: constant; step:EVERY:FACTOR (times
 	/// FACTOR every EVERY steps); cosine:PERIOD:FLOOR (half a cosine down to FLOOR times the
 	/// rate over PERIOD steps); inverse:HALF_LIFE (the rate / (1 + step / HALF_LIFE)).
-	#[arg(long, value_name = "SHAPE",
-		default_value_t = run_defaults().training.schedule.shape.to_string())]
-	lr_schedule: String,
+	#[arg(long, value_name = "SHAPE", default_value_t = run_defaults().training.schedule.shape)]
+	lr_schedule: ScheduleShape,
 	/// The decay (0 to below 1) of a running average of the weights, which is then the
 	/// candidate instead of the weights themselves; 0 keeps no average.
-	#[arg(long, value_name = "DECAY", default_value_t = run_defaults().training.weight_average)]
+	#[arg(long, value_name = "DECAY", default_value_t = run_defaults().training.weight_average,
+		value_parser = decay)]
 	weight_average: f32,
 	/// Steps over which the learning rate rises linearly to the schedule's; 0 for none.
 	#[arg(long, value_name = "STEPS",
@@ -521,8 +529,8 @@ struct ServeArgs {
 	/// better) or none (every candidate promoted without a match). Every promoted net is then
 	/// measured against ClaudePlayer on fresh openings.
 	#[arg(long, value_name = "MODE", default_value = run_defaults().gate_mode.name(),
-		value_parser = clap::builder::PossibleValuesParser::new(GateMode::NAMES))]
-	gate: String,
+		value_parser = one_of::<GateMode>(&GateMode::NAMES))]
+	gate: GateMode,
 	/// Promote only a candidate whose gate match ended with the SPRT accepting H1, not one that
 	/// reached --gate-max-pairs undecided with a better score: a stricter gate, for
 	/// experiments (under --gate incumbent most promotions come at the cap, within the noise).
@@ -532,8 +540,8 @@ struct ServeArgs {
 	/// plays the movement phase with its own evaluation) or play (both players search with it,
 	/// so only the placement phase, which self-play trains on, decides a game).
 	#[arg(long, value_name = "ROLE", default_value = run_defaults().gate.table.name(),
-		value_parser = clap::builder::PossibleValuesParser::new(TableRole::NAMES))]
-	gate_tablebase: String,
+		value_parser = one_of::<TableRole>(&TableRole::NAMES))]
+	gate_tablebase: TableRole,
 	/// Minutes without a stronger net (a promotion by the gate, or a measurement better than
 	/// every earlier one) before the dashboards raise an alarm; 0 for never.
 	#[arg(long, value_name = "MINUTES",
@@ -541,16 +549,19 @@ struct ServeArgs {
 	stall_alarm_minutes: u64,
 	/// Threads each training step computes its gradient on (1 to 64); the result does not
 	/// depend on it. More pays only where cores are left over from self-play and gating.
-	#[arg(long, default_value_t = run_defaults().training.threads)]
+	#[arg(long, default_value_t = run_defaults().training.threads,
+		value_parser = RangedU64ValueParser::<usize>::new().range(1..=64))]
 	train_threads: usize,
 	/// Threads that play gate matches (1 to 256): the share of the machine gating may take
 	/// [default: one per core].
-	#[arg(long, value_name = "N")]
+	#[arg(long, value_name = "N",
+		value_parser = RangedU64ValueParser::<usize>::new().range(1..=256))]
 	gate_threads: Option<usize>,
 	/// Each player's time a move when promoted nets are measured at equal time against
 	/// ClaudePlayer (1 to 60000).
 	#[arg(long, value_name = "MS",
-		default_value_t = run_defaults().timed.move_time.as_millis() as u64)]
+		default_value_t = run_defaults().timed.move_time.as_millis() as u64,
+		value_parser = clap::value_parser!(u64).range(1..=60_000))]
 	timed_ms: u64,
 	/// Pairs of games in each measurement at equal time; 0 measures none.
 	#[arg(long, default_value_t = run_defaults().timed.pairs)]
@@ -563,8 +574,8 @@ struct ServeArgs {
 	/// What the tablebase does in the measurements at equal time: play (both players search
 	/// with it, as in tui, and it judges their moves) or judge (it judges the moves only).
 	#[arg(long, value_name = "ROLE", default_value = run_defaults().timed.tablebase.name(),
-		value_parser = clap::builder::PossibleValuesParser::new(TableRole::NAMES))]
-	measure_tablebase: String,
+		value_parser = one_of::<TableRole>(&TableRole::NAMES))]
+	measure_tablebase: TableRole,
 	/// Keep the self-play games of only this many of the newest generations in the run's game
 	/// archive (games/ in the run directory), deleting older ones; 0 keeps every game.
 	#[arg(long, value_name = "N", default_value_t = run_defaults().keep_game_generations)]
@@ -589,39 +600,34 @@ struct ServeArgs {
 	/// default (rescore, and self-play stops at the first movement-phase position with the exact
 	/// result).
 	#[arg(long, value_name = "USE", default_value = run_defaults().tablebase_use.name(),
-		value_parser = clap::builder::PossibleValuesParser::new(TablebaseUse::NAMES))]
-	tablebase_use: String,
+		value_parser = one_of::<TablebaseUse>(&TablebaseUse::NAMES))]
+	tablebase_use: TablebaseUse,
 }
 
 impl ServeArgs {
-	/// The configuration the command line asks for, or why it cannot be (the first setting
-	/// out of its range, with its flag named).
-	fn into_config(self) -> Result<CoordinatorConfig, String> {
+	/// The configuration the command line asks for (clap has checked every range and name).
+	fn into_config(self) -> CoordinatorConfig {
 		let mut config = CoordinatorConfig::new(self.listen, self.run_dir.clone());
-		self.set_service(&mut config)?;
-		self.set_self_play(&mut config.run)?;
-		self.set_training(&mut config.run)?;
-		self.set_gating(&mut config)?;
+		self.set_service(&mut config);
+		self.set_self_play(&mut config.run);
+		self.set_training(&mut config.run);
+		self.set_gating(&mut config);
 		config.run.seed = self.seed;
 		config.run.keep_game_generations = self.keep_game_generations;
-		config.run.tablebase_use = self.tablebase_use.parse()?;
+		config.run.tablebase_use = self.tablebase_use;
 		config.token = self.token.filter(|t| !t.is_empty());
 		config.tls = self.tls_cert.zip(self.tls_key);
 		config.tablebase = self.tablebase;
 		config.no_tablebase = self.no_tablebase;
 		config.placement = self.placement;
-		Ok(config)
+		config
 	}
 
 	/// The service's own settings: local workers, metrics and the limits on peers.
-	fn set_service(&self, config: &mut CoordinatorConfig) -> Result<(), String> {
+	fn set_service(&self, config: &mut CoordinatorConfig) {
 		config.insecure = self.insecure;
 		config.local_workers = self.local_workers;
-		config.local_worker_threads = in_range(
-			"--local-worker-threads",
-			self.local_worker_threads,
-			1..=4096,
-		)?;
+		config.local_worker_threads = self.local_worker_threads;
 		config.metrics_listen = self.metrics_listen;
 		config.http_listen = self.http_listen;
 		let limits = &mut config.limits;
@@ -631,125 +637,112 @@ impl ServeArgs {
 		limits.new_workers_per_minute = self.max_new_workers_per_minute;
 		limits.max_watchers = self.max_watchers;
 		limits.max_watchers_per_connection = self.max_watchers_per_connection;
-		Ok(())
 	}
 
 	/// The search depths of the gate and of self-play, and the games in a batch.
-	fn set_self_play(&self, run: &mut RunSettings) -> Result<(), String> {
-		run.depth = in_range("--depth", self.depth, 1..=16)?;
+	fn set_self_play(&self, run: &mut RunSettings) {
+		run.depth = self.depth;
 		run.gate.search.max_depth = self.depth;
-		if self.self_play_depth_max > 16 {
-			return Err(format!(
-				"--self-play-depth-max must be at most 16, not {}",
-				self.self_play_depth_max
-			));
-		}
 		run.adapt.max_depth = self.self_play_depth_max.max(self.depth);
 		run.adapt.period = Duration::from_secs(self.self_play_depth_seconds.max(1));
 		run.games_per_batch = self.games_per_batch.clamp(1, 1000);
-		Ok(())
 	}
 
 	/// The trainer's settings: window, targets, learning rate, threads, and the steps between
 	/// candidates and checkpoints.
-	fn set_training(&self, run: &mut RunSettings) -> Result<(), String> {
+	fn set_training(&self, run: &mut RunSettings) {
 		let training = &mut run.training;
 		training.batch_size = self.batch_size.max(1);
 		training.window = self.window.max(self.batch_size);
-		training.window_growth = self.window_growth()?;
-		training.max_uses = self.max_uses.max(1);
-		training.targets.result_weight =
-			in_range("--result-weight", self.result_weight, 0.0..=1.0)?;
-		training.adam.learning_rate = self.learning_rate;
-		if !(0.0..1.0).contains(&self.weight_average) {
-			return Err(format!(
-				"--weight-average must be 0 to below 1, not {}",
-				self.weight_average
-			));
-		}
-		training.weight_average = self.weight_average;
-		run.shape = match &self.net_shape {
-			Some(text) => Some(text.parse().map_err(|e| format!("--net-shape: {e}"))?),
-			None => None,
-		};
-		run.encoding = match &self.input_version {
-			Some(text) => Some(text.parse().map_err(|e| format!("--input-version: {e}"))?),
-			None => None,
-		};
-		training.schedule = LearningRateSchedule {
-			shape: self
-				.lr_schedule
-				.parse()
-				.map_err(|e| format!("--lr-schedule: {e}"))?,
-			warmup_steps: self.lr_warmup_steps,
-		};
-		training.threads = in_range("--train-threads", self.train_threads, 1..=64)?;
-		run.steps_per_candidate = self.steps_per_candidate.max(1);
-		run.steps_per_checkpoint = run.steps_per_candidate;
-		run.checkpoint_every = Duration::from_secs(self.checkpoint_seconds.max(1));
-		Ok(())
-	}
-
-	/// How the replay window grows with the samples seen.
-	fn window_growth(&self) -> Result<WindowGrowth, String> {
-		if !(self.window_beta >= 0.0 && self.window_beta.is_finite()) {
-			return Err(format!(
-				"--window-beta must be 0 or more, not {}",
-				self.window_beta
-			));
-		}
-		if !(self.window_alpha > 0.0 && self.window_alpha <= 1.0) {
-			return Err(format!(
-				"--window-alpha must be above 0 and at most 1, not {}",
-				self.window_alpha
-			));
-		}
-		Ok(WindowGrowth {
+		training.window_growth = WindowGrowth {
 			alpha: self.window_alpha,
 			beta: self.window_beta,
 			max: self.window_max,
-		})
+		};
+		training.max_uses = self.max_uses.max(1);
+		training.targets.result_weight = self.result_weight;
+		training.adam.learning_rate = self.learning_rate;
+		training.weight_average = self.weight_average;
+		run.shape = self.net_shape;
+		run.encoding = self.input_version;
+		training.schedule = LearningRateSchedule {
+			shape: self.lr_schedule,
+			warmup_steps: self.lr_warmup_steps,
+		};
+		training.threads = self.train_threads;
+		run.steps_per_candidate = self.steps_per_candidate.max(1);
+		run.steps_per_checkpoint = run.steps_per_candidate;
+		run.checkpoint_every = Duration::from_secs(self.checkpoint_seconds.max(1));
 	}
 
 	/// How candidates are gated and promoted nets measured at equal time, and the threads the
 	/// gate matches take.
-	fn set_gating(&self, config: &mut CoordinatorConfig) -> Result<(), String> {
+	fn set_gating(&self, config: &mut CoordinatorConfig) {
 		let run = &mut config.run;
 		run.gate.policy.max_pairs = self.gate_max_pairs.max(1);
 		run.gate.policy.min_pairs = self.gate_min_pairs;
-		run.gate_mode = self.gate.parse()?;
+		run.gate_mode = self.gate;
 		run.promotion.require_h1 = self.gate_require_h1;
-		run.gate.table = self.gate_tablebase.parse()?;
+		run.gate.table = self.gate_tablebase;
 		run.stall_alarm = Duration::from_secs(self.stall_alarm_minutes.saturating_mul(60));
-		let timed_ms = in_range("--timed-ms", self.timed_ms, 1..=60_000)?;
-		if let Some(threads) = self.gate_threads {
-			in_range("--gate-threads", threads, 1..=256)?;
-		}
 		config.gate_threads = self.gate_threads;
 		let timed = &mut config.run.timed;
-		timed.move_time = Duration::from_millis(timed_ms);
+		timed.move_time = Duration::from_millis(self.timed_ms);
 		timed.pairs = self.timed_pairs.min(10_000);
-		timed.tablebase = self.measure_tablebase.parse()?;
+		timed.tablebase = self.measure_tablebase;
 		config.run.grade = !self.no_grades;
-		Ok(())
 	}
 }
 
-/// `value` if `range` holds it, else a sentence naming `flag` and the range.
-fn in_range<T: PartialOrd + std::fmt::Display>(
-	flag: &str,
-	value: T,
-	range: std::ops::RangeInclusive<T>,
+/// A parser of one of `names`, which clap lists in the help and checks, into a `T` by its
+/// `FromStr`.
+fn one_of<T>(names: &'static [&'static str]) -> impl TypedValueParser<Value = T>
+where
+	T: FromStr + Clone + Send + Sync + 'static,
+	T::Err: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+	PossibleValuesParser::new(names.iter().copied()).try_map(|name| name.parse::<T>())
+}
+
+/// `text` as a number that `holds`, else a sentence for clap to show after the flag and value.
+fn number_where<T: FromStr<Err: std::fmt::Display>>(
+	text: &str,
+	holds: impl Fn(&T) -> bool,
+	must_be: &str,
 ) -> Result<T, String> {
-	if range.contains(&value) {
-		Ok(value)
-	} else {
-		Err(format!(
-			"{flag} must be {} to {}, not {value}",
-			range.start(),
-			range.end()
-		))
+	match text.parse::<T>() {
+		Ok(value) if holds(&value) => Ok(value),
+		Ok(_) => Err(format!("must be {must_be}")),
+		Err(error) => Err(error.to_string()),
 	}
+}
+
+/// A share, 0 to 1 (`--result-weight`).
+fn share(text: &str) -> Result<f32, String> {
+	number_where(text, |value| (0.0..=1.0).contains(value), "0 to 1")
+}
+
+/// A running average's decay, 0 to below 1 (`--weight-average`).
+fn decay(text: &str) -> Result<f32, String> {
+	number_where(text, |value| (0.0..1.0).contains(value), "0 to below 1")
+}
+
+/// The window's growth beta, 0 or more (`--window-beta`).
+fn growth_beta(text: &str) -> Result<f64, String> {
+	number_where(
+		text,
+		|value: &f64| *value >= 0.0 && value.is_finite(),
+		"0 or more",
+	)
+}
+
+/// The window's growth alpha, above 0 and at most 1 (`--window-alpha`).
+fn growth_alpha(text: &str) -> Result<f64, String> {
+	number_where(
+		text,
+		|value| *value > 0.0 && *value <= 1.0,
+		"above 0 and at most 1",
+	)
 }
 
 #[tokio::main]
@@ -826,7 +819,7 @@ async fn serve_command(args: ServeArgs) -> Result<(), Failure> {
 	} else {
 		init_logging(args.log_json);
 	}
-	let config = args.into_config().map_err(|e| Failure::usage(NAME, e))?;
+	let config = args.into_config();
 	config
 		.check_exposure()
 		.map_err(|e| Failure::usage(NAME, e))?;
@@ -934,7 +927,7 @@ mod tests {
 	#[test]
 	fn the_command_lines_defaults_are_the_librarys() {
 		let cli = Cli::try_parse_from(["coordinator"]).expect("no arguments parse");
-		let config = cli.serve.into_config().expect("the defaults are valid");
+		let config = cli.serve.into_config();
 		let library = CoordinatorConfig::new(
 			"127.0.0.1:50051".parse().unwrap(),
 			PathBuf::from("runs/default"),
@@ -943,7 +936,7 @@ mod tests {
 		// Every promoted net is graded unless told otherwise.
 		assert!(config.run.grade);
 		let cli = Cli::try_parse_from(["coordinator", "--no-grades"]).expect("--no-grades parses");
-		assert!(!cli.serve.into_config().expect("valid").run.grade);
+		assert!(!cli.serve.into_config().run.grade);
 		assert_eq!(config.limits, library.limits);
 		assert_eq!(config.local_workers, library.local_workers);
 		assert_eq!(config.local_worker_threads, library.local_worker_threads);
@@ -1028,20 +1021,17 @@ mod tests {
 			("--pairs", "0"),
 			("--threads", "65"),
 			("--opening-plies", "31"),
+			("--against", "nobody"),
+			("--measure-tablebase", "help"),
 		] {
-			let cli = Cli::try_parse_from(["coordinator", "measure", "n", flag, value]).unwrap();
-			let Some(Command::Measure(args)) = cli.command else {
-				panic!("the measure command");
-			};
-			let error = args.settings().expect_err(flag);
-			assert!(error.contains(flag), "{error}");
+			assert_refused(&["coordinator", "measure", "n", flag, value], flag);
 		}
 	}
 
 	#[test]
 	fn a_self_play_depth_bound_below_the_depth_keeps_self_play_at_the_depth() {
 		let cli = Cli::try_parse_from(["coordinator", "--depth", "6"]).expect("parses");
-		let config = cli.serve.into_config().expect("valid");
+		let config = cli.serve.into_config();
 		assert_eq!((config.run.depth, config.run.adapt.max_depth), (6, 6));
 		let cli = Cli::try_parse_from([
 			"coordinator",
@@ -1051,7 +1041,7 @@ mod tests {
 			"20",
 		])
 		.expect("parses");
-		let config = cli.serve.into_config().expect("valid");
+		let config = cli.serve.into_config();
 		assert_eq!((config.run.depth, config.run.adapt.max_depth), (3, 7));
 		assert_eq!(config.run.adapt.period, Duration::from_secs(20));
 	}
@@ -1087,7 +1077,7 @@ mod tests {
 			"2",
 		])
 		.expect("parses");
-		let run = cli.serve.into_config().expect("valid").run;
+		let run = cli.serve.into_config().run;
 		assert_eq!(run.training.window, 250_000);
 		assert_eq!(
 			run.training.window_growth,
@@ -1121,19 +1111,19 @@ mod tests {
 	#[test]
 	fn a_run_without_an_input_version_starts_at_version_2_and_resumes_as_it_was() {
 		let cli = Cli::try_parse_from(["coordinator"]).expect("parses");
-		let run = cli.serve.into_config().expect("valid").run;
+		let run = cli.serve.into_config().run;
 		assert_eq!(run.encoding, None);
 		assert_eq!(run.new_run_encoding(), Encoding::V2);
 		assert_eq!(run.new_run_encoding().version(), 2);
 		let cli = Cli::try_parse_from(["coordinator", "--input-version", "1"]).expect("parses");
-		let run = cli.serve.into_config().expect("valid").run;
+		let run = cli.serve.into_config().run;
 		assert_eq!(run.new_run_encoding(), Encoding::V1);
 	}
 
 	#[test]
 	fn a_run_without_a_net_shape_starts_at_64x32_and_resumes_as_it_was() {
 		let cli = Cli::try_parse_from(["coordinator"]).expect("parses");
-		let run = cli.serve.into_config().expect("valid").run;
+		let run = cli.serve.into_config().run;
 		assert_eq!(run.shape, None);
 		assert_eq!(run.shape.unwrap_or_default().to_string(), "64x32");
 	}
@@ -1157,10 +1147,24 @@ mod tests {
 			("--input-version", "3"),
 			("--input-version", "0"),
 			("--local-worker-threads", "0"),
+			("--gate", "sometimes"),
+			("--gate-tablebase", "both"),
+			("--measure-tablebase", "both"),
+			("--tablebase-use", "all"),
+			("--timed-ms", "60001"),
+			("--gate-threads", "257"),
 		] {
-			let cli = Cli::try_parse_from(["coordinator", flag, value]).expect("parses");
-			let error = cli.serve.into_config().expect_err(flag);
-			assert!(error.contains(flag), "{error}");
+			assert_refused(&["coordinator", flag, value], flag);
 		}
+	}
+
+	/// Checks that clap refuses `args` as a usage error (exit status 2) naming `flag`.
+	fn assert_refused(args: &[&str], flag: &str) {
+		let error = Cli::try_parse_from(args)
+			.err()
+			.unwrap_or_else(|| panic!("{args:?}"));
+		assert_eq!(error.exit_code(), 2, "{error}");
+		let words = error.to_string();
+		assert!(words.contains(flag), "{args:?}: {words}");
 	}
 }
