@@ -193,6 +193,10 @@ impl TimedSettings {
 pub enum TablebaseUse {
 	/// Nothing: self-play and targets as without a table.
 	None,
+	/// Self-play plays every game out with the net's own search, the table nowhere in it, and
+	/// movement-phase samples train towards the table's exact value: the net practises the
+	/// movement phase while the table gives only the targets.
+	Targets,
 	/// Self-play searches with it, and movement-phase samples train towards its exact result.
 	Rescore,
 	/// As `Rescore`, and self-play stops each game at its first movement-phase position with
@@ -202,16 +206,27 @@ pub enum TablebaseUse {
 
 impl TablebaseUse {
 	/// The names the command line takes.
-	pub const NAMES: [&'static str; 3] = ["none", "rescore", "adjudicate"];
+	pub const NAMES: [&'static str; 4] = ["none", "targets", "rescore", "adjudicate"];
 
 	/// The default: adjudicated games reached the strongest nets for the least compute in the
 	/// comparison in docs/training.md.
 	pub(crate) const DEFAULT: TablebaseUse = TablebaseUse::Adjudicate;
 
+	/// Whether self-play searches with the table (and so whether assignments name it).
+	pub const fn in_self_play(self) -> bool {
+		matches!(self, TablebaseUse::Rescore | TablebaseUse::Adjudicate)
+	}
+
+	/// Whether movement-phase samples train towards the table's exact value.
+	pub const fn rescores(self) -> bool {
+		!matches!(self, TablebaseUse::None)
+	}
+
 	/// The name the command line takes.
 	pub const fn name(self) -> &'static str {
 		match self {
 			TablebaseUse::None => "none",
+			TablebaseUse::Targets => "targets",
 			TablebaseUse::Rescore => "rescore",
 			TablebaseUse::Adjudicate => "adjudicate",
 		}
@@ -224,9 +239,12 @@ impl std::str::FromStr for TablebaseUse {
 	fn from_str(text: &str) -> Result<TablebaseUse, String> {
 		match text {
 			"none" => Ok(TablebaseUse::None),
+			"targets" => Ok(TablebaseUse::Targets),
 			"rescore" => Ok(TablebaseUse::Rescore),
 			"adjudicate" => Ok(TablebaseUse::Adjudicate),
-			_ => Err(format!("{text:?} is not one of none, rescore, adjudicate")),
+			_ => Err(format!(
+				"{text:?} is not one of none, targets, rescore, adjudicate"
+			)),
 		}
 	}
 }
@@ -255,7 +273,7 @@ impl RunSettings {
 		depth: u32,
 	) -> Assignment {
 		let tablebase_sha256 = tablebase
-			.filter(|_| self.tablebase_use != TablebaseUse::None)
+			.filter(|_| self.tablebase_use.in_self_play())
 			.map(str::to_string);
 		Assignment {
 			generation,
@@ -593,12 +611,23 @@ mod tests {
 		let rescored = run.assignment(4, "net".into(), Some("table"), 5);
 		assert_eq!(rescored.tablebase_sha256.as_deref(), Some("table"));
 		assert!(!rescored.adjudicate);
-		run.tablebase_use = TablebaseUse::None;
-		assert_eq!(
-			run.assignment(4, "net".into(), Some("table"), 5)
-				.tablebase_sha256,
-			None
-		);
+		for alone in [TablebaseUse::None, TablebaseUse::Targets] {
+			run.tablebase_use = alone;
+			let made = run.assignment(4, "net".into(), Some("table"), 5);
+			assert_eq!(made.tablebase_sha256, None);
+			assert!(!made.adjudicate);
+		}
+	}
+
+	#[test]
+	fn every_table_use_parses_from_its_name_and_only_none_leaves_targets_alone() {
+		for name in TablebaseUse::NAMES {
+			let using: TablebaseUse = name.parse().unwrap();
+			assert_eq!(using.name(), name);
+			assert_eq!(using.rescores(), name != "none");
+			assert_eq!(using.in_self_play(), name == "rescore" || name == "adjudicate");
+		}
+		assert!("playout".parse::<TablebaseUse>().is_err());
 	}
 
 	#[test]

@@ -15,7 +15,7 @@ use tigers_proto::v1;
 use tracing::info;
 
 use crate::clock::unix_now;
-use crate::config::{CoordinatorConfig, RunSettings, TablebaseUse};
+use crate::config::{CoordinatorConfig, RunSettings};
 use crate::error::CoordinatorError;
 use crate::live::{Current, Live, Shared, WorkerInfo};
 use crate::observe::improvement::Improvement;
@@ -169,7 +169,7 @@ fn restore_trainer(
 	incumbent: &Network,
 ) -> Result<Restored, CoordinatorError> {
 	let mut training = settings.training;
-	training.targets.rescore = settings.tablebase_use != TablebaseUse::None;
+	training.targets.rescore = settings.tablebase_use.rescores();
 	let capacity = training
 		.window_growth
 		.capacity(training.window, ledger.totals()?.samples);
