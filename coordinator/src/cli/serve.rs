@@ -58,10 +58,11 @@ pub(crate) struct ServeArgs {
 	/// beside the tablebase file, used if present]. Self-play and training never use them.
 	#[arg(long, value_name = "DIR", conflicts_with = "no_tablebase")]
 	placement: Option<PathBuf>,
-	/// What self-play and training take from the tablebase: none; rescore (self-play searches
-	/// with it, movement-phase samples train towards its exact result); or adjudicate, the
-	/// default (rescore, and self-play stops at the first movement-phase position with the exact
-	/// result).
+	/// What self-play and training take from the tablebase: none; targets (self-play plays
+	/// every game out with the net's own search, movement-phase samples train towards the
+	/// table's exact result); rescore (as targets, but self-play searches with the table); or
+	/// adjudicate, the default (rescore, and self-play stops at the first movement-phase
+	/// position with the exact result).
 	#[arg(long, value_name = "USE", default_value = run_defaults().tablebase_use.name(),
 		value_parser = one_of::<TablebaseUse>(&TablebaseUse::NAMES))]
 	tablebase_use: TablebaseUse,
