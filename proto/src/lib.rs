@@ -3,8 +3,9 @@
 //! everything and refuse what does not convert.
 //!
 //! - [`v1`]: the generated messages, client and server;
-//! - [`client`]: the one client of the coordinator (endpoint, TLS, token, limits, errors)
-//!   and the check of a received net against its announced hash;
+//! - [`client`]: the one client of the coordinator (endpoint, TLS, token, limits, errors),
+//!   the token's environment variable, and the check of a received net against its
+//!   announced hash;
 //! - [`codec`]: prost's encoding, with a message that does not decode answered
 //!   `INVALID_ARGUMENT`;
 //! - [`console`]: lines for the terminal that end quietly on a closed pipe;

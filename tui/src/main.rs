@@ -11,7 +11,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use tigers_core::grade::SuiteShape;
 use tigers_dashboard::FeedSettings;
-use tigers_proto::client::{ClientSettings, error_chain};
+use tigers_proto::client::{ClientSettings, TOKEN_ENV, error_chain};
 use tigers_proto::console;
 use tigers_proto::locations;
 use tigers_tui::engine::Engine;
@@ -37,7 +37,7 @@ struct Cli {
 #[derive(Debug, Args)]
 struct ClientArgs {
 	/// The run's token, for talking to a coordinator.
-	#[arg(long, value_name = "T", env = "TIGERS_TOKEN", hide_env_values = true)]
+	#[arg(long, value_name = "T", env = TOKEN_ENV, hide_env_values = true)]
 	token: Option<String>,
 	/// PEM certificate to trust for an https coordinator.
 	#[arg(long, value_name = "FILE")]

@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tigers_core::network::{Encoding, Shape};
 use tigers_process::logging::init_logging;
 use tigers_process::signal::shutdown_signal;
-use tigers_proto::client::error_chain;
+use tigers_proto::client::{TOKEN_ENV, error_chain};
 use tigers_proto::console;
 use tigers_worker::bench::{DEFAULT_ENCODING, DEFAULT_GAMES_PER_THREAD};
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
@@ -39,7 +39,7 @@ struct Cli {
 	#[arg(long, value_name = "NAME")]
 	name: Option<String>,
 	/// The run's token.
-	#[arg(long, value_name = "T", env = "TIGERS_TOKEN", hide_env_values = true)]
+	#[arg(long, value_name = "T", env = TOKEN_ENV, hide_env_values = true)]
 	token: Option<String>,
 	/// Where the worker's identity and spool live [default: worker/<name> in the platform's
 	/// state directory, e.g. ~/.local/state/tigers-and-sheep/worker/<name>].
@@ -111,7 +111,7 @@ struct LoadtestArgs {
 	#[arg(long, value_name = "URL")]
 	connect: String,
 	/// The run's token.
-	#[arg(long, value_name = "T", env = "TIGERS_TOKEN", hide_env_values = true)]
+	#[arg(long, value_name = "T", env = TOKEN_ENV, hide_env_values = true)]
 	token: Option<String>,
 	/// PEM certificate to trust for an https coordinator (its self-signed one, or its CA).
 	#[arg(long, value_name = "FILE")]
@@ -149,7 +149,7 @@ struct SolveArgs {
 	#[arg(long, value_name = "NAME")]
 	name: Option<String>,
 	/// The solve's token.
-	#[arg(long, value_name = "T", env = "TIGERS_TOKEN", hide_env_values = true)]
+	#[arg(long, value_name = "T", env = TOKEN_ENV, hide_env_values = true)]
 	token: Option<String>,
 	/// PEM certificate to trust for an https coordinator.
 	#[arg(long, value_name = "FILE")]

@@ -9,6 +9,7 @@ use clap::Args;
 use tigers_coordinator::solve::SolveConfig;
 use tigers_process::logging::init_logging;
 use tigers_process::signal::shutdown_signal;
+use tigers_proto::client::TOKEN_ENV;
 use tigers_proto::locations;
 
 use crate::cli::common::Failure;
@@ -31,7 +32,7 @@ pub(crate) struct SolveArgs {
 		value_parser = clap::value_parser!(u32).range(0..=19))]
 	from_placed: u32,
 	/// The token workers must present.
-	#[arg(long, env = "TIGERS_TOKEN", hide_env_values = true)]
+	#[arg(long, env = TOKEN_ENV, hide_env_values = true)]
 	token: Option<String>,
 	/// Listen beyond this machine without a token.
 	#[arg(long)]
@@ -60,7 +61,7 @@ pub(crate) async fn run(args: SolveArgs) -> Result<(), Failure> {
 			NAME,
 			format!(
 				"refusing to serve on {address} without a token; pass --token (or set \
-				 TIGERS_TOKEN), use 127.0.0.1, or pass --insecure"
+				 {TOKEN_ENV}), use 127.0.0.1, or pass --insecure"
 			),
 		));
 	}

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use tigers_coordinator::{fetch_status, progress_json};
-use tigers_proto::client::{ClientSettings, error_chain};
+use tigers_proto::client::{ClientSettings, TOKEN_ENV, error_chain};
 
 use crate::cli::common::{Failure, print_out};
 
@@ -14,7 +14,7 @@ pub(crate) struct StatusArgs {
 	#[arg(long, default_value = "http://127.0.0.1:50051")]
 	connect: String,
 	/// The run's token.
-	#[arg(long, env = "TIGERS_TOKEN", hide_env_values = true)]
+	#[arg(long, env = TOKEN_ENV, hide_env_values = true)]
 	token: Option<String>,
 	/// PEM certificate to trust for an https coordinator (its self-signed one, or its CA).
 	#[arg(long, value_name = "FILE")]

@@ -9,6 +9,7 @@ use std::time::Duration;
 use clap::Args;
 use clap::builder::RangedU64ValueParser;
 use tigers_coordinator::config::{CoordinatorConfig, ServiceLimits};
+use tigers_proto::client::TOKEN_ENV;
 
 /// The service's flags.
 #[derive(Args)]
@@ -20,7 +21,7 @@ pub(crate) struct ServiceArgs {
 	#[arg(long, default_value = "runs/default")]
 	pub(super) run_dir: PathBuf,
 	/// The token workers and dashboards must present.
-	#[arg(long, env = "TIGERS_TOKEN", hide_env_values = true)]
+	#[arg(long, env = TOKEN_ENV, hide_env_values = true)]
 	token: Option<String>,
 	/// Listen on a non-loopback address without a token.
 	#[arg(long)]
