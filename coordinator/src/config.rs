@@ -87,16 +87,28 @@ pub enum GateMode {
 	/// each promoted net is then measured against `ClaudePlayer` on fresh openings, as with the
 	/// other modes. No fixed opponent bounds what a candidate can show.
 	Incumbent,
+	/// As `Incumbent`, and a candidate that wins there then plays `ClaudePlayer` on fresh
+	/// openings beside the incumbent on the same ones, and is promoted only if it is not worse
+	/// there by more than the promotion rule's margin (`stats::not_worse`): the design card's
+	/// gate against `ClaudePlayer`, as a non-inferiority test rather than a score to beat.
+	Both,
 }
 
 impl GateMode {
 	/// The names the command line takes.
-	pub const NAMES: [&'static str; 3] = ["sprt", "none", "incumbent"];
+	pub const NAMES: [&'static str; 4] = ["sprt", "none", "incumbent", "both"];
 
-	/// The default: with a fixed opponent the gate stopped promoting once the nets drew level
-	/// with the bar it set, while against the incumbent runs kept promoting, and improving, to
-	/// their end (docs/training.md, issue 24).
-	pub(crate) const DEFAULT: GateMode = GateMode::Incumbent;
+	/// The default: with a fixed opponent as the bar the gate stopped promoting once the nets
+	/// drew level with it, while against the incumbent runs kept promoting, and improving, to
+	/// their end (docs/training.md, issue 24); the check against `ClaudePlayer` after the head
+	/// to head keeps a candidate that plays worse there from being promoted, without a bar to
+	/// clear (docs/training.md, issue 47).
+	pub(crate) const DEFAULT: GateMode = GateMode::Both;
+
+	/// Whether a candidate plays the incumbent head to head.
+	pub const fn head_to_head(self) -> bool {
+		matches!(self, GateMode::Incumbent | GateMode::Both)
+	}
 
 	/// The name the command line takes.
 	pub const fn name(self) -> &'static str {
@@ -104,6 +116,7 @@ impl GateMode {
 			GateMode::Sprt => "sprt",
 			GateMode::None => "none",
 			GateMode::Incumbent => "incumbent",
+			GateMode::Both => "both",
 		}
 	}
 }
@@ -116,7 +129,10 @@ impl std::str::FromStr for GateMode {
 			"sprt" => Ok(GateMode::Sprt),
 			"none" => Ok(GateMode::None),
 			"incumbent" => Ok(GateMode::Incumbent),
-			_ => Err(format!("{text:?} is not one of sprt, none, incumbent")),
+			"both" => Ok(GateMode::Both),
+			_ => Err(format!(
+				"{text:?} is not one of sprt, none, incumbent, both"
+			)),
 		}
 	}
 }
@@ -659,21 +675,32 @@ mod tests {
 	}
 
 	#[test]
-	fn candidates_are_gated_against_the_incumbent_and_a_stall_alarms_after_half_an_hour() {
+	fn candidates_are_gated_against_the_incumbent_then_claude_and_a_stall_alarms_after_half_an_hour()
+	 {
 		let run = RunSettings::default();
-		assert_eq!(run.gate_mode, GateMode::Incumbent);
-		assert_eq!(GateMode::DEFAULT.name(), "incumbent");
+		assert_eq!(run.gate_mode, GateMode::Both);
+		assert_eq!(GateMode::DEFAULT.name(), "both");
 		assert!(!run.promotion.require_h1, "a match at its cap may promote");
+		assert_eq!(run.promotion.claude_margin, 0.05);
 		assert_eq!(run.stall_alarm, Duration::from_secs(1800));
-		for mode in [GateMode::Sprt, GateMode::None, GateMode::Incumbent] {
+		for mode in [
+			GateMode::Sprt,
+			GateMode::None,
+			GateMode::Incumbent,
+			GateMode::Both,
+		] {
 			assert_eq!(mode.name().parse(), Ok(mode));
 			assert!(GateMode::NAMES.contains(&mode.name()));
+			assert_eq!(
+				mode.head_to_head(),
+				matches!(mode, GateMode::Incumbent | GateMode::Both)
+			);
 		}
 		assert!(
 			"off"
 				.parse::<GateMode>()
 				.unwrap_err()
-				.contains("sprt, none, incumbent")
+				.contains("sprt, none, incumbent, both")
 		);
 	}
 

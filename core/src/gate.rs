@@ -147,6 +147,14 @@ pub struct PairOutcome {
 	pub reference_placement: Accuracy,
 }
 
+impl PairOutcome {
+	/// The candidate's half-points from the pair, 0 to 4, as [`PairCounts`] counts them.
+	pub fn half_points(&self) -> u8 {
+		GameResult::of_winner(self.as_sheep, Turn::Sheep).half_points()
+			+ GameResult::of_winner(self.as_tigers, Turn::Tiger).half_points()
+	}
+}
+
 /// Who plays for the candidate in a match.
 #[derive(Clone, Debug)]
 pub enum Contender {

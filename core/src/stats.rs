@@ -7,14 +7,18 @@
 //!   [`Ladder`]);
 //! - `promotion`: whether a candidate replaces the incumbent, from its gate record against
 //!   `ClaudePlayer` and the incumbent's ([`promote`]) or from its match against the incumbent
-//!   itself ([`promote_over_incumbent`]).
+//!   itself ([`promote_over_incumbent`]);
+//! - `noninferiority`: whether a candidate plays no worse than the incumbent against
+//!   `ClaudePlayer`, both on the same openings ([`PairedDifference`], [`not_worse`]).
 
 mod ladder;
+mod noninferiority;
 mod promotion;
 mod score;
 mod sprt;
 
 pub use ladder::{Ladder, LadderBook, PRIOR_ELO, Rating, VIRTUAL_DRAWS};
+pub use noninferiority::{DEFAULT_MARGIN, PairedDifference, Z_ONE_SIDED_95, not_worse};
 pub use promotion::{
 	GateRecord, PromotionDecision, PromotionRule, promote, promote_over_incumbent,
 };

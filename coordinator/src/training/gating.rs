@@ -1,10 +1,12 @@
 //! Gating, for the training thread: a candidate, or the incumbent to measure it, plays its
 //! match on the gating pool, off the training thread, one match at a time. A measurement is
 //! always against `ClaudePlayer`; a candidate plays `ClaudePlayer` too (`--gate sprt`) or the
-//! incumbent net itself (`--gate incumbent`). A finished match is recorded in the ledger and
-//! on the dashboards, judged by core's promotion rule, and a candidate that wins is promoted.
-//! With the gate off (`--gate none`) every candidate is promoted without a match, and its
-//! measurement is what says how strong it is.
+//! incumbent net itself (`--gate incumbent`), and under `--gate both`, the default, a candidate
+//! that wins against the incumbent then plays `ClaudePlayer` beside the incumbent on the same
+//! openings and must not be worse there by more than a margin. A finished match is recorded in
+//! the ledger and on the dashboards, judged by core's promotion rule, and a candidate that
+//! wins is promoted. With the gate off (`--gate none`) every candidate is promoted without a
+//! match, and its measurement is what says how strong it is.
 
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -13,10 +15,12 @@ use std::time::Instant;
 use rayon::prelude::*;
 use tigers_core::Network;
 use tigers_core::gate::{
-	Contender, GateSettings, GateTally, Reference, Tables, gate_openings, play_pair_while,
+	Contender, GateSettings, GateTally, PairOutcome, Reference, Tables, gate_openings,
+	play_pair_while,
 };
 use tigers_core::stats::{
-	GatePolicy, GateRecord, PromotionDecision, promote, promote_over_incumbent,
+	GatePolicy, GateRecord, PairedDifference, PromotionDecision, not_worse, promote,
+	promote_over_incumbent,
 };
 use tigers_core::tablebase::Accuracy;
 use tigers_proto::v1;
@@ -49,6 +53,9 @@ enum GateKind {
 	Measure,
 	/// A candidate that may replace the incumbent.
 	Candidate,
+	/// Under `--gate both`, a candidate that won against the incumbent, playing `ClaudePlayer`
+	/// on fresh openings, all pairs, beside the incumbent on the same ones.
+	Check,
 }
 
 /// A gate match that finished on the gating pool.
@@ -60,6 +67,33 @@ struct GateDone {
 	candidate: Network,
 	steps: u64,
 	tally: GateTally,
+	/// A check's other half: the incumbent on the same openings.
+	check: Option<CheckTally>,
+}
+
+impl GateDone {
+	/// What its ledger row takes from it: the tally, the training steps and the opponent.
+	fn facts(&self) -> (&GateTally, u64, Option<u64>) {
+		(&self.tally, self.steps, self.opponent_generation)
+	}
+}
+
+/// The incumbent's side of a check, and each opening's difference between the two nets.
+struct CheckTally {
+	/// The incumbent's generation.
+	generation: u64,
+	/// The incumbent's results against `ClaudePlayer` on the check's openings.
+	tally: GateTally,
+	/// Each opening's pair score, the candidate's minus the incumbent's.
+	difference: PairedDifference,
+}
+
+/// A candidate that won against the incumbent and waits for its check against `ClaudePlayer`;
+/// its head-to-head row is written once the check has decided.
+struct Pending {
+	done: GateDone,
+	record: GateRecord,
+	verdict: Verdict,
 }
 
 /// What a finished match decided.
@@ -89,6 +123,8 @@ pub(super) struct Gating {
 	played: u64,
 	/// The training steps when the last candidate was taken.
 	last_candidate: u64,
+	/// The candidate whose check against `ClaudePlayer` is being played.
+	pending: Option<Pending>,
 }
 
 impl Gating {
@@ -112,6 +148,7 @@ impl Gating {
 			to_measure,
 			played: start.gates_played,
 			last_candidate: steps,
+			pending: None,
 		}
 	}
 
@@ -176,8 +213,8 @@ impl Gating {
 	fn start(&mut self, kind: GateKind, net: Network, steps: u64) {
 		self.running = true;
 		let settings = self.next_match(kind);
-		// A candidate under `--gate incumbent` plays the incumbent, which cannot change while
-		// its match runs: only a finished match promotes.
+		// A candidate under `--gate incumbent` or `both` plays the incumbent, which cannot
+		// change while its match or its check runs: only a finished match promotes.
 		let (reference, opponent_generation) = if self.head_to_head(kind) {
 			let current = self.shared.current();
 			(
@@ -210,6 +247,45 @@ impl Gating {
 					candidate,
 					steps,
 					tally,
+					check: None,
+				});
+			})
+			.expect("the gate thread starts");
+	}
+
+	/// Plays the check of `candidate`, which won against the incumbent: both play
+	/// `ClaudePlayer` on the same fresh openings, on the gating pool, from a thread of its own.
+	fn start_check(&mut self, candidate: Network, steps: u64) {
+		self.running = true;
+		let settings = self.next_match(GateKind::Check);
+		let current = self.shared.current();
+		let (incumbent, generation) = (current.net.clone(), current.assignment.generation);
+		let sender = self.results.0.clone();
+		let pool = self.pool.clone();
+		let judge = self.shared.tablebase.table();
+		let placement = self.shared.placement.table().cloned();
+		std::thread::Builder::new()
+			.name("gate-check".into())
+			.spawn(move || {
+				let net = Arc::new(candidate);
+				let tables = Tables {
+					movement: judge.as_ref(),
+					placement: placement.as_ref(),
+				};
+				let (tally, theirs, difference) =
+					pool.install(|| run_check_parallel(&net, &incumbent, &settings, tables));
+				let candidate = Arc::try_unwrap(net).unwrap_or_else(|net| (*net).clone());
+				let _ = sender.send(GateDone {
+					kind: GateKind::Check,
+					opponent_generation: None,
+					candidate,
+					steps,
+					tally,
+					check: Some(CheckTally {
+						generation,
+						tally: theirs,
+						difference,
+					}),
 				});
 			})
 			.expect("the gate thread starts");
@@ -217,15 +293,16 @@ impl Gating {
 
 	/// Whether a match of `kind` is a candidate's against the incumbent itself.
 	fn head_to_head(&self, kind: GateKind) -> bool {
-		kind == GateKind::Candidate && self.shared.settings.gate_mode == GateMode::Incumbent
+		kind == GateKind::Candidate && self.shared.settings.gate_mode.head_to_head()
 	}
 
 	/// The settings of the next match, one of `kind`.
 	fn next_match(&mut self, kind: GateKind) -> GateSettings {
 		let base = self.shared.settings.gate;
 		let policy = match kind {
-			// A measurement plays every pair: no early stop, the most accurate score.
-			GateKind::Measure => GatePolicy {
+			// A measurement plays every pair: no early stop, the most accurate score; so does a
+			// check, whose two halves must cover the same openings.
+			GateKind::Measure | GateKind::Check => GatePolicy {
 				min_pairs: base.policy.max_pairs,
 				..base.policy
 			},
@@ -251,13 +328,89 @@ impl Gating {
 		let Some(record) = done.tally.record() else {
 			return false;
 		};
+		if done.kind == GateKind::Check {
+			return self.finish_check(done, record);
+		}
 		let verdict = self.judge(done.kind, &record);
+		if done.kind == GateKind::Candidate
+			&& verdict.decision.promote
+			&& self.shared.settings.gate_mode == GateMode::Both
+		{
+			info!(generation = verdict.generation, score = %record.estimate(), "won against the incumbent; checking against ClaudePlayer");
+			let (candidate, steps) = (done.candidate.clone(), done.steps);
+			self.pending = Some(Pending {
+				done,
+				record,
+				verdict,
+			});
+			self.start_check(candidate, steps);
+			return false;
+		}
 		let now = unix_now();
-		let row = gate_row(&done, &record, &verdict, self.cpu_seconds(), now);
+		let row = gate_row(done.facts(), &record, &verdict, self.cpu_seconds(), now);
 		self.record(&row);
 		let (generation, decision) = (verdict.generation, &verdict.decision);
 		info!(generation, kind = ?done.kind, score = %record.estimate(), promoted = decision.promote, reason = %decision.reason, "gate finished");
 		self.act(done, record, &verdict, now)
+	}
+
+	/// Decides a finished check: writes the incumbent's half as a measurement of it, then the
+	/// candidate's head-to-head row and its check row, both with the check's verdict, and
+	/// promotes the candidate if it passed. Whether it did.
+	fn finish_check(&mut self, done: GateDone, record: GateRecord) -> bool {
+		let (Some(pending), Some(check)) = (self.pending.take(), done.check.as_ref()) else {
+			return false;
+		};
+		let decision = not_worse(&check.difference, self.shared.settings.promotion.claude_margin);
+		let now = unix_now();
+		let cpu_seconds = self.cpu_seconds();
+		let candidate_generation = pending.verdict.generation;
+		if let Some(theirs) = check.tally.record() {
+			let verdict = Verdict {
+				generation: check.generation,
+				decision: PromotionDecision {
+					promote: true,
+					reason: format!(
+						"generation {} measured on generation {candidate_generation}'s check \
+						 openings",
+						check.generation
+					),
+				},
+				stop: StopReason::Measured,
+			};
+			self.record(&gate_row(
+				(&check.tally, done.steps, None),
+				&theirs,
+				&verdict,
+				cpu_seconds,
+				now,
+			));
+		}
+		let head_to_head = Verdict {
+			decision: PromotionDecision {
+				promote: decision.promote,
+				reason: format!("{}; then {}", pending.verdict.decision.reason, decision.reason),
+			},
+			..pending.verdict
+		};
+		self.record(&gate_row(
+			pending.done.facts(),
+			&pending.record,
+			&head_to_head,
+			cpu_seconds,
+			now,
+		));
+		let verdict = Verdict {
+			generation: candidate_generation,
+			decision,
+			stop: StopReason::Candidate(record.stop),
+		};
+		self.record(&gate_row(done.facts(), &record, &verdict, cpu_seconds, now));
+		info!(generation = candidate_generation, score = %record.estimate(), promoted = verdict.decision.promote, reason = %verdict.decision.reason, "check finished");
+		if !verdict.decision.promote {
+			return false;
+		}
+		self.promote_candidate(done.candidate, candidate_generation, done.steps, now)
 	}
 
 	/// What the match of `kind` that made `record` decides: a measurement sets the score to
@@ -275,7 +428,7 @@ impl Gating {
 				},
 				stop: StopReason::Measured,
 			},
-			GateKind::Candidate => Verdict {
+			GateKind::Candidate | GateKind::Check => Verdict {
 				generation: generation + 1,
 				decision: if self.head_to_head(kind) {
 					promote_over_incumbent(record, &self.shared.settings.promotion)
@@ -321,22 +474,27 @@ impl Gating {
 				false
 			}
 			GateKind::Candidate if verdict.decision.promote => {
-				let mut net = done.candidate;
-				net.generation = verdict.generation;
-				if let Err(e) = promote_net(&self.shared, net.clone(), done.steps, now) {
-					error!(%e, "could not promote the candidate");
-					return false;
-				}
 				// Its gate stands for it until it is measured, unless that gate was against the
 				// incumbent, whose record against `ClaudePlayer` then stays the best known.
 				if done.opponent_generation.is_none() {
 					self.incumbent = Some(record);
 				}
-				self.to_measure = Some(net);
-				true
+				self.promote_candidate(done.candidate, verdict.generation, done.steps, now)
 			}
-			GateKind::Candidate => false,
+			GateKind::Candidate | GateKind::Check => false,
 		}
+	}
+
+	/// Promotes `net`, trained for `steps`, as `generation`, to be measured next on fresh
+	/// openings. Whether it was promoted.
+	fn promote_candidate(&mut self, mut net: Network, generation: u64, steps: u64, now: f64) -> bool {
+		net.generation = generation;
+		if let Err(e) = promote_net(&self.shared, net.clone(), steps, now) {
+			error!(%e, "could not promote the candidate");
+			return false;
+		}
+		self.to_measure = Some(net);
+		true
 	}
 }
 
@@ -388,21 +546,22 @@ fn promote_net(shared: &Shared, net: Network, steps: u64, now: f64) -> Result<()
 	Ok(())
 }
 
-/// The ledger's row of a finished match that made `record` and was judged `verdict`, with the
-/// workers' CPU-seconds over the run and the time (Unix seconds) when it finished.
+/// The ledger's row of a finished match (its tally, the training steps of the net that played,
+/// and the opponent net's generation if it was one) that made `record` and was judged `verdict`,
+/// with the workers' CPU-seconds over the run and the time (Unix seconds) when it finished.
 fn gate_row(
-	done: &GateDone,
+	(tally, steps, opponent_generation): (&GateTally, u64, Option<u64>),
 	record: &GateRecord,
 	verdict: &Verdict,
 	cpu_seconds: f64,
 	now: f64,
 ) -> GateRow {
 	let estimate = record.estimate();
-	let (t, s) = (done.tally.by_side.as_tigers, done.tally.by_side.as_sheep);
+	let (t, s) = (tally.by_side.as_tigers, tally.by_side.as_sheep);
 	GateRow {
 		id: 0,
 		candidate_generation: verdict.generation,
-		training_steps: done.steps,
+		training_steps: steps,
 		promoted: verdict.decision.promote,
 		tigers_wins: t.wins,
 		tigers_draws: t.draws,
@@ -419,11 +578,11 @@ fn gate_row(
 		finished_at: now,
 		pairs: record.pairs.counts,
 		cpu_seconds,
-		candidate_exact: done.tally.candidate_accuracy,
-		reference_exact: done.tally.reference_accuracy,
-		candidate_placement: done.tally.candidate_placement,
-		reference_placement: done.tally.reference_placement,
-		opponent_generation: done.opponent_generation,
+		candidate_exact: tally.candidate_accuracy,
+		reference_exact: tally.reference_accuracy,
+		candidate_placement: tally.candidate_placement,
+		reference_placement: tally.reference_placement,
+		opponent_generation,
 	}
 }
 
@@ -456,6 +615,41 @@ pub(crate) fn run_gate_parallel(
 		}
 	}
 	tally
+}
+
+/// The check of `--gate both`: `candidate` and `incumbent` each play `ClaudePlayer` on the same
+/// openings, every pair the policy's cap allows, pairs in parallel on the current rayon pool;
+/// the two tallies, the candidate's first, and each opening's difference between them.
+pub(crate) fn run_check_parallel(
+	candidate: &Arc<Network>,
+	incumbent: &Arc<Network>,
+	settings: &GateSettings,
+	tables: Tables<'_>,
+) -> (GateTally, GateTally, PairedDifference) {
+	let openings = gate_openings(settings);
+	let (mut ours, mut theirs) = (GateTally::default(), GateTally::default());
+	let mut difference = PairedDifference::default();
+	let width = rayon::current_num_threads().max(1);
+	let players = [
+		Contender::Net(candidate.clone()),
+		Contender::Net(incumbent.clone()),
+	];
+	let play = |contender: &Contender, opening: &Vec<_>| -> PairOutcome {
+		play_pair_while(contender, &Reference::Claude, settings, opening, tables, &|| true)
+			.expect("a pair that is never stopped is finished")
+	};
+	for chunk in openings.chunks(width) {
+		let pairs: Vec<(PairOutcome, PairOutcome)> = chunk
+			.par_iter()
+			.map(|o| (play(&players[0], o), play(&players[1], o)))
+			.collect();
+		for (a, b) in pairs {
+			difference.add(a.half_points(), b.half_points());
+			ours.add(a, &settings.policy);
+			theirs.add(b, &settings.policy);
+		}
+	}
+	(ours, theirs, difference)
 }
 
 /// The dashboard's view of a gate row.

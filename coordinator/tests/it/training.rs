@@ -119,6 +119,76 @@ async fn with_the_gate_against_the_incumbent_candidates_play_it_and_measurements
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_the_default_gate_a_winner_is_checked_against_claude_beside_the_incumbent() {
+	let temp = temp_dir("gate-both");
+	let mut config = test_config(temp.to_path_buf(), None);
+	assert_eq!(config.run.gate_mode, GateMode::Both, "the default gate");
+	config.run.training.batch_size = 64;
+	config.run.steps_per_candidate = 20;
+	config.local_workers = 1;
+	let running = start(config).await;
+	let mut asker = client(running.address, None).await;
+	// A check is recorded once its candidate has won head to head: three rows at once.
+	let progress = tokio::time::timeout(Duration::from_secs(240), async {
+		loop {
+			let progress = status(&mut asker).await;
+			if progress
+				.gates
+				.iter()
+				.any(|g| g.reason.contains("check openings"))
+			{
+				return progress;
+			}
+			tokio::time::sleep(Duration::from_millis(100)).await;
+		}
+	})
+	.await
+	.expect("a candidate that won against the incumbent, checked within four minutes");
+	running.stop().await;
+	let gates = progress.gates;
+	let at = gates
+		.iter()
+		.position(|g| g.reason.contains("check openings"))
+		.expect("the incumbent's half of the check");
+	let (incumbent, head_to_head, check) = (&gates[at], &gates[at + 1], &gates[at + 2]);
+	// The incumbent's half is a measurement of it, on the check's openings.
+	assert!(incumbent.measurement && incumbent.promoted, "{incumbent:?}");
+	assert_eq!(incumbent.opponent_generation, None);
+	// The candidate won against the incumbent, and its row says what the check then decided.
+	assert_eq!(
+		head_to_head.opponent_generation,
+		Some(incumbent.generation),
+		"{head_to_head:?}"
+	);
+	assert_eq!(head_to_head.generation, incumbent.generation + 1);
+	assert!(
+		head_to_head.reason.starts_with("promote: ") && head_to_head.reason.contains("; then "),
+		"{}",
+		head_to_head.reason
+	);
+	// The check: the candidate against ClaudePlayer on the same openings, all pairs.
+	assert!(!check.measurement, "{check:?}");
+	assert_eq!(check.opponent_generation, None);
+	assert_eq!(check.generation, head_to_head.generation);
+	assert_eq!(check.promoted, head_to_head.promoted);
+	let games = |g: &v1::GateSummary| {
+		let (t, s) = (g.as_tigers.unwrap(), g.as_sheep.unwrap());
+		t.wins + t.draws + t.losses + s.wins + s.draws + s.losses
+	};
+	assert_eq!(games(check), games(incumbent), "the same openings, every pair");
+	assert!(
+		check.reason.contains("against ClaudePlayer on the same"),
+		"{}",
+		check.reason
+	);
+	assert!(head_to_head.reason.ends_with(&check.reason));
+	// Only a check that passed promoted, and then the new net is measured on fresh openings.
+	if check.promoted {
+		assert!(progress.generation >= check.generation);
+	}
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_keeps_the_net_shape_it_started_with() {
 	let temp = temp_dir("net-shape");
 	let narrow = Shape {

@@ -34,14 +34,20 @@ pub struct PromotionRule {
 	/// Promote only when the gate's SPRT accepted H1, not also when the match reached its cap
 	/// undecided. Off by default: the cap then leaves the decision to the scores.
 	pub require_h1: bool,
+	/// How far below the incumbent a candidate may score against `ClaudePlayer`, both playing
+	/// the same openings, and still be promoted, when the gate checks that too
+	/// ([`not_worse`](super::not_worse)); in points per game.
+	pub claude_margin: f64,
 }
 
 impl Default for PromotionRule {
-	/// Any gain, and a capped match counts.
+	/// Any gain, a capped match counts, and the check against `ClaudePlayer` allows
+	/// [`DEFAULT_MARGIN`](super::DEFAULT_MARGIN).
 	fn default() -> PromotionRule {
 		PromotionRule {
 			min_gain: 0.0,
 			require_h1: false,
+			claude_margin: super::DEFAULT_MARGIN,
 		}
 	}
 }
@@ -220,7 +226,7 @@ mod tests {
 		);
 		let margin = PromotionRule {
 			min_gain: 0.15,
-			require_h1: false,
+			..PromotionRule::default()
 		};
 		assert!(!promote_over_incumbent(&record(GOOD, GateStop::AcceptH1), &margin).promote);
 	}
@@ -243,7 +249,7 @@ mod tests {
 		let gain = candidate.estimate().score - incumbent.estimate().score;
 		let rule = |min_gain| PromotionRule {
 			min_gain,
-			require_h1: false,
+			..PromotionRule::default()
 		};
 		assert!(promote(&candidate, Some(&incumbent), &rule(gain - 0.01)).promote);
 		assert!(!promote(&candidate, Some(&incumbent), &rule(gain + 0.01)).promote);
@@ -275,8 +281,8 @@ mod tests {
 	fn require_h1_rejects_a_capped_match() {
 		let incumbent = record(EVEN, GateStop::Cap);
 		let rule = PromotionRule {
-			min_gain: 0.0,
 			require_h1: true,
+			..PromotionRule::default()
 		};
 		let capped = promote(&record(GOOD, GateStop::Cap), Some(&incumbent), &rule);
 		assert!(!capped.promote);
