@@ -641,7 +641,10 @@ mod tests {
 			let using: TablebaseUse = name.parse().unwrap();
 			assert_eq!(using.name(), name);
 			assert_eq!(using.rescores(), name != "none");
-			assert_eq!(using.in_self_play(), name == "rescore" || name == "adjudicate");
+			assert_eq!(
+				using.in_self_play(),
+				name == "rescore" || name == "adjudicate"
+			);
 		}
 		assert!("playout".parse::<TablebaseUse>().is_err());
 	}

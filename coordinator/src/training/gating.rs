@@ -361,7 +361,10 @@ impl Gating {
 		let (Some(pending), Some(check)) = (self.pending.take(), done.check.as_ref()) else {
 			return false;
 		};
-		let decision = not_worse(&check.difference, self.shared.settings.promotion.claude_margin);
+		let decision = not_worse(
+			&check.difference,
+			self.shared.settings.promotion.claude_margin,
+		);
 		let now = unix_now();
 		let cpu_seconds = self.cpu_seconds();
 		let candidate_generation = pending.verdict.generation;
@@ -389,7 +392,10 @@ impl Gating {
 		let head_to_head = Verdict {
 			decision: PromotionDecision {
 				promote: decision.promote,
-				reason: format!("{}; then {}", pending.verdict.decision.reason, decision.reason),
+				reason: format!(
+					"{}; then {}",
+					pending.verdict.decision.reason, decision.reason
+				),
 			},
 			..pending.verdict
 		};
@@ -487,7 +493,13 @@ impl Gating {
 
 	/// Promotes `net`, trained for `steps`, as `generation`, to be measured next on fresh
 	/// openings. Whether it was promoted.
-	fn promote_candidate(&mut self, mut net: Network, generation: u64, steps: u64, now: f64) -> bool {
+	fn promote_candidate(
+		&mut self,
+		mut net: Network,
+		generation: u64,
+		steps: u64,
+		now: f64,
+	) -> bool {
 		net.generation = generation;
 		if let Err(e) = promote_net(&self.shared, net.clone(), steps, now) {
 			error!(%e, "could not promote the candidate");
@@ -635,8 +647,15 @@ pub(crate) fn run_check_parallel(
 		Contender::Net(incumbent.clone()),
 	];
 	let play = |contender: &Contender, opening: &Vec<_>| -> PairOutcome {
-		play_pair_while(contender, &Reference::Claude, settings, opening, tables, &|| true)
-			.expect("a pair that is never stopped is finished")
+		play_pair_while(
+			contender,
+			&Reference::Claude,
+			settings,
+			opening,
+			tables,
+			&|| true,
+		)
+		.expect("a pair that is never stopped is finished")
 	};
 	for chunk in openings.chunks(width) {
 		let pairs: Vec<(PairOutcome, PairOutcome)> = chunk

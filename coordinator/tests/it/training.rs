@@ -175,7 +175,11 @@ async fn with_the_default_gate_a_winner_is_checked_against_claude_beside_the_inc
 		let (t, s) = (g.as_tigers.unwrap(), g.as_sheep.unwrap());
 		t.wins + t.draws + t.losses + s.wins + s.draws + s.losses
 	};
-	assert_eq!(games(check), games(incumbent), "the same openings, every pair");
+	assert_eq!(
+		games(check),
+		games(incumbent),
+		"the same openings, every pair"
+	);
 	assert!(
 		check.reason.contains("against ClaudePlayer on the same"),
 		"{}",
