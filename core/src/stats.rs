@@ -18,9 +18,9 @@ mod score;
 mod sprt;
 
 pub use ladder::{Ladder, LadderBook, PRIOR_ELO, Rating, VIRTUAL_DRAWS};
-pub use noninferiority::{DEFAULT_MARGIN, PairedDifference, Z_ONE_SIDED_95, not_worse};
+pub use noninferiority::{PairedDifference, Z_ONE_SIDED_95, not_worse};
 pub use promotion::{
-	GateRecord, PromotionDecision, PromotionRule, promote, promote_over_incumbent,
+	DEFAULT_MARGIN, GateRecord, PromotionDecision, PromotionRule, promote, promote_over_incumbent,
 };
 pub use score::{
 	EloEstimate, Estimate, FEW_PAIRS, GameResult, MAX_ELO, PSEUDO_PAIRS, PairCounts, Z_95,

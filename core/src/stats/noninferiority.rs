@@ -7,18 +7,13 @@
 //! scores do, and the test can be both strict (a one-sided 95% bound) and rarely in the way of
 //! a net that is as good as its incumbent.
 
+#[cfg(test)]
+use super::promotion::DEFAULT_MARGIN;
 use super::promotion::PromotionDecision;
 
 /// The standard normal's 95% point, Φ⁻¹(0.95), from the normal table: a one-sided 95% lower
 /// bound is the mean minus this many standard errors.
 pub const Z_ONE_SIDED_95: f64 = 1.644_854;
-
-/// The default margin, in points per game against `ClaudePlayer`: a candidate whose score there
-/// may be at most this much below the incumbent's still passes. At the scores the nets reach
-/// against `ClaudePlayer` (0.7 to 0.9 at depth 3) 0.05 is about 30 to 60 Elo, a little less
-/// than two consecutive promoted nets' measurements differ by chance over 100 pairs each
-/// (docs/training.md).
-pub const DEFAULT_MARGIN: f64 = 0.05;
 
 /// Each opening's difference of pair scores, the candidate's minus the incumbent's, counted in
 /// quarter points from -1 to 1: `counts[k]` is the number of openings where the candidate's

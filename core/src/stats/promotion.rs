@@ -36,21 +36,28 @@ pub struct PromotionRule {
 	pub require_h1: bool,
 	/// How far below the incumbent a candidate may score against `ClaudePlayer`, both playing
 	/// the same openings, and still be promoted, when the gate checks that too
-	/// ([`not_worse`](super::not_worse)); in points per game.
+	/// (`stats::not_worse`); in points per game.
 	pub claude_margin: f64,
 }
 
 impl Default for PromotionRule {
 	/// Any gain, a capped match counts, and the check against `ClaudePlayer` allows
-	/// [`DEFAULT_MARGIN`](super::DEFAULT_MARGIN).
+	/// [`DEFAULT_MARGIN`].
 	fn default() -> PromotionRule {
 		PromotionRule {
 			min_gain: 0.0,
 			require_h1: false,
-			claude_margin: super::DEFAULT_MARGIN,
+			claude_margin: DEFAULT_MARGIN,
 		}
 	}
 }
+
+/// The default margin, in points per game against `ClaudePlayer`: a candidate whose score there
+/// may be at most this much below the incumbent's still passes. At the scores the nets reach
+/// against `ClaudePlayer` (0.7 to 0.9 at depth 3) 0.05 is about 30 to 60 Elo, a little less
+/// than two consecutive promoted nets' measurements differ by chance over 100 pairs each
+/// (docs/training.md).
+pub const DEFAULT_MARGIN: f64 = 0.05;
 
 /// Whether to promote, and a sentence saying why.
 #[derive(Clone, Debug, PartialEq, Eq)]
