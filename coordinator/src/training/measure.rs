@@ -312,13 +312,23 @@ impl Measurement {
 		if self.tablebase.is_none() {
 			return writeln!(f, "exact result kept: not judged (no tablebase)");
 		}
+		let t = &self.tally;
 		writeln!(
 			f,
 			"exact result kept: {} {}, {} {}",
 			self.player(),
-			kept(self.tally.candidate_accuracy, "movement"),
+			kept(t.candidate_accuracy, "movement"),
 			self.opponent(),
-			kept(self.tally.reference_accuracy, "movement")
+			kept(t.reference_accuracy, "movement")
+		)?;
+		let games = 2 * t.pairs.pairs();
+		writeln!(
+			f,
+			"movement moves that gave value away, per game: {} {}, {} {}",
+			self.player(),
+			lost_per_game(t.candidate_accuracy, games),
+			self.opponent(),
+			lost_per_game(t.reference_accuracy, games)
 		)
 	}
 
@@ -338,13 +348,35 @@ impl Measurement {
 			kept(t.reference_placement, "placement")
 		)?;
 		let games = 2 * t.pairs.pairs();
-		write!(
+		writeln!(
 			f,
 			"placement moves that gave value away, per game: {} {}, {} {}",
 			self.player(),
 			lost_per_game(t.candidate_placement, games),
 			self.opponent(),
 			lost_per_game(t.reference_placement, games)
+		)?;
+		// Both phases together, where both were judged: the grade against the perfect player.
+		let whole = |placement: Accuracy, movement: Accuracy| {
+			let judged = if self.tablebase.is_some() {
+				placement.plus(movement)
+			} else {
+				placement
+			};
+			lost_per_game(judged, games)
+		};
+		write!(
+			f,
+			"values given away per game, {}: {} {}, {} {}",
+			if self.tablebase.is_some() {
+				"both phases"
+			} else {
+				"the placement phase only (no tablebase)"
+			},
+			self.player(),
+			whole(t.candidate_placement, t.candidate_accuracy),
+			self.opponent(),
+			whole(t.reference_placement, t.reference_accuracy)
 		)
 	}
 }

@@ -202,6 +202,15 @@ fn coordinator_measure_plays_a_net_file_on_the_clock_and_judges_its_moves() {
 		stdout.contains("placement moves that gave value away, per game: the net "),
 		"{stdout}"
 	);
+	// The movement phase's, and both phases together: the grade against the perfect player.
+	assert!(
+		stdout.contains("movement moves that gave value away, per game: the net "),
+		"{stdout}"
+	);
+	assert!(
+		stdout.contains("values given away per game, both phases: the net "),
+		"{stdout}"
+	);
 	// The perfect player needs every layer: a sentence, status 1, nothing played.
 	for who in [
 		vec![os("--perfect")],
