@@ -75,3 +75,16 @@ where
 {
 	PossibleValuesParser::new(names.iter().copied()).try_map(|name| name.parse::<T>())
 }
+
+/// `text` as a number that `holds`, else a sentence for clap to show after the flag and value.
+pub(crate) fn number_where<T: FromStr<Err: Display>>(
+	text: &str,
+	holds: impl Fn(&T) -> bool,
+	must_be: &str,
+) -> Result<T, String> {
+	match text.parse::<T>() {
+		Ok(value) if holds(&value) => Ok(value),
+		Ok(_) => Err(format!("must be {must_be}")),
+		Err(error) => Err(error.to_string()),
+	}
+}

@@ -9,7 +9,7 @@ use clap::builder::RangedU64ValueParser;
 use tigers_coordinator::config::{CoordinatorConfig, GateMode};
 use tigers_core::gate::TableRole;
 
-use crate::cli::common::{one_of, run_defaults};
+use crate::cli::common::{number_where, one_of, run_defaults};
 
 /// Gating's and measuring's flags.
 #[derive(Args)]
@@ -20,11 +20,13 @@ pub(crate) struct GatingArgs {
 	/// Pairs before the gate's SPRT may stop it.
 	#[arg(long, default_value_t = run_defaults().gate.policy.min_pairs)]
 	gate_min_pairs: u32,
-	/// How a candidate becomes a generation: sprt (a gate match against ClaudePlayer, promoted
-	/// if the SPRT finds it better than the incumbent), incumbent (a gate match against the
-	/// incumbent net itself, promoted if it scores above 0.5 and the SPRT does not find it no
-	/// better) or none (every candidate promoted without a match). Every promoted net is then
-	/// measured against ClaudePlayer on fresh openings.
+	/// How a candidate becomes a generation: both (a gate match against the incumbent net, then
+	/// for a winner a check against ClaudePlayer beside the incumbent on the same openings,
+	/// promoted only if it is not worse there by more than --gate-claude-margin), incumbent (the
+	/// match against the incumbent alone, promoted if it scores above 0.5 and the SPRT does not
+	/// find it no better), sprt (a gate match against ClaudePlayer, promoted if the SPRT finds
+	/// it better than the incumbent) or none (every candidate promoted without a match). Every
+	/// promoted net is then measured against ClaudePlayer on fresh openings.
 	#[arg(long, value_name = "MODE", default_value = run_defaults().gate_mode.name(),
 		value_parser = one_of::<GateMode>(&GateMode::NAMES))]
 	gate: GateMode,
@@ -33,6 +35,12 @@ pub(crate) struct GatingArgs {
 	/// experiments (under --gate incumbent most promotions come at the cap, within the noise).
 	#[arg(long)]
 	gate_require_h1: bool,
+	/// Under --gate both, how far below the incumbent (in points a game, 0 to 1) a candidate may
+	/// score against ClaudePlayer on the same openings, by the one-sided 95% lower bound of the
+	/// paired difference, and still be promoted.
+	#[arg(long, value_name = "POINTS", default_value_t = run_defaults().promotion.claude_margin,
+		value_parser = share)]
+	gate_claude_margin: f64,
 	/// What the tablebase does in gate matches: judge (it only judges the moves, so a candidate
 	/// plays the movement phase with its own evaluation) or play (both players search with it,
 	/// so only the placement phase, which self-play trains on, decides a game).
@@ -80,6 +88,7 @@ impl GatingArgs {
 		run.gate.policy.min_pairs = self.gate_min_pairs;
 		run.gate_mode = self.gate;
 		run.promotion.require_h1 = self.gate_require_h1;
+		run.promotion.claude_margin = self.gate_claude_margin;
 		run.gate.table = self.gate_tablebase;
 		run.stall_alarm = Duration::from_secs(self.stall_alarm_minutes.saturating_mul(60));
 		run.timed.move_time = Duration::from_millis(self.timed_ms);
@@ -87,4 +96,9 @@ impl GatingArgs {
 		run.timed.tablebase = self.measure_tablebase;
 		run.grade = !self.no_grades;
 	}
+}
+
+/// A margin in points a game, 0 to 1 (`--gate-claude-margin`).
+fn share(text: &str) -> Result<f64, String> {
+	number_where(text, |value| (0.0..=1.0).contains(value), "0 to 1")
 }

@@ -20,6 +20,10 @@ fn the_command_lines_defaults_are_the_librarys() {
 		PathBuf::from("runs/default"),
 	);
 	assert_eq!(config.run, RunSettings::default());
+	// The default gate checks a winner against ClaudePlayer beside the incumbent, with a
+	// margin of 0.05 points a game.
+	assert_eq!(config.run.gate_mode, GateMode::Both);
+	assert_eq!(config.run.promotion.claude_margin, 0.05);
 	// Every promoted net is graded unless told otherwise.
 	assert!(config.run.grade);
 	let cli = parse(&["coordinator", "--no-grades"]);
@@ -72,6 +76,8 @@ fn the_levers_of_issue_24_reach_the_run_settings() {
 		"--gate",
 		"none",
 		"--gate-require-h1",
+		"--gate-claude-margin",
+		"0.02",
 		"--stall-alarm-minutes",
 		"45",
 		"--measure-tablebase",
@@ -101,6 +107,7 @@ fn the_levers_of_issue_24_reach_the_run_settings() {
 	assert_eq!(run.training.weight_average, 0.999);
 	assert_eq!(run.gate_mode, GateMode::None);
 	assert!(run.promotion.require_h1);
+	assert_eq!(run.promotion.claude_margin, 0.02);
 	assert_eq!(run.stall_alarm, Duration::from_secs(45 * 60));
 	assert_eq!(run.timed.tablebase, TableRole::Judge);
 	assert_eq!(run.gate.table, TableRole::Play);
@@ -155,6 +162,8 @@ fn out_of_range_settings_are_refused_with_the_flag_named() {
 		("--local-worker-threads", "0"),
 		("--gate", "sometimes"),
 		("--gate-tablebase", "both"),
+		("--gate-claude-margin", "some"),
+		("--gate-claude-margin", "1.5"),
 		("--measure-tablebase", "both"),
 		("--tablebase-use", "all"),
 		("--timed-ms", "60001"),

@@ -10,7 +10,7 @@ use tigers_coordinator::config::RunSettings;
 use tigers_core::network::{Encoding, Shape};
 use tigers_core::trainer::schedule::{LearningRateSchedule, ScheduleShape, WindowGrowth};
 
-use crate::cli::common::run_defaults;
+use crate::cli::common::{number_where, run_defaults};
 
 /// Self-play's and training's flags.
 #[derive(Args)]
@@ -132,19 +132,6 @@ impl TrainingArgs {
 			warmup_steps: self.lr_warmup_steps,
 		};
 		training.threads = self.train_threads;
-	}
-}
-
-/// `text` as a number that `holds`, else a sentence for clap to show after the flag and value.
-fn number_where<T: std::str::FromStr<Err: std::fmt::Display>>(
-	text: &str,
-	holds: impl Fn(&T) -> bool,
-	must_be: &str,
-) -> Result<T, String> {
-	match text.parse::<T>() {
-		Ok(value) if holds(&value) => Ok(value),
-		Ok(_) => Err(format!("must be {must_be}")),
-		Err(error) => Err(error.to_string()),
 	}
 }
 
