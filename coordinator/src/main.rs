@@ -64,7 +64,10 @@ async fn main() -> ExitCode {
 
 #[cfg(test)]
 mod tests {
+	use std::path::Path;
+
 	use clap::Parser;
+	use tigers_proto::doc_commands;
 
 	use super::Cli;
 
@@ -81,5 +84,27 @@ mod tests {
 		assert_eq!(error.exit_code(), 2, "{error}");
 		let words = error.to_string();
 		assert!(words.contains(flag), "{args:?}: {words}");
+	}
+
+	/// Every command line of the README and docs/*.md that runs `coordinator` parses (which lines
+	/// are command lines is `tigers_proto::doc_commands`'s rule), and a misspelt flag would not.
+	#[test]
+	fn the_documented_command_lines_parse() {
+		let docs = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs"));
+		let documents =
+			doc_commands::documents(include_str!("../../README.md"), docs).expect("docs/ reads");
+		let parse = |words: &[String]| Cli::try_parse_from(words).map(drop);
+		let (parsed, refused) = doc_commands::check("coordinator", &documents, parse);
+		assert!(refused.is_empty(), "{}", refused.join("\n\n"));
+		assert!(
+			parsed >= 4,
+			"only {parsed} command lines of coordinator found"
+		);
+		let typo = "```\ncargo run --release --bin coordinator -- --lisen 127.0.0.1:50051\n```\n";
+		let misspelt = [("typo.md".to_string(), typo.to_string())];
+		assert_eq!(
+			doc_commands::check("coordinator", &misspelt, parse).1.len(),
+			1
+		);
 	}
 }

@@ -481,6 +481,7 @@ fn thread_count(given: Option<u32>) -> usize {
 #[cfg(test)]
 mod tests {
 	use clap::CommandFactory;
+	use tigers_proto::doc_commands;
 
 	use super::*;
 
@@ -547,5 +548,21 @@ mod tests {
 		let text = error.to_string();
 		assert!(text.contains("is not a thinking time"), "{text}");
 		assert!(Cli::try_parse_from(["tui", "--time", "0.5"]).is_ok());
+	}
+
+	/// Every command line of the README and docs/*.md that runs `tui` parses (which lines
+	/// are command lines is `tigers_proto::doc_commands`'s rule), and a misspelt flag would not.
+	#[test]
+	fn the_documented_command_lines_parse() {
+		let docs = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs"));
+		let documents =
+			doc_commands::documents(include_str!("../../README.md"), docs).expect("docs/ reads");
+		let parse = |words: &[String]| Cli::try_parse_from(words).map(drop);
+		let (parsed, refused) = doc_commands::check("tui", &documents, parse);
+		assert!(refused.is_empty(), "{}", refused.join("\n\n"));
+		assert!(parsed >= 8, "only {parsed} command lines of tui found");
+		let typo = "```\ncargo run --release --bin tui -- tablebase biuld\n```\n";
+		let misspelt = [("typo.md".to_string(), typo.to_string())];
+		assert_eq!(doc_commands::check("tui", &misspelt, parse).1.len(), 1);
 	}
 }

@@ -353,3 +353,29 @@ fn run_loadtest(args: &LoadtestArgs) -> anyhow::Result<()> {
 	}
 	Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+	use std::path::Path;
+
+	use tigers_proto::doc_commands;
+
+	use super::*;
+
+	/// Every command line of the README and docs/*.md that runs `worker` parses (which lines
+	/// are command lines is `tigers_proto::doc_commands`'s rule), and a misspelt flag would not.
+	#[test]
+	fn the_documented_command_lines_parse() {
+		let docs = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs"));
+		let documents =
+			doc_commands::documents(include_str!("../../README.md"), docs).expect("docs/ reads");
+		let parse = |words: &[String]| Cli::try_parse_from(words).map(drop);
+		let (parsed, refused) = doc_commands::check("worker", &documents, parse);
+		assert!(refused.is_empty(), "{}", refused.join("\n\n"));
+		assert!(parsed >= 2, "only {parsed} command lines of worker found");
+		let typo =
+			"```\ncargo run --release --bin worker -- --conect http://127.0.0.1:50051\n```\n";
+		let misspelt = [("typo.md".to_string(), typo.to_string())];
+		assert_eq!(doc_commands::check("worker", &misspelt, parse).1.len(), 1);
+	}
+}
