@@ -1,7 +1,10 @@
 //! The Strength page: the promoted nets' scores against ClaudePlayer at fixed depth and at
 //! equal time per move, and their ratings on the ladder as the score each stands for, against
 //! time and against worker CPU-hours, as SVG charts drawn here (no chart library in the
-//! browser); and the ladder's best nets as a table.
+//! browser); the ladder's best nets as a table; and the nets' grades on the exact values
+//! (`grades`) charted the same way.
+
+mod grades;
 
 use std::fmt::Write;
 use std::sync::Arc;
@@ -29,14 +32,14 @@ const BOTTOM: f64 = 40.0;
 const TOP: f64 = 16.0;
 const RIGHT: f64 = 16.0;
 
-/// One measured net: when, after how much work, and its score with its interval.
+/// One measured net: when, after how much work, and its score (or share) with its interval.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Point {
 	/// Unix seconds the measurement finished.
 	pub at: f64,
 	/// Worker CPU-hours over the run then.
 	pub cpu_hours: f64,
-	/// The score, 0 to 1, and its interval.
+	/// The score or share, 0 to 1, and its interval.
 	pub score: f64,
 	/// See `score`.
 	pub low: f64,
@@ -51,15 +54,41 @@ struct Series {
 	points: Vec<Point>,
 }
 
+/// What a chart's y axis measures, 0 to 1 either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Measure {
+	/// Scores against ClaudePlayer: labelled as they are, the even score (0.5) dashed.
+	Score,
+	/// Shares of positions: labelled as percentages, no line singled out.
+	Share,
+}
+
+impl Measure {
+	/// The label of `value` on the y axis.
+	fn label(self, value: f64) -> String {
+		match self {
+			Measure::Score => format!("{value}"),
+			Measure::Share => format!("{:.0}%", 100.0 * value),
+		}
+	}
+
+	/// Whether the grid line at `value` is drawn dashed, as the one that means "even".
+	fn is_even(self, value: f64) -> bool {
+		self == Measure::Score && value == 0.5
+	}
+}
+
 /// `GET /strength`.
 pub(crate) async fn page(State(web): State<Arc<Web>>) -> Response {
 	let read = blocking(&web, |web| {
 		let ladder = web.snapshot().ladder.clone().unwrap_or_default();
-		let rows = web.reader().strength().map_err(|e| storage_failure(&e))?;
-		Ok((rows, ladder))
+		let ledger = web.reader();
+		let rows = ledger.strength().map_err(|e| storage_failure(&e))?;
+		let grade_rows = ledger.grades().map_err(|e| storage_failure(&e))?;
+		Ok((rows, grade_rows, ladder))
 	})
 	.await;
-	let ((gates, timed), ladder) = match read {
+	let ((gates, timed), grade_rows, ladder) = match read {
 		Ok(read) => read,
 		Err(failure) => return failure.into_response(),
 	};
@@ -87,13 +116,21 @@ pub(crate) async fn page(State(web): State<Arc<Web>>) -> Response {
 		 of every promoted net fitted at once, drawn at the net's gate).</p>",
 	);
 	body.push_str(&best_table(&ladder));
-	body.push_str("<h2>Against time</h2>");
+	body.push_str("<h2>Scores against ClaudePlayer</h2>");
+	body.push_str(&charts(&series, Measure::Score));
+	body.push_str(&grades::section(&grade_rows));
+	html::page("Strength", &body, None)
+}
+
+/// The charts of `series` against time and against worker CPU-hours, each under a heading.
+fn charts(series: &[Series], measure: Measure) -> String {
 	// Month, day, hours and minutes: the year and seconds would crowd the axis.
 	let short = |t: f64| utc(t).get(5..16).unwrap_or("-").to_string();
-	body.push_str(&chart(&series, |p| p.at, &short));
-	body.push_str("<h2>Against worker CPU-hours</h2>");
-	body.push_str(&chart(&series, |p| p.cpu_hours, &|h| format!("{h:.1}")));
-	html::page("Strength", &body, None)
+	format!(
+		"<h3>Against time</h3>{}<h3>Against worker CPU-hours</h3>{}",
+		chart(series, measure, |p| p.at, &short),
+		chart(series, measure, |p| p.cpu_hours, &|h| format!("{h:.1}"))
+	)
 }
 
 /// The fixed-depth points: each net's latest measurement, or its promoting gate if it has none.
@@ -209,8 +246,14 @@ fn thin(points: Vec<Point>) -> Vec<Point> {
 		.collect()
 }
 
-/// The SVG of `series` against `x`, with a legend, axes and the even score marked.
-fn chart(series: &[Series], x: impl Fn(&Point) -> f64, label: &dyn Fn(f64) -> String) -> String {
+/// The SVG of `series` against `x` (labelled by `label`), with a legend and axes, the y axis
+/// as `measure` has it.
+fn chart(
+	series: &[Series],
+	measure: Measure,
+	x: impl Fn(&Point) -> f64,
+	label: &dyn Fn(f64) -> String,
+) -> String {
 	let xs = series.iter().flat_map(|s| s.points.iter().map(&x));
 	let (low, high) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
 		(l.min(v), h.max(v))
@@ -225,12 +268,12 @@ fn chart(series: &[Series], x: impl Fn(&Point) -> f64, label: &dyn Fn(f64) -> St
 		"<svg class=\"chart\" viewBox=\"0 0 {WIDTH} {HEIGHT}\" role=\"img\" \
 		 xmlns=\"http://www.w3.org/2000/svg\">"
 	);
-	axes(&mut svg, low, span, &px, &py, label);
+	axes(&mut svg, measure, low, span, &px, &py, label);
 	for (index, s) in series.iter().enumerate() {
 		draw_series(&mut svg, s, &x, &px, &py);
 		let _ = write!(
 			svg,
-			"<text class=\"{}\" x=\"{}\" y=\"{}\">● {}</text>",
+			"<text class=\"{} legend\" x=\"{}\" y=\"{}\">● {}</text>",
 			s.class,
 			LEFT + 8.0 + 110.0 * index as f64,
 			TOP + 12.0,
@@ -241,25 +284,32 @@ fn chart(series: &[Series], x: impl Fn(&Point) -> f64, label: &dyn Fn(f64) -> St
 	svg
 }
 
-/// The axes: scores 0 to 1 with the even score dashed, and five labels along x.
+/// The axes: 0 to 1 up y in quarters, labelled and marked as `measure` has them, and five
+/// labels along x from `low` over `span`; `px` and `py` place a value.
 fn axes(
 	svg: &mut String,
+	measure: Measure,
 	low: f64,
 	span: f64,
 	px: &dyn Fn(f64) -> f64,
 	py: &dyn Fn(f64) -> f64,
 	label: &dyn Fn(f64) -> String,
 ) {
-	for score in [0.0, 0.25, 0.5, 0.75, 1.0] {
-		let y = py(score);
-		let class = if score == 0.5 { "even" } else { "grid" };
+	for value in [0.0, 0.25, 0.5, 0.75, 1.0] {
+		let y = py(value);
+		let class = if measure.is_even(value) {
+			"even"
+		} else {
+			"grid"
+		};
 		let _ = write!(
 			svg,
 			"<line class=\"{class}\" x1=\"{LEFT}\" x2=\"{}\" y1=\"{y:.1}\" y2=\"{y:.1}\"/>\
-			 <text class=\"axis\" x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{score}</text>",
+			 <text class=\"axis\" x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
 			WIDTH - RIGHT,
 			LEFT - 6.0,
-			y + 4.0
+			y + 4.0,
+			measure.label(value)
 		);
 	}
 	for i in 0..5 {
@@ -316,7 +366,7 @@ mod tests {
 			class: "depth",
 			points: points.to_vec(),
 		}];
-		chart(&series, x, &|v| format!("{v:.1}"))
+		chart(&series, Measure::Score, x, &|v| format!("{v:.1}"))
 	}
 
 	fn point(at: f64, score: f64) -> Point {
