@@ -56,8 +56,9 @@ impl GateHistory {
 			self.last_candidate = Some(gate.clone());
 		}
 		// Measurements are recorded as promoted: they are the incumbent's record. A promotion
-		// by a match against the incumbent (`--gate incumbent`) says nothing of its strength
-		// against `ClaudePlayer`, which the incumbent's figures are: its measurement will.
+		// by a match against the incumbent (`--gate incumbent`, or `both`'s head to head) says
+		// nothing of its strength against `ClaudePlayer`, which the incumbent's figures are:
+		// its measurement will, or under `--gate both` the check that follows it.
 		if gate.promoted && gate.opponent_generation.is_none() {
 			self.last_promoted = Some(gate.clone());
 		}

@@ -513,7 +513,8 @@ impl Series {
 		};
 		let point = |g: &v1::GateSummary| (x(g.finished_at, g.cpu_hours), measure.of_gate(g));
 		// The charts are against `ClaudePlayer`: a candidate's match against the incumbent
-		// (`--gate incumbent`) has a score of another scale, and is left out.
+		// (`--gate both`, the default, and `--gate incumbent`) has a score of another scale,
+		// and is left out.
 		let against_claude = || p.gates.iter().filter(|g| g.opponent_generation.is_none());
 		let mut by_generation: BTreeMap<u64, &v1::GateSummary> = BTreeMap::new();
 		for g in against_claude().filter(|g| g.promoted) {

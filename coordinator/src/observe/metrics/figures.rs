@@ -117,9 +117,10 @@ fn describe_totals() {
 	describe_counter!(
 		GATES,
 		Unit::Count,
-		"Gate matches over the run: candidates promoted or refused (against the incumbent net, \
-		 or ClaudePlayer under --gate sprt), and measurements of promoted nets against \
-		 ClaudePlayer."
+		"Gate matches over the run: candidates promoted or refused, each against its opponent \
+		 (the incumbent net head to head under --gate both, the default, and --gate incumbent, \
+		 then ClaudePlayer for a winner's check under --gate both; ClaudePlayer under --gate \
+		 sprt), and measurements of promoted nets against ClaudePlayer."
 	);
 }
 
@@ -155,7 +156,8 @@ fn describe_gates() {
 	describe_gauge!(
 		GATE_SCORE,
 		"Score (0 to 1) of the latest candidate against its opponent: the incumbent net (--gate \
-		 incumbent, the default), or ClaudePlayer (--gate sprt)."
+		 both, the default, and --gate incumbent), or ClaudePlayer (--gate sprt, and a check \
+		 under --gate both)."
 	);
 	describe_gauge!(
 		GATE_ELO,
@@ -163,15 +165,16 @@ fn describe_gates() {
 	);
 	describe_gauge!(
 		INCUMBENT_ELO,
-		"Elo difference from ClaudePlayer of the promoted net: its measurement, or under --gate \
-		 sprt its promotion gate until it is measured. Under --gate sprt, the bar a candidate \
-		 must clear."
+		"Elo difference from ClaudePlayer of the promoted net: its measurement, or until it is \
+		 measured its match against ClaudePlayer that promoted it (the gate under --gate sprt, \
+		 the check under --gate both). Under --gate sprt, the bar a candidate must clear; \
+		 head to head no candidate is held to it."
 	);
 	describe_gauge!(
 		GATE_EXACT,
 		"Share (0 to 1) of movement-phase moves that kept the exact result in the latest \
 		 candidate's gate, judged by the tablebase: player=candidate, or player=reference (its \
-		 opponent: the incumbent net, or ClaudePlayer under --gate sprt)."
+		 opponent, as for tigers_gate_score)."
 	);
 	describe_gauge!(
 		INCUMBENT_EXACT,
