@@ -67,7 +67,7 @@ mod tests {
 	use std::path::Path;
 
 	use clap::Parser;
-	use tigers_proto::doc_commands;
+	use tigers_process::doc_commands;
 
 	use super::Cli;
 
@@ -86,8 +86,9 @@ mod tests {
 		assert!(words.contains(flag), "{args:?}: {words}");
 	}
 
-	/// Every command line of the README and docs/*.md that runs `coordinator` parses (which lines
-	/// are command lines is `tigers_proto::doc_commands`'s rule), and a misspelt flag would not.
+	/// Every command line of the README and docs/*.md that runs `coordinator` parses
+	/// (which lines are command lines is `tigers_process::doc_commands`'s rule), and a misspelt
+	/// flag would not.
 	#[test]
 	fn the_documented_command_lines_parse() {
 		let docs = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs"));

@@ -6,8 +6,9 @@ use std::io::{self, IsTerminal};
 use std::path::Path;
 use std::sync::Mutex;
 
-use tigers_proto::console::LossyStderr;
 use tracing_subscriber::EnvFilter;
+
+use crate::console::LossyStderr;
 
 /// Human-readable logs on a terminal, JSON lines otherwise (or with `--log-json`), on stderr;
 /// levels from `RUST_LOG`, `info` by default.

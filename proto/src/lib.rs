@@ -8,23 +8,16 @@
 //!   announced hash;
 //! - [`codec`]: prost's encoding, with a message that does not decode answered
 //!   `INVALID_ARGUMENT`;
-//! - [`console`]: lines for the terminal that end quietly on a closed pipe;
 //! - [`convert`]: samples and assignments to and from core types;
-//! - [`doc_commands`]: the command lines the README and docs show for a binary, for the
-//!   binaries' tests that they parse;
 //! - [`games`]: games at rest, a run's game archive (gzip files of core's text records);
-//! - [`locations`]: where the binaries keep shared files by default (the tablebase);
 //! - [`stored`]: samples at rest (the coordinator's ledger and checkpoint), in the wire's
 //!   `Sample` messages;
 //! - [`encode_batch`] and [`decode_batch`]: a sample batch as bytes, for a worker's spool.
 
 pub mod client;
 pub mod codec;
-pub mod console;
 pub mod convert;
-pub mod doc_commands;
 pub mod games;
-pub mod locations;
 pub mod stored;
 
 use prost::Message;

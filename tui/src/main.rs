@@ -11,9 +11,9 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use tigers_core::grade::SuiteShape;
 use tigers_dashboard::FeedSettings;
+use tigers_process::console;
+use tigers_process::locations;
 use tigers_proto::client::{ClientSettings, TOKEN_ENV, error_chain};
-use tigers_proto::console;
-use tigers_proto::locations;
 use tigers_tui::engine::Engine;
 use tigers_tui::net_source::{DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
 use tigers_tui::setup::{PlayConfig, PlayerKind, Setup};
@@ -481,7 +481,7 @@ fn thread_count(given: Option<u32>) -> usize {
 #[cfg(test)]
 mod tests {
 	use clap::CommandFactory;
-	use tigers_proto::doc_commands;
+	use tigers_process::doc_commands;
 
 	use super::*;
 
@@ -550,8 +550,9 @@ mod tests {
 		assert!(Cli::try_parse_from(["tui", "--time", "0.5"]).is_ok());
 	}
 
-	/// Every command line of the README and docs/*.md that runs `tui` parses (which lines
-	/// are command lines is `tigers_proto::doc_commands`'s rule), and a misspelt flag would not.
+	/// Every command line of the README and docs/*.md that runs `tui` parses
+	/// (which lines are command lines is `tigers_process::doc_commands`'s rule), and a misspelt
+	/// flag would not.
 	#[test]
 	fn the_documented_command_lines_parse() {
 		let docs = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs"));

@@ -20,7 +20,7 @@ use crate::net_source::{
 };
 use crate::player::Player;
 use crate::record_io::{self, RecordIoError};
-use tigers_proto::locations;
+use tigers_process::locations;
 
 /// Who plays a side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! `tui tablebase build | verify | stats`, and finding the table the other commands use.
 //!
 //! The table lives at `--tablebase PATH` or, by default, in the platform's cache directory
-//! (see `tigers_proto::locations`), shared with the coordinator and workers on the machine.
+//! (see `tigers_process::locations`), shared with the coordinator and workers on the machine.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::tablebase::{
 	Census, SolveError, SolveProgress, TablebaseFileError, VerifyError, VerifyProgress,
 };
-use tigers_proto::locations::{self, NoHomeDir};
+use tigers_process::locations::{self, NoHomeDir};
 use tigers_widgets::progress_bar;
 
 /// Why a tablebase command failed.

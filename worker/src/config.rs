@@ -92,11 +92,11 @@ impl WorkerConfig {
 	/// The state directory of a worker called `name` unless told otherwise: `worker/<name>`
 	/// (the name made safe for a path) in the platform's state directory, e.g.
 	/// `~/.local/state/tigers-and-sheep/worker/<name>` on Linux (see
-	/// [`tigers_proto::locations::state_dir`]). On a system that tells no home directory,
+	/// [`tigers_process::locations::state_dir`]). On a system that tells no home directory,
 	/// `worker-state/<name>` under the current directory.
 	pub fn default_state_dir(name: &str) -> PathBuf {
 		let name = path_safe(name);
-		tigers_proto::locations::worker_state_dir(&name)
+		tigers_process::locations::worker_state_dir(&name)
 			.unwrap_or_else(|_| PathBuf::from("worker-state").join(name))
 	}
 

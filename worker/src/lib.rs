@@ -175,7 +175,7 @@ fn tablebase_store(config: &WorkerConfig) -> TablebaseStore {
 		tracing::info!("playing without a tablebase (--no-tablebase)");
 		return TablebaseStore::new(None, false);
 	}
-	match tigers_proto::locations::tablebase_path(config.tablebase.as_deref()) {
+	match tigers_process::locations::tablebase_path(config.tablebase.as_deref()) {
 		Ok(path) => TablebaseStore::new(Some(path), config.tablebase.is_some()),
 		Err(error) => {
 			tracing::warn!(%error, "playing without a tablebase");

@@ -10,10 +10,10 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use tigers_core::network::{Encoding, Shape};
+use tigers_process::console;
 use tigers_process::logging::init_logging;
 use tigers_process::signal::shutdown_signal;
 use tigers_proto::client::{TOKEN_ENV, error_chain};
-use tigers_proto::console;
 use tigers_worker::bench::{DEFAULT_ENCODING, DEFAULT_GAMES_PER_THREAD};
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
 use tigers_worker::{
@@ -298,7 +298,7 @@ fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
 			std::process::id()
 		)
 	});
-	let tablebase = tigers_proto::locations::tablebase_path(args.tablebase.as_deref())?;
+	let tablebase = tigers_process::locations::tablebase_path(args.tablebase.as_deref())?;
 	// Hidden switches for the tests of the coordinator's checks (docs/tablebase.md): a worker
 	// that returns wrong values, and one that takes a slice and never returns it.
 	let test_switch = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1");
@@ -358,12 +358,13 @@ fn run_loadtest(args: &LoadtestArgs) -> anyhow::Result<()> {
 mod tests {
 	use std::path::Path;
 
-	use tigers_proto::doc_commands;
+	use tigers_process::doc_commands;
 
 	use super::*;
 
-	/// Every command line of the README and docs/*.md that runs `worker` parses (which lines
-	/// are command lines is `tigers_proto::doc_commands`'s rule), and a misspelt flag would not.
+	/// Every command line of the README and docs/*.md that runs `worker` parses
+	/// (which lines are command lines is `tigers_process::doc_commands`'s rule), and a misspelt
+	/// flag would not.
 	#[test]
 	fn the_documented_command_lines_parse() {
 		let docs = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs"));

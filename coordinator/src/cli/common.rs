@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use tigers_coordinator::config::RunSettings;
 use tigers_coordinator::error::CoordinatorError;
-use tigers_proto::console;
+use tigers_process::console;
 
 /// Why a subcommand stopped short: one line for the user, and the exit status.
 pub(crate) struct Failure {

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use tigers_coordinator::{GradeError, GradeSettings, grade_net, load_suite};
-use tigers_proto::console;
+use tigers_process::console;
 
 use crate::cli::common::{Failure, run_defaults};
 

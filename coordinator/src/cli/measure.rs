@@ -14,8 +14,8 @@ use tigers_coordinator::{MeasureSettings, Measured, Opponent, TableError, TableS
 use tigers_core::gate::{GateSettings, TableRole, Tables};
 use tigers_core::tablebase::Tablebase;
 use tigers_core::tablebase::placement::PlacementTable;
+use tigers_process::console;
 use tigers_process::signal::shutdown_signal;
-use tigers_proto::console;
 use tigers_widgets::progress_bar;
 
 use crate::cli::common::{Failure, one_of, print_out, run_defaults};

@@ -14,9 +14,9 @@ use clap::Args;
 use tigers_coordinator::LocalDashboard;
 use tigers_coordinator::config::{CoordinatorConfig, TablebaseUse};
 use tigers_coordinator::error::CoordinatorError;
+use tigers_process::console;
 use tigers_process::logging::{init_file_logging, init_logging};
 use tigers_process::signal::shutdown_signal;
-use tigers_proto::console;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 

@@ -2,7 +2,7 @@
 //! and the placement layers a user named (which must then be there and good), or those in
 //! their default places (used if there); and the tables read from wherever that is.
 //!
-//! The defaults: the movement table in the platform's cache (`proto::locations`); the
+//! The defaults: the movement table in the platform's cache (`process::locations`); the
 //! placement layers in `placement-f1-r1` beside the default movement table for a command that
 //! only reads tables (`coordinator measure`), or beside a run's own movement table, wherever
 //! that is. What a run does without a table (solves it) is `tablebase`'s.
@@ -13,7 +13,7 @@ use thiserror::Error;
 use tigers_core::Tablebase;
 use tigers_core::tablebase::TablebaseFileError;
 use tigers_core::tablebase::placement::{PlacementError, PlacementTable};
-use tigers_proto::locations::{self, NoHomeDir};
+use tigers_process::locations::{self, NoHomeDir};
 
 /// Where a table is looked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
