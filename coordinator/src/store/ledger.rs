@@ -88,10 +88,12 @@ mod connection;
 mod games;
 mod grade_rows;
 mod listing;
+mod match_rows;
 mod records;
 mod samples;
 mod schema;
 mod stop_reason;
+mod worker_rows;
 
 pub(crate) use self::batches::{BatchInsert, NewBatch};
 pub(crate) use self::compaction::{COMPACT_AFTER, FORGET_SILENT_AFTER};
@@ -99,13 +101,13 @@ pub use self::connection::Ledger;
 pub(crate) use self::games::{GameFileRow, PendingGames};
 pub(crate) use self::grade_rows::GradeRow;
 pub(crate) use self::listing::NetListing;
-pub(crate) use self::records::{
-	BatchSummary, GateRow, GenerationRow, StoredSecret, ThroughputRow, TimedRow, table_role_text,
-};
+pub(crate) use self::match_rows::{GateRow, TimedRow, table_role_text};
+pub(crate) use self::records::{BatchSummary, GenerationRow, ThroughputRow};
 // Named only by tests: the rest of the crate takes it from `Ledger::totals`.
 #[cfg(test)]
 pub(crate) use self::samples::Totals;
 pub(crate) use self::stop_reason::StopReason;
+pub(crate) use self::worker_rows::StoredSecret;
 
 #[cfg(test)]
 mod tests;

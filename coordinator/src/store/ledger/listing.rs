@@ -5,9 +5,8 @@
 use rusqlite::params;
 
 use super::connection::Ledger;
-use super::records::{
-	GATE_COLUMNS, GateRow, GenerationRow, TIMED_COLUMNS, TimedRow, gate_row, timed_row,
-};
+use super::match_rows::{GATE_COLUMNS, GateRow, TIMED_COLUMNS, TimedRow, gate_row, timed_row};
+use super::records::GenerationRow;
 use super::stop_reason::StopReason;
 use crate::store::storage_error::StorageError;
 
