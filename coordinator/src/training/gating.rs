@@ -8,24 +8,23 @@
 //! wins is promoted. With the gate off (`--gate none`) every candidate is promoted without a
 //! match, and its measurement is what says how strong it is.
 
+mod parallel;
+mod summary;
+
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::Instant;
 
-use rayon::prelude::*;
 use tigers_core::Network;
-use tigers_core::gate::{
-	Contender, GateSettings, GateTally, PairOutcome, Reference, Tables, gate_openings,
-	play_pair_while,
-};
+use tigers_core::gate::{GateSettings, GateTally, Reference, Tables};
 use tigers_core::stats::{
 	GatePolicy, GateRecord, PairedDifference, PromotionDecision, not_worse, promote,
 	promote_over_incumbent,
 };
-use tigers_core::tablebase::Accuracy;
-use tigers_proto::v1;
 use tracing::{error, info};
 
+use self::parallel::{run_check_parallel, run_gate_parallel};
+pub(crate) use self::summary::{exact, gate_summary};
 use crate::clock::unix_now;
 use crate::config::GateMode;
 use crate::live::Shared;
@@ -596,119 +595,6 @@ fn gate_row(
 		reference_placement: tally.reference_placement,
 		opponent_generation,
 	}
-}
-
-/// A gate match against `reference`, with pairs played in parallel on the current rayon pool
-/// and counted in opening order, so it stops exactly where a match played one pair at a time
-/// would; `tables` judge the players' moves (the gate's settings say whether they also search
-/// with the movement table).
-pub(crate) fn run_gate_parallel(
-	net: &Arc<Network>,
-	reference: &Reference,
-	settings: &GateSettings,
-	tables: Tables<'_>,
-) -> GateTally {
-	let openings = gate_openings(settings);
-	let mut tally = GateTally::default();
-	let width = rayon::current_num_threads().max(1);
-	let contender = Contender::Net(net.clone());
-	for chunk in openings.chunks(width) {
-		let pairs: Vec<_> = chunk
-			.par_iter()
-			.map(|o| {
-				play_pair_while(&contender, reference, settings, o, tables, &|| true)
-					.expect("a pair that is never stopped is finished")
-			})
-			.collect();
-		for pair in pairs {
-			if tally.add(pair, &settings.policy) {
-				return tally;
-			}
-		}
-	}
-	tally
-}
-
-/// The check of `--gate both`: `candidate` and `incumbent` each play `ClaudePlayer` on the same
-/// openings, every pair the policy's cap allows, pairs in parallel on the current rayon pool;
-/// the two tallies, the candidate's first, and each opening's difference between them.
-pub(crate) fn run_check_parallel(
-	candidate: &Arc<Network>,
-	incumbent: &Arc<Network>,
-	settings: &GateSettings,
-	tables: Tables<'_>,
-) -> (GateTally, GateTally, PairedDifference) {
-	let openings = gate_openings(settings);
-	let (mut ours, mut theirs) = (GateTally::default(), GateTally::default());
-	let mut difference = PairedDifference::default();
-	let width = rayon::current_num_threads().max(1);
-	let players = [
-		Contender::Net(candidate.clone()),
-		Contender::Net(incumbent.clone()),
-	];
-	let play = |contender: &Contender, opening: &Vec<_>| -> PairOutcome {
-		play_pair_while(
-			contender,
-			&Reference::Claude,
-			settings,
-			opening,
-			tables,
-			&|| true,
-		)
-		.expect("a pair that is never stopped is finished")
-	};
-	for chunk in openings.chunks(width) {
-		let pairs: Vec<(PairOutcome, PairOutcome)> = chunk
-			.par_iter()
-			.map(|o| (play(&players[0], o), play(&players[1], o)))
-			.collect();
-		for (a, b) in pairs {
-			difference.add(a.half_points(), b.half_points());
-			ours.add(a, &settings.policy);
-			theirs.add(b, &settings.policy);
-		}
-	}
-	(ours, theirs, difference)
-}
-
-/// The dashboard's view of a gate row.
-pub(crate) fn gate_summary(row: &GateRow) -> v1::GateSummary {
-	let side = |w, d, l| {
-		Some(v1::SideResult {
-			wins: w,
-			draws: d,
-			losses: l,
-		})
-	};
-	v1::GateSummary {
-		generation: row.candidate_generation,
-		training_steps: row.training_steps,
-		promoted: row.promoted,
-		as_tigers: side(row.tigers_wins, row.tigers_draws, row.tigers_losses),
-		as_sheep: side(row.sheep_wins, row.sheep_draws, row.sheep_losses),
-		score: row.score,
-		score_low: row.score_low,
-		score_high: row.score_high,
-		reason: row.reason.clone(),
-		finished_at: row.finished_at,
-		elo: row.elo,
-		cpu_hours: row.cpu_seconds / 3600.0,
-		measurement: row.stop == StopReason::Measured,
-		candidate_exact: exact(row.candidate_exact),
-		reference_exact: exact(row.reference_exact),
-		candidate_placement: exact(row.candidate_placement),
-		reference_placement: exact(row.reference_placement),
-		opponent_generation: row.opponent_generation,
-	}
-}
-
-/// An accuracy for the wire; absent where nothing was judged (no tablebase, or no placement
-/// layers).
-pub(crate) fn exact(accuracy: Accuracy) -> Option<v1::ExactAccuracy> {
-	(accuracy.moves > 0).then_some(v1::ExactAccuracy {
-		moves: accuracy.moves,
-		kept: accuracy.kept,
-	})
 }
 
 #[cfg(test)]
