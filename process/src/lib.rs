@@ -3,6 +3,7 @@
 //! knows the wire format.
 //!
 //! - [`console`]: lines for the terminal that end quietly on a closed pipe;
+//! - [`dates`]: calendar dates and times of day in UTC from Unix time;
 //! - [`locations`]: where the binaries keep shared files by default (the tablebase, saved games,
 //!   a worker's state);
 //! - [`logging`]: logs to the terminal, or to a file while the terminal shows a dashboard;
@@ -12,6 +13,7 @@
 //!   binaries' tests that they parse.
 
 pub mod console;
+pub mod dates;
 pub mod doc_commands;
 pub mod locations;
 pub mod logging;

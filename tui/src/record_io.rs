@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 use tigers_core::record::{PlayerName, split_records};
 use tigers_core::{Game, GameRecord, RecordError};
+use tigers_process::dates::UtcTime;
 use tigers_proto::games::{GamesError, records_text};
 
 /// Why a record file could not be written or read.
@@ -105,37 +106,11 @@ pub fn save(path: &Path, game: &Game, sheep: &str, tigers: &str) -> Result<(), R
 /// The file name a game started at `now` is saved under by default:
 /// `game-YYYY-MM-DD-HHMMSS.txt`, in UTC, so that games sort by when they were played.
 pub fn default_file_name(now: std::time::SystemTime) -> String {
-	let seconds = now
-		.duration_since(std::time::UNIX_EPOCH)
-		.map_or(0, |d| d.as_secs());
-	let (days, of_day) = (seconds / 86_400, seconds % 86_400);
-	let (year, month, day) = civil_date(days);
+	let at = UtcTime::from_system_time(now);
 	format!(
-		"game-{year:04}-{month:02}-{day:02}-{:02}{:02}{:02}.txt",
-		of_day / 3600,
-		of_day / 60 % 60,
-		of_day % 60
+		"game-{}-{:02}{:02}{:02}.txt",
+		at.date, at.hour, at.minute, at.second
 	)
-}
-
-/// The proleptic Gregorian date of a day counted from 1970-01-01: shift the epoch to
-/// 0000-03-01, so that a year's leap day falls at its end, then count 400-year eras.
-fn civil_date(days: u64) -> (u64, u64, u64) {
-	let shifted = days + 719_468;
-	let era = shifted / 146_097;
-	let day_of_era = shifted % 146_097;
-	let year_of_era =
-		(day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-	let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-	let month_index = (5 * day_of_year + 2) / 153;
-	let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-	let month = if month_index < 10 {
-		month_index + 3
-	} else {
-		month_index - 9
-	};
-	let year = year_of_era + era * 400 + u64::from(month <= 2);
-	(year, month, day)
 }
 
 /// "game N: " for a game after the first, which only a file of many has.
@@ -262,6 +237,5 @@ mod tests {
 			default_file_name(at(1_796_083_200)),
 			"game-2026-12-01-000000.txt"
 		);
-		assert_eq!(civil_date(365), (1971, 1, 1));
 	}
 }

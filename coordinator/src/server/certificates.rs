@@ -16,6 +16,7 @@ use rcgen::{
 };
 use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
+use tigers_process::dates::Date;
 
 use crate::clock::unix_now;
 
@@ -256,8 +257,10 @@ fn server_params(hosts: &[String], today: u64) -> Result<CertificateParams, Stri
 /// `days` later.
 fn set_validity(params: &mut CertificateParams, today: u64, days: u64) {
 	let midnight = |days: u64| {
-		let (year, month, day) = civil_date(days as i64);
-		rcgen::date_time_ymd(year, month, day)
+		let date = Date::from_unix_days(days as i64);
+		// Today by the clock, or a few years on: far inside the years an i32 holds.
+		let year = i32::try_from(date.year).expect("a year of this era fits an i32");
+		rcgen::date_time_ymd(year, date.month, date.day)
 	};
 	params.not_before = midnight(today);
 	params.not_after = midnight(today + days);
@@ -266,25 +269,6 @@ fn set_validity(params: &mut CertificateParams, today: u64, days: u64) {
 /// The sentence for a certificate or key that could not be made.
 fn failed(error: &rcgen::Error) -> String {
 	format!("cannot make the certificates: {error}")
-}
-
-/// The proleptic Gregorian (year, month, day) of the day `days` after 1970-01-01.
-fn civil_date(days: i64) -> (i32, u8, u8) {
-	let shifted = days + 719_468;
-	let era = shifted.div_euclid(146_097);
-	let day_of_era = shifted.rem_euclid(146_097);
-	let year_of_era =
-		(day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-	let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-	let month_index = (5 * day_of_year + 2) / 153;
-	let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-	let month = if month_index < 10 {
-		month_index + 3
-	} else {
-		month_index - 9
-	};
-	let year = year_of_era + era * 400 + i64::from(month <= 2);
-	(year as i32, month as u8, day as u8)
 }
 
 /// Writes `text` to `path`, readable by its owner only if `private`.
@@ -312,16 +296,6 @@ mod tests {
 			.join("../worker/tests/data")
 			.join(file);
 		std::fs::read(path).unwrap()
-	}
-
-	#[test]
-	fn days_become_calendar_dates() {
-		assert_eq!(civil_date(0), (1970, 1, 1));
-		assert_eq!(civil_date(59), (1970, 3, 1));
-		assert_eq!(civil_date(11_016), (2000, 2, 29));
-		assert_eq!(civil_date(20_790), (2026, 12, 3));
-		assert_eq!(civil_date(20_818), (2026, 12, 31));
-		assert_eq!(civil_date(20_819), (2027, 1, 1));
 	}
 
 	#[test]

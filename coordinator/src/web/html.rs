@@ -5,6 +5,7 @@ use std::fmt::Write;
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use tigers_process::dates::UtcTime;
 
 /// The style sheet of every page, in the binary.
 const STYLE: &str = include_str!("assets/style.css");
@@ -112,30 +113,7 @@ pub(crate) fn utc(unix_seconds: f64) -> String {
 	if !unix_seconds.is_finite() || unix_seconds <= 0.0 {
 		return "-".into();
 	}
-	let seconds = unix_seconds as i64;
-	let (days, of_day) = (seconds.div_euclid(86_400), seconds.rem_euclid(86_400));
-	let (year, month, day) = civil_from_days(days);
-	format!(
-		"{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
-		of_day / 3600,
-		of_day % 3600 / 60,
-		of_day % 60
-	)
-}
-
-/// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
-/// `civil_from_days`).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-	let z = days + 719_468;
-	let era = z.div_euclid(146_097);
-	let doe = z.rem_euclid(146_097);
-	let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-	let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	let mp = (5 * doy + 2) / 153;
-	let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-	let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-	let year = yoe + era * 400 + i64::from(month <= 2);
-	(year, month, day)
+	UtcTime::from_unix_seconds(unix_seconds as i64).to_string()
 }
 
 /// A score with its interval, `0.612 (0.55–0.67)`; a dash for none (NaN).
