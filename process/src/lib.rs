@@ -9,6 +9,7 @@
 //! - [`logging`]: logs to the terminal, or to a file while the terminal shows a dashboard;
 //! - [`signal`]: a future that completes when the process is asked to stop;
 //! - [`metrics`]: the Prometheus scrape endpoint and its recorder;
+//! - [`token`]: the environment variable the run's token is read from without `--token`;
 //! - [`doc_commands`]: the command lines the README and docs show for a binary, for the
 //!   binaries' tests that they parse.
 
@@ -19,3 +20,4 @@ pub mod locations;
 pub mod logging;
 pub mod metrics;
 pub mod signal;
+pub mod token;

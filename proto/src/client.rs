@@ -23,10 +23,6 @@ use crate::v1::coordinator_client::CoordinatorClient;
 /// none is running. (Workers, which wait for a coordinator anyway, set their own.)
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
 
-/// The environment variable the programs read the run's token from when `--token` is not
-/// given: the coordinator, its subcommands, workers and `tui` alike.
-pub const TOKEN_ENV: &str = "TIGERS_TOKEN";
-
 /// What a client presents to the coordinator.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ClientSettings {

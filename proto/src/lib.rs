@@ -4,8 +4,7 @@
 //!
 //! - [`v1`]: the generated messages, client and server;
 //! - [`client`]: the one client of the coordinator (endpoint, TLS, token, limits, errors),
-//!   the token's environment variable, and the check of a received net against its
-//!   announced hash;
+//!   and the check of a received net against its announced hash;
 //! - [`codec`]: prost's encoding, with a message that does not decode answered
 //!   `INVALID_ARGUMENT`;
 //! - [`convert`]: samples and assignments to and from core types;

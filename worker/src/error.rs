@@ -6,9 +6,10 @@
 use std::path::PathBuf;
 
 use thiserror::Error;
+use tigers_process::metrics::MetricsError;
+use tigers_process::token::TOKEN_ENV;
 
 use crate::spool::SpoolError;
-use tigers_process::metrics::MetricsError;
 
 /// Why [`run`](crate::run) or [`bench`](crate::bench()) stopped with an error.
 #[derive(Debug, Error)]
@@ -55,7 +56,10 @@ pub enum WorkerError {
 	#[error("the coordinator refused this worker's version: {0}")]
 	Version(String),
 	/// The coordinator did not accept the token (UNAUTHENTICATED). Retrying cannot help.
-	#[error("the coordinator did not accept the token (check --token or TIGERS_TOKEN): {0}")]
+	#[error(
+		"the coordinator did not accept the token (check --token or {env}): {0}",
+		env = TOKEN_ENV
+	)]
 	Unauthenticated(String),
 	/// The coordinator bound this worker's identity to a secret it does not present
 	/// (PERMISSION_DENIED). Retrying cannot help.

@@ -13,7 +13,8 @@ use tigers_core::network::{Encoding, Shape};
 use tigers_process::console;
 use tigers_process::logging::init_logging;
 use tigers_process::signal::shutdown_signal;
-use tigers_proto::client::{TOKEN_ENV, error_chain};
+use tigers_process::token::TOKEN_ENV;
+use tigers_proto::client::error_chain;
 use tigers_worker::bench::{DEFAULT_ENCODING, DEFAULT_GAMES_PER_THREAD};
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
 use tigers_worker::{

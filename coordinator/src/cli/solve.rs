@@ -10,7 +10,7 @@ use tigers_coordinator::solve::SolveConfig;
 use tigers_process::locations;
 use tigers_process::logging::init_logging;
 use tigers_process::signal::shutdown_signal;
-use tigers_proto::client::TOKEN_ENV;
+use tigers_process::token::TOKEN_ENV;
 
 use crate::cli::common::Failure;
 

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use tigers_coordinator::{fetch_status, progress_json};
-use tigers_proto::client::{ClientSettings, TOKEN_ENV, error_chain};
+use tigers_process::token::TOKEN_ENV;
+use tigers_proto::client::{ClientSettings, error_chain};
 
 use crate::cli::common::{Failure, print_out};
 

@@ -2,6 +2,7 @@
 
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
+use tigers_process::token::TOKEN_ENV;
 use tonic::service::Interceptor;
 use tonic::{Request, Status};
 
@@ -42,9 +43,9 @@ impl Interceptor for TokenCheck {
 			Some(_) => Err(Status::unauthenticated(
 				"the token does not match this run's token",
 			)),
-			None => Err(Status::unauthenticated(
-				"this coordinator needs a token: pass --token or set TIGERS_TOKEN",
-			)),
+			None => Err(Status::unauthenticated(format!(
+				"this coordinator needs a token: pass --token or set {TOKEN_ENV}"
+			))),
 		}
 	}
 }

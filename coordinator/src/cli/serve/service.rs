@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::Args;
 use clap::builder::RangedU64ValueParser;
 use tigers_coordinator::config::{CoordinatorConfig, ServiceLimits};
-use tigers_proto::client::TOKEN_ENV;
+use tigers_process::token::TOKEN_ENV;
 
 /// The service's flags.
 #[derive(Args)]
