@@ -1,0 +1,133 @@
+//! The progress snapshot: the live state and what the process holds apart from it, every
+//! field of `v1::Progress` named.
+
+use std::time::Instant;
+
+use tigers_proto::v1;
+
+use super::{Live, TIMED_LISTED, heard_ago};
+
+/// A snapshot's figures that the process holds apart from the live counters.
+pub(super) struct HeldApart {
+	pub(super) run_name: String,
+	pub(super) run_id: String,
+	pub(super) uptime_seconds: f64,
+	pub(super) seconds_since_samples: f64,
+	pub(super) tablebase: v1::TablebaseStatus,
+	pub(super) no_stronger_alarm_seconds: f64,
+	pub(super) games: Option<v1::GameArchive>,
+	pub(super) placement: v1::PlacementLayers,
+	pub(super) setup: v1::RunSetup,
+}
+
+impl Live {
+	/// The snapshot taken at `now` (`taken_at` in Unix seconds) of the live state and of what
+	/// the process `held` apart. Every field is named, so that a field added to the message
+	/// does not compile until a snapshot fills it.
+	pub(super) fn progress(
+		&mut self,
+		now: Instant,
+		taken_at: f64,
+		held: HeldApart,
+	) -> v1::Progress {
+		let cpu_hours = self.cpu_hours(now);
+		let (recent_samples, recent_superseded) = self.recent_samples.totals(now);
+		v1::Progress {
+			run_name: held.run_name,
+			run_id: held.run_id,
+			uptime_seconds: held.uptime_seconds,
+			seconds_since_samples: held.seconds_since_samples,
+			tablebase: Some(held.tablebase),
+			no_stronger_alarm_seconds: held.no_stronger_alarm_seconds,
+			games: held.games,
+			placement_solve: None,
+			placement: Some(held.placement),
+			setup: Some(held.setup),
+			generation: self.generation,
+			generation_since: self.generation_since,
+			samples_total: self.samples_total,
+			games_total: self.games_total,
+			training_steps: self.training_steps,
+			loss: self.recent_loss().unwrap_or(f64::NAN),
+			window_samples: self.window_samples,
+			window_capacity: self.window_capacity,
+			gates: self.gates.listed(),
+			gates_total: self.gates.total(),
+			workers: self.worker_summaries(taken_at),
+			workers_known: self.workers.len() as u64,
+			workers_connected: self.workers.values().filter(|w| w.connected).count() as u64,
+			batches_rejected: self.batches_rejected(),
+			version_refusals: self.version_refusals,
+			new_workers_refused: self.new_workers_refused,
+			watchers_refused: self.watchers_refused,
+			last_version_refusal: self.last_version_refusal.clone(),
+			identity_in_use_refusals: self.identity_in_use_refusals,
+			last_identity_in_use: self.last_identity_in_use.0.clone(),
+			last_identity_in_use_at: self.last_identity_in_use.1,
+			last_game: self.last_game.clone(),
+			loss_history: self.loss_history.points().to_vec(),
+			throughput: self.throughput.points().to_vec(),
+			cpu_hours,
+			taken_at,
+			recent_samples,
+			recent_superseded,
+			recent_games: Some(self.recent_games.tally()),
+			rejections: self.rejection_counts(),
+			timed: self.timed_listed(),
+			timed_running: self.timed_running.clone(),
+			stronger_since: self.improvement.since,
+			work: Some(self.work),
+			ladder: Some(self.ladder.summary()),
+			grades: self
+				.grades
+				.values()
+				.rev()
+				.take(TIMED_LISTED)
+				.rev()
+				.cloned()
+				.collect(),
+		}
+	}
+
+	/// The listed workers (`listed_workers`) as a snapshot shows them at `now` (Unix seconds).
+	fn worker_summaries(&self, now: f64) -> Vec<v1::WorkerSummary> {
+		self.listed_workers(now)
+			.into_iter()
+			.map(|(id, w)| v1::WorkerSummary {
+				worker_id: id.clone(),
+				name: w.name.clone(),
+				host: w.host.clone(),
+				threads: w.threads,
+				connected: w.connected,
+				generation: w.generation,
+				samples: w.samples,
+				samples_per_second: w.samples_per_second,
+				seconds_since_heard: heard_ago(w, now),
+				reconnects: w.sessions.saturating_sub(1),
+				flagged: w.flagged,
+			})
+			.collect()
+	}
+
+	/// The refused batches, counted by reason.
+	fn rejection_counts(&self) -> Vec<v1::RejectionCount> {
+		self.rejections
+			.iter()
+			.map(|(reason, count)| v1::RejectionCount {
+				reason: reason.name().to_string(),
+				count: *count,
+			})
+			.collect()
+	}
+
+	/// The latest [`TIMED_LISTED`] measurements at equal time, oldest first.
+	fn timed_listed(&self) -> Vec<v1::TimedMeasurement> {
+		self.timed
+			.values()
+			.rev()
+			.take(TIMED_LISTED)
+			.rev()
+			.cloned()
+			.collect()
+	}
+}
