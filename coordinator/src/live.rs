@@ -40,8 +40,6 @@ use crate::tablebase::{PlacementLayers, TablebaseHolder};
 /// How many recent training losses the snapshot averages.
 mod snapshot;
 
-use snapshot::HeldApart;
-
 const LOSS_WINDOW: usize = 100;
 
 /// The most workers a snapshot lists; the others are only counted.
@@ -583,37 +581,6 @@ impl Shared {
 		let now = self.selfplay_depth();
 		let before = self.live().depth_before.filter(|d| *d != now);
 		std::iter::once(now).chain(before).collect()
-	}
-
-	/// The run's setup: the incumbent's shape and input encoding (every generation of a run
-	/// has the ones it started with), and the gate.
-	fn setup(&self) -> v1::RunSetup {
-		let net = self.current().net.clone();
-		v1::RunSetup {
-			net_shape: net.shape().to_string(),
-			input_version: net.encoding().version(),
-			gate: self.settings.gate_mode.name().to_string(),
-		}
-	}
-
-	/// The run as a progress message, bounded in size (see the module's documentation).
-	pub(crate) fn snapshot(&self) -> v1::Progress {
-		self.snapshots_built.fetch_add(1, Ordering::Relaxed);
-		let now = Instant::now();
-		let mut live = self.live();
-		let since_samples = live.last_samples.unwrap_or(self.started);
-		let held = HeldApart {
-			run_name: self.run_name.clone(),
-			run_id: self.run_dir.id().to_string(),
-			uptime_seconds: self.started.elapsed().as_secs_f64(),
-			seconds_since_samples: now.saturating_duration_since(since_samples).as_secs_f64(),
-			tablebase: self.tablebase.status(),
-			no_stronger_alarm_seconds: self.settings.stall_alarm.as_secs_f64(),
-			games: self.committer.games(),
-			placement: self.placement.status(),
-			setup: self.setup(),
-		};
-		live.progress(now, unix_now(), held)
 	}
 }
 
