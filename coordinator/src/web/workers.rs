@@ -1,13 +1,13 @@
-//! The Workers page: the fleet as the dashboard's Fleet pane shows it, with each listed
-//! worker's build version from the ledger. Names, hosts and versions are the workers' own
-//! words, so every one is escaped.
+//! The Workers page: the fleet summed up as the dashboard's Fleet pane sums it up
+//! (`tigers_dashboard::fleet`), with each listed worker's build version from the ledger. Names,
+//! hosts and versions are the workers' own words, so every one is escaped.
 
 use std::fmt::Write;
 use std::sync::Arc;
 
 use axum::extract::{RawQuery, State};
 use axum::response::{IntoResponse, Response};
-use tigers_dashboard::fleet_pane::{is_producing, worker_counts};
+use tigers_dashboard::fleet::{FleetSummary, WorkerState};
 use tigers_dashboard::format;
 use tigers_proto::v1;
 
@@ -58,30 +58,11 @@ pub(crate) async fn page(State(web): State<Arc<Web>>, RawQuery(query): RawQuery)
 	}
 }
 
-/// The fleet in a few figures, as the Fleet pane's first lines.
+/// The fleet in a few figures, the phrases of the Fleet pane's first lines.
 fn summary(p: &v1::Progress) -> String {
-	let (connected, known) = worker_counts(p);
-	let threads: u32 = p
-		.workers
-		.iter()
-		.filter(|w| w.connected)
-		.map(|w| w.threads)
-		.sum();
-	let rate: f64 = p
-		.workers
-		.iter()
-		.filter(|w| is_producing(w))
-		.map(|w| w.samples_per_second)
-		.sum();
 	format!(
-		"<p>{connected} of {known} workers connected ({} listed), {threads} threads, {} \
-		 samples/s reported, {:.2} CPU-hours over the run; {} of the {} samples of the last 5 \
-		 min came from superseded generations.</p>",
-		p.workers.len(),
-		format::rate(rate),
-		p.cpu_hours,
-		format::percent(p.recent_superseded, p.recent_samples),
-		format::count(p.recent_samples)
+		"<p>{}.</p>",
+		escape(&FleetSummary::of(p).phrases().join(", "))
 	)
 }
 
@@ -116,22 +97,9 @@ fn table(listed: &[Listed], latest: u64) -> String {
 			format::duration(w.seconds_since_heard),
 			w.reconnects,
 			w.flagged,
-			state = state(w, latest),
+			state = WorkerState::of(w, latest).word(),
 		);
 	}
 	html.push_str("</table>");
 	html
-}
-
-/// The state word of the Fleet pane: gone, quiet, behind or playing.
-fn state(w: &v1::WorkerSummary, latest: u64) -> &'static str {
-	if !w.connected {
-		"gone"
-	} else if !is_producing(w) {
-		"quiet"
-	} else if w.generation.is_some_and(|g| g < latest) {
-		"behind"
-	} else {
-		"playing"
-	}
 }

@@ -1,6 +1,6 @@
-//! The Fleet pane: one row a worker with what it plays and how fast, when it was last heard
-//! from, reconnects and flagged searches; quiet and disconnected workers stand out, and only
-//! the workers producing now count in the fleet's total rate.
+//! The Fleet pane: the fleet's figures (`fleet`), then one row a worker with what it plays and
+//! how fast, when it was last heard from, reconnects and flagged searches; quiet and
+//! disconnected workers stand out.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -9,7 +9,7 @@ use ratatui::text::Span;
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, Widget};
 use tigers_proto::v1;
 
-use crate::alarms::is_quiet;
+use crate::fleet::{FleetSummary, WorkerState};
 use crate::model::Dashboard;
 use crate::{fit, format};
 
@@ -26,44 +26,13 @@ pub fn render(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buf
 	table(dashboard, p, table_area, buf);
 }
 
-/// Whether a worker's reported rate is current: it has a session and has been heard from
-/// lately. Only those count in the fleet's total.
-pub fn is_producing(worker: &v1::WorkerSummary) -> bool {
-	worker.connected && !is_quiet(worker)
-}
-
-/// The fleet in a few figures: workers, threads and reported rate of those producing now,
-/// CPU-hours, and the share of recent samples from superseded generations.
+/// The fleet in a few figures, one phrase a line where the width asks for it.
 fn summary_parts(p: &v1::Progress) -> Vec<Vec<Span<'static>>> {
-	let connected: Vec<&v1::WorkerSummary> = p.workers.iter().filter(|w| w.connected).collect();
-	let threads: u32 = connected.iter().map(|w| w.threads).sum();
-	let rate: f64 = p
-		.workers
-		.iter()
-		.filter(|w| is_producing(w))
-		.map(|w| w.samples_per_second)
-		.sum();
-	let (connected_count, known) = worker_counts(p);
-	let unlisted = known.saturating_sub(p.workers.len() as u64);
-	let more = if unlisted > 0 {
-		format!(" ({unlisted} not listed)")
-	} else {
-		String::new()
-	};
-	[
-		format!("{connected_count} of {known} workers connected{more}"),
-		format!("{threads} threads"),
-		format!("{} samples/s reported", format::rate(rate)),
-		format!("{:.2} CPU-hours over the run", p.cpu_hours),
-		format!(
-			"{} of the {} samples of the last 5 min came from superseded generations",
-			format::percent(p.recent_superseded, p.recent_samples),
-			format::count(p.recent_samples)
-		),
-	]
-	.into_iter()
-	.map(|text| vec![Span::raw(text)])
-	.collect()
+	FleetSummary::of(p)
+		.phrases()
+		.into_iter()
+		.map(|text| vec![Span::raw(text)])
+		.collect()
 }
 
 fn table(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer) {
@@ -111,14 +80,11 @@ fn table(dashboard: &Dashboard, p: &v1::Progress, area: Rect, buf: &mut Buffer) 
 /// One worker's row. A generation or rate that is not known (a worker not heard from since the
 /// coordinator started, or without a session) shows as `?` or `-`, never as 0.
 fn worker_row(w: &v1::WorkerSummary, latest: u64) -> Row<'static> {
-	let (state, style) = if !w.connected {
-		("gone", Style::new().fg(Color::DarkGray))
-	} else if is_quiet(w) {
-		("quiet", Style::new().fg(Color::Yellow))
-	} else if w.generation.is_some_and(|g| g < latest) {
-		("behind", Style::new().fg(Color::Yellow))
-	} else {
-		("playing", Style::new())
+	let state = WorkerState::of(w, latest);
+	let style = match state {
+		WorkerState::Gone => Style::new().fg(Color::DarkGray),
+		WorkerState::Quiet | WorkerState::Behind => Style::new().fg(Color::Yellow),
+		WorkerState::Playing => Style::new(),
 	};
 	let flagged = if w.flagged > 0 {
 		Cell::from(w.flagged.to_string()).style(Style::new().fg(Color::Red))
@@ -140,18 +106,7 @@ fn worker_row(w: &v1::WorkerSummary, latest: u64) -> Row<'static> {
 		Cell::from(format!("{} ago", format::duration(w.seconds_since_heard))),
 		Cell::from(w.reconnects.to_string()),
 		flagged,
-		Cell::from(state),
+		Cell::from(state.word()),
 	])
 	.style(style)
-}
-
-/// Workers connected and known: the snapshot's counts of all of them, or, from a coordinator
-/// (or a recording) without them, the listed workers.
-pub fn worker_counts(p: &v1::Progress) -> (u64, u64) {
-	if p.workers_known > 0 {
-		(p.workers_connected, p.workers_known)
-	} else {
-		let connected = p.workers.iter().filter(|w| w.connected).count();
-		(connected as u64, p.workers.len() as u64)
-	}
 }

@@ -5,6 +5,7 @@
 //!
 //! - [`model`]: [`Dashboard`], the state and what keys do, without a terminal;
 //! - [`alarms`]: what is wrong with a run, from one snapshot;
+//! - [`fleet`]: the fleet summed up, for the Fleet pane and the coordinator's Workers page;
 //! - [`replay`]: the latest self-play game, stepped through;
 //! - [`format`](mod@format): durations, counts and rates as printed;
 //! - [`fit`]: text packed and wrapped to the width at hand;
@@ -18,6 +19,7 @@
 pub mod alarms;
 pub mod feed;
 pub mod fit;
+pub mod fleet;
 pub mod fleet_pane;
 pub mod format;
 pub mod game_pane;

@@ -12,7 +12,7 @@ use ratatui::widgets::{
 };
 use tigers_proto::v1;
 
-use crate::fleet_pane::worker_counts;
+use crate::fleet::worker_counts;
 use crate::model::Dashboard;
 use crate::{fit, format};
 
