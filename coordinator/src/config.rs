@@ -11,6 +11,7 @@ use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::SelfPlaySettings;
 use tigers_core::stats::PromotionRule;
 use tigers_core::trainer::TrainingSettings;
+use tigers_process::token::TOKEN_ENV;
 use tigers_proto::convert::Assignment;
 
 /// This coordinator's version, which a joining worker's build must have.
@@ -487,7 +488,7 @@ impl CoordinatorConfig {
 		if !self.listen.ip().is_loopback() {
 			return Err(format!(
 				"refusing to listen on {} without a token: anyone who can reach it could feed the \
-				 run samples. Pass --token (or set TIGERS_TOKEN), listen on 127.0.0.1, or pass \
+				 run samples. Pass --token (or set {TOKEN_ENV}), listen on 127.0.0.1, or pass \
 				 --insecure",
 				self.listen
 			));
@@ -495,7 +496,7 @@ impl CoordinatorConfig {
 		if let Some(metrics) = self.metrics_listen.filter(|a| !a.ip().is_loopback()) {
 			return Err(format!(
 				"refusing to serve metrics on {metrics} for a run without a token: a run shown \
-				 beyond this machine must have one. Pass --token (or set TIGERS_TOKEN), serve \
+				 beyond this machine must have one. Pass --token (or set {TOKEN_ENV}), serve \
 				 metrics on 127.0.0.1, or pass --insecure"
 			));
 		}
@@ -503,7 +504,7 @@ impl CoordinatorConfig {
 			Some(web) if !web.ip().is_loopback() => Err(format!(
 				"refusing to serve web pages on {web} for a run without a token: anyone who can \
 				 reach it could read the run and download its nets and games. Pass --token (or \
-				 set TIGERS_TOKEN), serve the pages on 127.0.0.1, or pass --insecure"
+				 set {TOKEN_ENV}), serve the pages on 127.0.0.1, or pass --insecure"
 			)),
 			_ => Ok(()),
 		}
