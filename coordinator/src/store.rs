@@ -2,9 +2,9 @@
 //! SQLite ledger, the ledger's writer thread, the archive of self-play games and the binary
 //! layouts of stored samples.
 //!
-//! It may call `clock`, `text`, the metric names of `observe::metrics` (the ledger's writer
-//! counts its commits) and the core and proto crates; nothing here knows of the live state,
-//! the service or the training thread.
+//! It may call `clock`, `text` and the core and proto crates, and names the metrics its writer
+//! records (`committer::LEDGER_COMMITS`); nothing here knows of the live state, the service or
+//! the training thread.
 
 pub(crate) mod archive;
 pub(crate) mod committer;

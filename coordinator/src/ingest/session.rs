@@ -37,7 +37,6 @@ use crate::error::ServiceError;
 use crate::ingest::research::Research;
 use crate::ingest::validate::{Expect, RejectReason, Rejection, ValidBatch, validate_batch};
 use crate::live::{Current, Shared};
-use crate::observe::metrics::names::INGEST_SECONDS;
 use crate::store::committer::WriteError;
 use crate::store::ledger::{BatchInsert, NewBatch};
 use crate::text::{bounded, excerpt};
@@ -49,6 +48,11 @@ use crate::training::inbox::{Inbox, StoredBatch};
 /// once; 32 took one session to 620 to 680 (docs/benchmarks.md, "Ingest at the rate a fleet
 /// offers"), and are far from filling the writer's groups (of 1,024) alone.
 pub(crate) const IN_FLIGHT: usize = 32;
+
+/// The metric of seconds from receiving a sample batch to its acknowledgement being ready:
+/// validation and the ledger's durable insert. A histogram, described with the others (and
+/// given its buckets) in `observe::metrics`.
+pub(crate) const INGEST_SECONDS: &str = "tigers_ingest_seconds";
 
 /// A batch being checked and encoded on a blocking thread.
 struct Checking {

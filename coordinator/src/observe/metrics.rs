@@ -1,6 +1,7 @@
 //! Prometheus metrics: `serve` binds the scrape endpoint and installs the process's recorder;
-//! [`figures`] copies the run's live counters into it once a second, and the ingest path records
-//! its latency directly (see `service`).
+//! [`figures`] copies the run's live counters into it once a second and describes every metric,
+//! including those recorded where the work happens and named there: the ingest path's latency
+//! (`ingest::session`) and the ledger writer's commits (`store::committer`).
 //!
 //! The endpoint itself is `tigers_process::metrics`, which both binaries share. The recorder is
 //! global to the process, so only one coordinator per process may serve metrics. Recording with
@@ -8,7 +9,6 @@
 //! most tests) run.
 
 pub(crate) mod figures;
-pub(crate) mod names;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -18,7 +18,7 @@ use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
 pub(crate) use figures::{describe, publish_every};
 pub use tigers_process::metrics::MetricsError;
 
-use self::names::INGEST_SECONDS;
+use crate::ingest::session::INGEST_SECONDS;
 
 /// Upper bounds (seconds) of the ingest histogram's buckets. A batch is validated and committed
 /// with an fsync, which takes a few milliseconds on a local disk and up to a second on a slow

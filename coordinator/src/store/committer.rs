@@ -37,7 +37,6 @@ use tokio::sync::oneshot;
 use tracing::{error, info, warn};
 
 use crate::clock::unix_now;
-use crate::observe::metrics::names::{LEDGER_COMMITS, LEDGER_COMPACTED};
 use crate::store::archive::{ArchiveCounts, GameArchive};
 use crate::store::ledger::{BatchInsert, COMPACT_AFTER, FORGET_SILENT_AFTER, Ledger, NewBatch};
 use crate::store::storage_error::StorageError;
@@ -46,6 +45,14 @@ use crate::store::storage_error::StorageError;
 /// transaction of a few megabytes: large enough that a thousand workers share one sync, small
 /// enough that the first of them does not wait long for the last.
 pub(crate) const MAX_GROUP: usize = 1024;
+
+/// The metric of transactions the writer committed with writes in them: batches that arrive
+/// together share one (group commit). A counter, described with the others in
+/// `observe::metrics`.
+pub(crate) const LEDGER_COMMITS: &str = "tigers_ledger_commits_total";
+
+/// The metric of batch rows folded into their workers' totals by compaction. A counter.
+pub(crate) const LEDGER_COMPACTED: &str = "tigers_ledger_batches_compacted_total";
 
 /// How often pruning and compaction run while there is nothing left over.
 const HOUSEWORK_EVERY: Duration = Duration::from_secs(1);

@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 use ::metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge};
 use tigers_proto::v1;
 
-use super::names::{INGEST_SECONDS, LEDGER_COMMITS, LEDGER_COMPACTED};
+use crate::ingest::session::INGEST_SECONDS;
 use crate::ingest::validate::RejectReason;
 use crate::live::{Live, Shared};
+use crate::store::committer::{LEDGER_COMMITS, LEDGER_COMPACTED};
 use crate::tablebase::TablebaseState;
 
 /// How often the live state is copied into the metrics. Prometheus scrapes every 15 s or more
