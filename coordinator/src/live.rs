@@ -12,6 +12,17 @@
 //! A snapshot is bounded whatever the run's length or the number of workers that ever joined:
 //! the gates as `GateHistory` lists them, and at most [`LISTED_WORKERS`] workers (those with a
 //! session or heard from within [`LISTED_RECENTLY`]), with counts of them all.
+//!
+//! The folder holds the bounded histories the snapshots carry, plain data only `Live` holds:
+//! `series` (thinned charts), `gate_history`, `recent` (samples and games of late),
+//! `improvement` (when the net last got stronger) and `ladder` (the promoted nets' matches
+//! fitted into ratings).
+
+pub(crate) mod gate_history;
+pub(crate) mod improvement;
+pub(crate) mod ladder;
+pub(crate) mod recent;
+pub(crate) mod series;
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,11 +37,11 @@ use tokio::sync::{Notify, watch};
 use crate::clock::unix_now;
 use crate::config::RunSettings;
 use crate::ingest::validate::RejectReason;
-use crate::observe::gate_history::GateHistory;
-use crate::observe::improvement::Improvement;
-use crate::observe::ladder::RatingLadder;
-use crate::observe::recent::{RecentGames, RecentSamples};
-use crate::observe::series::Thinned;
+use crate::live::gate_history::GateHistory;
+use crate::live::improvement::Improvement;
+use crate::live::ladder::RatingLadder;
+use crate::live::recent::{RecentGames, RecentSamples};
+use crate::live::series::Thinned;
 use crate::store::archive::GameArchive;
 use crate::store::committer::Committer;
 use crate::store::ledger::Ledger;

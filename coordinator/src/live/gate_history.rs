@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 
 use tigers_proto::v1;
 
-use crate::observe::series::Thinned;
+use crate::live::series::Thinned;
 
 /// The latest gates a snapshot lists in full.
 pub(crate) const RECENT_GATES: usize = 100;
