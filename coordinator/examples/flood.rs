@@ -68,8 +68,8 @@ async fn main() -> Result<(), Failure> {
 
 /// Joins under new identities, [`AT_ONCE`] at a time on one connection, for `length`.
 async fn join_flood(connector: &Connector, length: Duration) -> Result<(), Failure> {
-	let flooding = connector.connect().await?;
-	let mut asking = connector.connect().await?;
+	let flooding = connector.connect_training().await?;
+	let mut asking = connector.connect_observing().await?;
 	let prefix = format!("flood-{}", std::process::id());
 	let started = Instant::now();
 	let (mut taken, mut refused, mut other) = (0u64, 0u64, 0u64);
@@ -119,10 +119,10 @@ async fn join_flood(connector: &Connector, length: Duration) -> Result<(), Failu
 async fn watch_flood(connector: &Connector, count: usize) -> Result<(), Failure> {
 	let mut open = Vec::new();
 	let (mut refused, mut other) = (0usize, 0usize);
-	let mut connection = connector.connect().await?;
+	let mut connection = connector.connect_observing().await?;
 	for asked in 0..count {
 		if asked % STREAMS_PER_CONNECTION == 0 {
-			connection = connector.connect().await?;
+			connection = connector.connect_observing().await?;
 		}
 		match connection
 			.watch_progress(v1::WatchRequest { interval_ms: 1000 })
@@ -133,7 +133,7 @@ async fn watch_flood(connector: &Connector, count: usize) -> Result<(), Failure>
 			Err(_) => other += 1,
 		}
 	}
-	let mut asking = connector.connect().await?;
+	let mut asking = connector.connect_observing().await?;
 	let mut times = Vec::new();
 	for _ in 0..10 {
 		let asked = Instant::now();

@@ -126,14 +126,6 @@ pub(crate) enum ServiceError {
 	/// A session of a worker that has not joined (or whose join did not bind a secret).
 	#[error("worker {} has not joined; call Join first", excerpt(.0))]
 	NotJoined(String),
-	/// A placement-solve call to a coordinator that trains.
-	#[error("this coordinator trains; the placement phase is solved by `coordinator solve`")]
-	NotSolving,
-	/// A training call to a coordinator that solves the placement phase.
-	#[error(
-		"this coordinator solves the placement phase (`coordinator solve`); it runs no training"
-	)]
-	NotTraining,
 	/// A placement layer that does not exist (sheep placed and side to move).
 	#[error("there is no placement layer with {placed} placed and the {side} to move")]
 	NoSuchLayer {
@@ -403,8 +395,6 @@ impl From<ServiceError> for Status {
 			}
 			ServiceError::NotJoined(_)
 			| ServiceError::LoadtestRefused
-			| ServiceError::NotSolving
-			| ServiceError::NotTraining
 			| ServiceError::NoTablebase(_)
 			| ServiceError::OtherTablebase { .. } => Status::failed_precondition(message),
 			ServiceError::NoSuchGeneration { .. } | ServiceError::NetFile { .. } => {

@@ -2,9 +2,10 @@
 //! binary's thin `main`, so tests can start a coordinator on `127.0.0.1:0`.
 //!
 //! The folder holds the server's plumbing: the gRPC handlers (`service`), bearer tokens
-//! (`auth`), worker identities (`identity`), the run's opening and the local workers. It may
-//! call every other part of the crate; nothing calls into it but `solve` (which checks tokens
-//! and serves tablebase transfers the same way) and `error` (which maps an identity's errors to
+//! (`auth`), worker identities (`identity`), the paths served and the answer to any other
+//! (`routes`), the run's opening and the local workers. It may call every other part of the
+//! crate; nothing calls into it but `solve` (which checks tokens, serves tablebase transfers and
+//! answers unserved calls the same way) and `error` (which maps an identity's errors to
 //! statuses).
 
 pub(crate) mod auth;
@@ -13,6 +14,7 @@ pub(crate) mod identity;
 mod limits;
 mod local_workers;
 mod open;
+pub(crate) mod routes;
 pub(crate) mod service;
 
 use std::future::Future;
@@ -20,9 +22,12 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use tigers_proto::MAX_MESSAGE_BYTES;
+use tigers_proto::services::Service;
 use tigers_proto::v1::coordinator_server::CoordinatorServer;
+use tigers_proto::v1::observe_server::ObserveServer;
 use tokio::net::TcpListener;
 use tokio_stream::wrappers::TcpListenerStream;
+use tonic::service::Routes;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tracing::{info, warn};
@@ -41,9 +46,6 @@ use crate::training::grades::Grader;
 use crate::training::inbox::Inbox;
 use crate::training::timed::TimedMeasurer;
 use crate::training::{self, TrainingStart};
-
-/// The gRPC service as served: the handlers behind the bearer-token check.
-type Service = InterceptedService<CoordinatorServer<CoordinatorService>, TokenCheck>;
 
 /// Serves the run on `listener` until `shutdown` resolves, with local workers and Prometheus
 /// metrics if configured; then stops the workers, checkpoints the training state and returns.
@@ -66,7 +68,7 @@ pub async fn run(
 		.map_err(|e| CoordinatorError::Config(format!("opening the run failed: {e}")))??;
 	let background = Background::start(&config, &shared, start)?;
 	let pages = web_listener.map(|listener| serve_web(listener, &config, &shared));
-	let service = service(&config, &shared, background.training.clone());
+	let routes = service_routes(&config, &shared, background.training.clone());
 	let transport = transport(&config)?;
 	let address = listener
 		.local_addr()
@@ -77,7 +79,7 @@ pub async fn run(
 	info!(%address, tls = config.tls.is_some(), "serving");
 	let workers = LocalWorkers::start(&config, address, shared.run_dir.path());
 	let stopping = stop_sequence(shutdown, workers, shared.clone());
-	let served = serve(transport, service, listener, stopping).await;
+	let served = serve(transport, routes, listener, stopping).await;
 	background.stop().await;
 	if let Some(pages) = pages {
 		stop_web(pages).await;
@@ -216,14 +218,31 @@ fn start_tablebase_solve(shared: Arc<Shared>, threads: usize) {
 	}
 }
 
-/// The handlers over `shared`, with the spot checks, sending batches to `training`.
-fn service(config: &CoordinatorConfig, shared: &Arc<Shared>, training: Arc<Inbox>) -> Service {
+/// The handlers over `shared`, with the spot checks, sending batches to `training`: the
+/// training service and the progress, each behind the bearer-token check, and the solve's
+/// calls (or any other path) answered as unserved.
+fn service_routes(
+	config: &CoordinatorConfig,
+	shared: &Arc<Shared>,
+	training: Arc<Inbox>,
+) -> Routes {
 	let research = Research::start(shared.clone());
-	let service = CoordinatorService::new(shared.clone(), training, research, config.limits);
-	let server = CoordinatorServer::new(service)
+	let handlers = Arc::new(CoordinatorService::new(
+		shared.clone(),
+		training,
+		research,
+		config.limits,
+	));
+	let check = TokenCheck::new(config.token.clone());
+	let training = CoordinatorServer::from_arc(handlers.clone())
 		.max_decoding_message_size(MAX_MESSAGE_BYTES)
 		.max_encoding_message_size(MAX_MESSAGE_BYTES);
-	InterceptedService::new(server, TokenCheck::new(config.token.clone()))
+	let observe = ObserveServer::from_arc(handlers)
+		.max_decoding_message_size(MAX_MESSAGE_BYTES)
+		.max_encoding_message_size(MAX_MESSAGE_BYTES);
+	let served = Routes::new(InterceptedService::new(training, check.clone()))
+		.add_service(InterceptedService::new(observe, check));
+	routes::answering_unserved(served, Service::Training)
 }
 
 /// The server's transport: keep-alive pings, and TLS with the configured certificate.
@@ -264,15 +283,15 @@ async fn stop_sequence(
 	shared.close_streams();
 }
 
-/// Serves `service` on `listener` until `stopping` has run.
+/// Serves `routes` on `listener` until `stopping` has run.
 async fn serve(
 	mut transport: Server,
-	service: Service,
+	routes: Routes,
 	listener: TcpListener,
 	stopping: impl Future<Output = ()>,
 ) -> Result<(), tonic::transport::Error> {
 	transport
-		.add_service(service)
+		.add_routes(routes)
 		.serve_with_incoming_shutdown(TcpListenerStream::new(listener), stopping)
 		.await
 }

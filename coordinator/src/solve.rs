@@ -9,8 +9,9 @@
 //!
 //! `config` is what the solve is told, `solver` its shared state, `driver` the driver thread,
 //! `plan` one layer's slices and leases (pure bookkeeping), `service` the gRPC handlers; this
-//! module only starts them (`run`). It may call `error`, `tablebase` and, for the token check
-//! and the tablebase transfers it shares with a training run, `server`.
+//! module only starts them (`run`). It may call `error`, `tablebase` and, for the token check,
+//! the tablebase transfers and the answer to unserved calls it shares with a training run,
+//! `server`.
 
 mod config;
 mod driver;
@@ -26,16 +27,20 @@ use std::time::{Duration, Instant};
 use tigers_core::Tablebase;
 use tigers_core::tablebase::placement::PlacementError;
 use tigers_proto::MAX_MESSAGE_BYTES;
-use tigers_proto::v1::coordinator_server::CoordinatorServer;
+use tigers_proto::services::Service;
+use tigers_proto::v1::observe_server::ObserveServer;
+use tigers_proto::v1::solve_server::SolveServer;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio_stream::wrappers::TcpListenerStream;
+use tonic::service::Routes;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Server;
 use tracing::{error, info};
 
 use crate::error::CoordinatorError;
 use crate::server::auth::TokenCheck;
+use crate::server::routes::answering_unserved;
 use crate::solve::service::SolveService;
 use crate::solve::solver::{Inner, Solver, clock_seed};
 
@@ -56,12 +61,8 @@ pub async fn run(
 	let (driver, driver_ended) = start_driver(&solver)?;
 	info!(address = %listener.local_addr().map_or_else(|_| "?".into(), |a| a.to_string()),
 		dir = %config.dir.display(), from_placed = config.from_placed, "solving the placement phase");
-	let server = CoordinatorServer::new(SolveService::new(solver.clone()))
-		.max_decoding_message_size(MAX_MESSAGE_BYTES)
-		.max_encoding_message_size(MAX_MESSAGE_BYTES);
-	let service = InterceptedService::new(server, TokenCheck::new(config.token.clone()));
 	let served = Server::builder()
-		.add_service(service)
+		.add_routes(service_routes(&config, &solver))
 		.serve_with_incoming_shutdown(
 			TcpListenerStream::new(listener),
 			stop_when(shutdown, solver.clone(), driver_ended),
@@ -75,6 +76,22 @@ pub async fn run(
 		.map_err(|_| CoordinatorError::Config("the solve thread panicked".into()))?;
 	served?;
 	driven.map_err(|e| CoordinatorError::Config(e.to_string()))
+}
+
+/// The handlers over `solver`: the solve's service and the progress, each behind the
+/// bearer-token check, and the training calls (or any other path) answered as unserved.
+fn service_routes(config: &SolveConfig, solver: &Arc<Solver>) -> Routes {
+	let handlers = Arc::new(SolveService::new(solver.clone()));
+	let check = TokenCheck::new(config.token.clone());
+	let solve = SolveServer::from_arc(handlers.clone())
+		.max_decoding_message_size(MAX_MESSAGE_BYTES)
+		.max_encoding_message_size(MAX_MESSAGE_BYTES);
+	let observe = ObserveServer::from_arc(handlers)
+		.max_decoding_message_size(MAX_MESSAGE_BYTES)
+		.max_encoding_message_size(MAX_MESSAGE_BYTES);
+	let served = Routes::new(InterceptedService::new(solve, check.clone()))
+		.add_service(InterceptedService::new(observe, check));
+	answering_unserved(served, Service::Solve)
 }
 
 /// The solve's shared state, over the movement table (read on a blocking thread) and the

@@ -1,7 +1,8 @@
-//! The one client of the coordinator's service, for every program that calls it (workers,
+//! The one client of the coordinator's services, for every program that calls them (workers,
 //! `tui`, its dashboards, `coordinator status`): the endpoint (`http`, or `https` trusting a
-//! given certificate), the run's token on every call, the message limits, and errors told
-//! with their causes. Also the one check of a net received against the hash announced for it.
+//! given certificate), the run's token on every call, the message limits, a client of the
+//! service the caller came for, and errors told with their causes. Also the one check of a net
+//! received against the hash announced for it.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -17,6 +18,8 @@ use tonic::{Request, Status};
 
 use crate::MAX_MESSAGE_BYTES;
 use crate::v1::coordinator_client::CoordinatorClient;
+use crate::v1::observe_client::ObserveClient;
+use crate::v1::solve_client::SolveClient;
 
 /// How long `tui`, its dashboards and `coordinator status` try to reach a coordinator: long
 /// enough for a network, short enough not to keep someone who only wants a game waiting when
@@ -71,8 +74,17 @@ pub enum ClientError {
 	Tls(String),
 }
 
-/// The generated client over a channel that carries the token.
-pub type Client = CoordinatorClient<InterceptedService<Channel, BearerToken>>;
+/// A connection that carries the token on every call.
+pub type Authorized = InterceptedService<Channel, BearerToken>;
+
+/// A client of a coordinator that trains (`tigers.v1.Coordinator`).
+pub type TrainingClient = CoordinatorClient<Authorized>;
+
+/// A client of a coordinator that solves the placement phase (`tigers.v1.Solve`).
+pub type SolvingClient = SolveClient<Authorized>;
+
+/// A client of either kind's progress (`tigers.v1.Observe`).
+pub type ObservingClient = ObserveClient<Authorized>;
 
 /// Adds `authorization: Bearer <token>` to every request, when there is a token.
 #[derive(Clone, Debug, Default)]
@@ -170,15 +182,32 @@ impl Connector {
 		&self.url
 	}
 
-	/// A fresh connection, established now, with the token on every call and the cluster's
-	/// message limits both ways.
-	pub async fn connect(&self) -> Result<Client, tonic::transport::Error> {
+	/// A fresh connection, established now, with the token on every call.
+	async fn connect(&self) -> Result<Authorized, tonic::transport::Error> {
 		let channel = self.endpoint.connect().await?;
-		Ok(
-			CoordinatorClient::with_interceptor(channel, self.token.clone())
-				.max_decoding_message_size(MAX_MESSAGE_BYTES)
-				.max_encoding_message_size(MAX_MESSAGE_BYTES),
-		)
+		Ok(InterceptedService::new(channel, self.token.clone()))
+	}
+
+	/// A client of a coordinator that trains, on a fresh connection, with the cluster's message
+	/// limits both ways.
+	pub async fn connect_training(&self) -> Result<TrainingClient, tonic::transport::Error> {
+		Ok(CoordinatorClient::new(self.connect().await?)
+			.max_decoding_message_size(MAX_MESSAGE_BYTES)
+			.max_encoding_message_size(MAX_MESSAGE_BYTES))
+	}
+
+	/// A client of a coordinator that solves, as [`Connector::connect_training`].
+	pub async fn connect_solving(&self) -> Result<SolvingClient, tonic::transport::Error> {
+		Ok(SolveClient::new(self.connect().await?)
+			.max_decoding_message_size(MAX_MESSAGE_BYTES)
+			.max_encoding_message_size(MAX_MESSAGE_BYTES))
+	}
+
+	/// A client of either kind's progress, as [`Connector::connect_training`].
+	pub async fn connect_observing(&self) -> Result<ObservingClient, tonic::transport::Error> {
+		Ok(ObserveClient::new(self.connect().await?)
+			.max_decoding_message_size(MAX_MESSAGE_BYTES)
+			.max_encoding_message_size(MAX_MESSAGE_BYTES))
 	}
 }
 

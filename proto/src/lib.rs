@@ -2,13 +2,15 @@
 //! core types. Only this crate knows the messages' layout; conversions from the wire check
 //! everything and refuse what does not convert.
 //!
-//! - [`v1`]: the generated messages, client and server;
+//! - [`v1`]: the generated messages, and the clients and servers of the three services;
 //! - [`client`]: the one client of the coordinator (endpoint, TLS, token, limits, errors),
 //!   and the check of a received net against its announced hash;
 //! - [`codec`]: prost's encoding, with a message that does not decode answered
 //!   `INVALID_ARGUMENT`;
 //! - [`convert`]: samples and assignments to and from core types;
 //! - [`games`]: games at rest, a run's game archive (gzip files of core's text records);
+//! - [`services`]: who serves which service, and a call the server does not serve told as
+//!   the kind of coordinator it reached;
 //! - [`stored`]: samples at rest (the coordinator's ledger and checkpoint), in the wire's
 //!   `Sample` messages;
 //! - [`encode_batch`] and [`decode_batch`]: a sample batch as bytes, for a worker's spool.
@@ -17,6 +19,7 @@ pub mod client;
 pub mod codec;
 pub mod convert;
 pub mod games;
+pub mod services;
 pub mod stored;
 
 use prost::Message;

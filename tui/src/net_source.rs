@@ -10,6 +10,7 @@ use thiserror::Error;
 use tigers_core::Network;
 use tigers_core::network::file::NetFileError;
 use tigers_proto::client::{CONNECT_TIMEOUT, ClientSettings, Connector, check_net, error_chain};
+use tigers_proto::services::{Service, unserved};
 use tigers_proto::v1::FetchNetRequest;
 
 /// The coordinator's default run directory.
@@ -95,6 +96,9 @@ pub enum NetSourceError {
 		/// Its status message (a missing token shows as `Unauthenticated`).
 		status: String,
 	},
+	/// The server serves no nets (`tigers.v1.Coordinator`): the sentence says what it is.
+	#[error("{0}: it has no nets to send")]
+	Unserved(String),
 	/// The bytes received are not a net, or not the one announced.
 	#[error("the net from {url} is unusable: {reason}")]
 	BadNet {
@@ -258,7 +262,7 @@ async fn fetch_async(
 		})?
 		.with_call_timeout(FETCH_TIMEOUT);
 	let file = connector
-		.connect()
+		.connect_training()
 		.await
 		.map_err(|e| NetSourceError::Unreachable {
 			url: url.to_string(),
@@ -266,9 +270,12 @@ async fn fetch_async(
 		})?
 		.fetch_net(request)
 		.await
-		.map_err(|status| NetSourceError::Refused {
-			url: url.to_string(),
-			status: format!("{:?}: {}", status.code(), status.message()),
+		.map_err(|status| match unserved(url, Service::Training, &status) {
+			Some(sentence) => NetSourceError::Unserved(sentence),
+			None => NetSourceError::Refused {
+				url: url.to_string(),
+				status: format!("{:?}: {}", status.code(), status.message()),
+			},
 		})?
 		.into_inner();
 	let net = check_net(&file.safetensors, &file.sha256).map_err(|e| NetSourceError::BadNet {

@@ -1,8 +1,10 @@
 //! The worker's connections to the coordinator: the project's one client
 //! (`tigers_proto::client`) for the worker's URL, certificate and token, with keep-alive pings.
+//! `Client` is the training service's client, which the worker's sessions use; `worker solve`
+//! uses the solve's.
 
 use tigers_proto::client::ClientSettings;
-pub(crate) use tigers_proto::client::{Client, Connector};
+pub(crate) use tigers_proto::client::{Connector, SolvingClient, TrainingClient as Client};
 
 use crate::config::WorkerConfig;
 use crate::error::WorkerError;

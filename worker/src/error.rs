@@ -55,6 +55,13 @@ pub enum WorkerError {
 	/// says which side to upgrade. The worker exits with [`crate::EXIT_VERSION_REFUSED`].
 	#[error("the coordinator refused this worker's version: {0}")]
 	Version(String),
+	/// The server at the URL is not a coordinator that trains (it answered UNIMPLEMENTED):
+	/// the sentence says what it is. Retrying cannot help.
+	#[error(
+		"{0}: point --connect at a coordinator that trains, or run `worker solve` against one \
+		 that solves"
+	)]
+	WrongServer(String),
 	/// The coordinator did not accept the token (UNAUTHENTICATED). Retrying cannot help.
 	#[error(
 		"the coordinator did not accept the token (check --token or {env}): {0}",

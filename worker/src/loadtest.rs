@@ -313,7 +313,7 @@ async fn open_session(
 	queue: usize,
 ) -> Result<Opened, String> {
 	let mut client = connector
-		.connect()
+		.connect_training()
 		.await
 		.map_err(|e| format!("cannot connect: {e}"))?;
 	let joined = join(&mut client, &worker_id).await?;

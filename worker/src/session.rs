@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 use thiserror::Error;
 use tigers_core::Network;
 use tigers_proto::convert::{Assignment, ConvertError};
+use tigers_proto::services::{Service, unserved};
 use tigers_proto::v1::{
 	self, CoordinatorMessage, Heartbeat, JoinRequest, SessionOpen, WorkerMessage,
 	coordinator_message, worker_message,
@@ -132,6 +133,9 @@ pub(crate) enum SessionError {
 		/// The coordinator's sentence.
 		reason: String,
 	},
+	/// The server serves no training: the sentence says what it is.
+	#[error("{0}")]
+	Unserved(String),
 	/// The secret a join handed could not be kept.
 	#[error("cannot keep the identity's secret: {0}")]
 	Secret(WorkerError),
@@ -143,6 +147,9 @@ pub(crate) enum SessionError {
 impl SessionError {
 	/// The error to stop the worker with, for the failures that retrying cannot mend.
 	fn fatal(&self) -> Option<WorkerError> {
+		if let SessionError::Unserved(sentence) = self {
+			return Some(WorkerError::WrongServer(sentence.clone()));
+		}
 		let SessionError::Rpc { call, status } = self else {
 			return None;
 		};
@@ -159,6 +166,16 @@ impl SessionError {
 			}
 			_ => None,
 		}
+	}
+
+	/// This error, or for a call the server at `url` does not serve, the sentence that says
+	/// what kind of server it is.
+	fn told_unserved(self, url: &str) -> SessionError {
+		let sentence = match &self {
+			SessionError::Rpc { status, .. } => unserved(url, Service::Training, status),
+			_ => None,
+		};
+		sentence.map_or(self, SessionError::Unserved)
 	}
 
 	/// How long the coordinator asked this worker to wait before trying again, if it did (a
@@ -304,7 +321,7 @@ async fn wait_before_retry(shared: &Shared, backoff: &mut Backoff, error: &Sessi
 async fn session(shared: &Shared, backoff: &mut Backoff) -> Result<(), SessionError> {
 	let mut client = shared
 		.connector
-		.connect()
+		.connect_training()
 		.await
 		.map_err(SessionError::Connect)?;
 	let joined = join(shared, &mut client).await?;
@@ -341,7 +358,10 @@ async fn join(shared: &Shared, client: &mut Client) -> Result<v1::JoinResponse, 
 		worker_secret: shared.secret.get(),
 		..shared.join.clone()
 	};
-	let joined = timed("Join", client.join(request)).await?.into_inner();
+	let joined = timed("Join", client.join(request))
+		.await
+		.map_err(|error| error.told_unserved(shared.connector.url()))?
+		.into_inner();
 	shared.stats.session_opened();
 	if !joined.worker_secret.is_empty() {
 		// Kept before it is used: a worker that lost it could not open a session again.

@@ -21,12 +21,13 @@ use tigers_core::tablebase::placement::blocks::max_encoded_bytes;
 use tigers_core::tablebase::placement::store::{HEADER_BYTES, layer_entries};
 use tigers_core::tablebase::placement::{Children, LayerId, LayerShape, Slice, solve_one_slice};
 use tigers_proto::client::call_failure;
+use tigers_proto::services::{Service, unserved};
 use tigers_proto::v1;
 use tonic::Code;
 
-use crate::client::{Client, Connector};
+use crate::client::{Connector, SolvingClient};
 use crate::config::WorkerConfig;
-use crate::tablebase::{FetchError, fetch};
+use crate::tablebase::{FetchError, TableFrom, fetch};
 
 /// What `worker solve` is told.
 #[derive(Clone, Debug)]
@@ -46,9 +47,15 @@ pub struct SolveSettings {
 /// Why `worker solve` stopped before the solve was done.
 #[derive(Debug, Error)]
 pub enum SolveError {
-	/// The coordinator refused this worker for good (a wrong token, a flag, not a solve).
+	/// The coordinator refused this worker for good (a wrong token, a flag, an older worker).
 	#[error("the coordinator refused: {0}")]
 	Refused(String),
+	/// The server at the URL serves no solve (it answered UNIMPLEMENTED): the sentence says
+	/// what it is.
+	#[error(
+		"{0}: `worker solve` works for a coordinator that solves, and `worker` for one that trains"
+	)]
+	WrongServer(String),
 	/// A task that does not describe a slice of a layer.
 	#[error("the coordinator sent a task that is no slice: {0}")]
 	BadTask(String),
@@ -159,7 +166,7 @@ const RECONNECT: Duration = Duration::from_secs(1);
 
 /// One thread's loop: ask, compute, return, until there is no more work.
 async fn work(shared: Arc<Shared>) -> Result<(), SolveError> {
-	let mut client: Option<Client> = None;
+	let mut client: Option<SolvingClient> = None;
 	while !shared.stop.load(Ordering::Relaxed) {
 		let Some(connected) = connect(&shared, &mut client).await else {
 			tokio::time::sleep(RECONNECT).await;
@@ -221,14 +228,14 @@ enum Asked {
 }
 
 /// Asks the coordinator for a slice; an error for a refusal that asking again will not change.
-async fn ask(shared: &Shared, client: &mut Client) -> Result<Asked, SolveError> {
+async fn ask(shared: &Shared, client: &mut SolvingClient) -> Result<Asked, SolveError> {
 	let request = v1::SolveWorkRequest {
 		worker: shared.settings.config.name.clone(),
 	};
 	let answer = match client.solve_work(request).await {
 		Ok(answer) => answer.into_inner(),
 		Err(status) => {
-			refused(&status)?;
+			refused(shared.connector.url(), &status)?;
 			tracing::warn!(error = %call_failure(&status), "asking for work failed");
 			return Ok(Asked::Lost);
 		}
@@ -287,7 +294,7 @@ async fn compute(
 /// the coordinator was unavailable and the connection should be made afresh.
 async fn submit(
 	shared: &Shared,
-	client: &mut Client,
+	client: &mut SolvingClient,
 	leased: Leased,
 	values: Vec<u8>,
 	started: Instant,
@@ -313,7 +320,7 @@ async fn submit(
 			Ok(true)
 		}
 		Err(status) => {
-			refused(&status)?;
+			refused(shared.connector.url(), &status)?;
 			tracing::warn!(error = %call_failure(&status), "returning a slice failed");
 			Ok(status.code() != Code::Unavailable)
 		}
@@ -322,9 +329,12 @@ async fn submit(
 
 /// The connected client, connecting first if needed; `None` when the coordinator is not
 /// reachable now.
-async fn connect<'a>(shared: &Shared, client: &'a mut Option<Client>) -> Option<&'a mut Client> {
+async fn connect<'a>(
+	shared: &Shared,
+	client: &'a mut Option<SolvingClient>,
+) -> Option<&'a mut SolvingClient> {
 	if client.is_none() {
-		match shared.connector.connect().await {
+		match shared.connector.connect_solving().await {
 			Ok(connected) => *client = Some(connected),
 			Err(error) => {
 				tracing::warn!(%error, url = shared.connector.url(), "cannot reach the coordinator");
@@ -335,8 +345,12 @@ async fn connect<'a>(shared: &Shared, client: &'a mut Option<Client>) -> Option<
 	client.as_mut()
 }
 
-/// An error for the refusals that asking again will not change.
-fn refused(status: &tonic::Status) -> Result<(), SolveError> {
+/// An error for the refusals that asking again will not change, and for a server at `url`
+/// that serves no solve.
+fn refused(url: &str, status: &tonic::Status) -> Result<(), SolveError> {
+	if let Some(sentence) = unserved(url, Service::Solve, status) {
+		return Err(SolveError::WrongServer(sentence));
+	}
 	match status.code() {
 		Code::Unauthenticated
 		| Code::PermissionDenied
@@ -446,7 +460,7 @@ async fn movement(shared: &Shared, identity: &str) -> Result<Arc<Tablebase>, Fet
 			source,
 		})?;
 	}
-	fetch(&shared.connector, identity, &path).await?;
+	fetch(&shared.connector, TableFrom::Solving, identity, &path).await?;
 	let table = tokio::task::spawn_blocking(move || Tablebase::read(&path))
 		.await
 		.map_err(|e| FetchError::Internal(e.to_string()))??;
@@ -474,7 +488,10 @@ async fn fetch_layer(
 ) -> Result<Vec<u8>, FetchError> {
 	let most = HEADER_BYTES as u64 + max_encoded_bytes(LayerShape::of(id).bytes());
 	let mut expected = None;
-	let mut client = connector.connect().await.map_err(FetchError::Connect)?;
+	let mut client = connector
+		.connect_solving()
+		.await
+		.map_err(FetchError::Connect)?;
 	let request = v1::FetchLayerRequest {
 		placed: id.placed,
 		tigers_to_move: id.turn == Turn::Tiger,

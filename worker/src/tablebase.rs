@@ -202,7 +202,7 @@ impl TablebaseStore {
 			Err(error) => return Err(error.into()),
 		}
 		tracing::info!(identity, path = %path.display(), "fetching the tablebase from the coordinator");
-		fetch(connector, identity, path).await?;
+		fetch(connector, TableFrom::Training, identity, path).await?;
 		let at = path.to_path_buf();
 		let table = blocking(move || Tablebase::read(&at)).await??;
 		tracing::info!(identity, path = %path.display(), "tablebase fetched");
@@ -220,24 +220,46 @@ pub async fn fetch_tablebase(
 ) -> Result<(), FetchError> {
 	let connector =
 		crate::client::connector(config).map_err(|e| FetchError::Internal(e.to_string()))?;
-	fetch(&connector, identity, path).await
+	fetch(&connector, TableFrom::Training, identity, path).await
 }
 
-/// [`fetch_tablebase`] with a connector at hand.
+/// The kind of coordinator a table is fetched from: each serves `FetchTablebase` in its own
+/// service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TableFrom {
+	/// A coordinator that trains (`tigers.v1.Coordinator`).
+	Training,
+	/// A coordinator that solves the placement phase (`tigers.v1.Solve`).
+	Solving,
+}
+
+/// [`fetch_tablebase`] with a connector at hand, from the kind of coordinator it reaches.
 pub(crate) async fn fetch(
 	connector: &Connector,
+	from: TableFrom,
 	identity: &str,
 	path: &Path,
 ) -> Result<(), FetchError> {
-	let mut client = connector.connect().await.map_err(FetchError::Connect)?;
 	let request = FetchTablebaseRequest {
 		sha256: identity.to_string(),
 	};
-	let mut stream = client
-		.fetch_tablebase(request)
-		.await
-		.map_err(FetchError::Rpc)?
-		.into_inner();
+	let answer = match from {
+		TableFrom::Training => {
+			let mut client = connector
+				.connect_training()
+				.await
+				.map_err(FetchError::Connect)?;
+			client.fetch_tablebase(request).await
+		}
+		TableFrom::Solving => {
+			let mut client = connector
+				.connect_solving()
+				.await
+				.map_err(FetchError::Connect)?;
+			client.fetch_tablebase(request).await
+		}
+	};
+	let mut stream = answer.map_err(FetchError::Rpc)?.into_inner();
 	let partial = path.with_extension("partial");
 	let mut writer = {
 		let partial = partial.clone();

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 use thiserror::Error;
 use tigers_proto::client::{CONNECT_TIMEOUT, ClientError, ClientSettings, Connector, call_failure};
+use tigers_proto::services::{Service, unserved};
 use tigers_proto::v1;
 
 /// The run as JSON, each field described in docs/status.md: generation, samples (total and per listed worker), games (played, and kept
@@ -380,6 +381,9 @@ pub enum StatusError {
 	/// `source`: a `Status` prints its message and code again.)
 	#[error("the status call failed: {}", call_failure(.0))]
 	Call(tonic::Status),
+	/// The server serves no progress (`tigers.v1.Observe`): the sentence says what it is.
+	#[error("{0}")]
+	Unserved(String),
 }
 
 /// Asks the coordinator at `url` (`http://` or `https://`, trusting `client.tls_ca`) for its
@@ -390,17 +394,21 @@ pub async fn fetch_status(url: &str, client: &ClientSettings) -> Result<v1::Prog
 			url: url.to_string(),
 			reason,
 		})?;
-	let mut client = connector
-		.connect()
-		.await
-		.map_err(|source| StatusError::Connect {
-			url: url.to_string(),
-			source,
-		})?;
+	let mut client =
+		connector
+			.connect_observing()
+			.await
+			.map_err(|source| StatusError::Connect {
+				url: url.to_string(),
+				source,
+			})?;
 	let response = client
 		.status(v1::StatusRequest {})
 		.await
-		.map_err(StatusError::Call)?;
+		.map_err(|status| match unserved(url, Service::Observe, &status) {
+			Some(sentence) => StatusError::Unserved(sentence),
+			None => StatusError::Call(status),
+		})?;
 	Ok(response.into_inner())
 }
 

@@ -1,7 +1,8 @@
-//! The gRPC service: joins, nets, worker sessions, progress. Blocking work (joins' ledger
-//! writes, batch validation) runs on tokio's blocking threads, never on its async workers;
-//! sample batches are written by the ledger's own thread (`committer`), which the session
-//! awaits.
+//! The gRPC handlers of a coordinator that trains: joins, nets, worker sessions and the
+//! tablebase (`tigers.v1.Coordinator`), and progress (`tigers.v1.Observe`). Blocking work
+//! (joins' ledger writes, batch validation) runs on tokio's blocking threads, never on its async
+//! workers; sample batches are written by the ledger's own thread (`committer`), which the
+//! session awaits.
 
 use std::pin::Pin;
 use std::sync::atomic::AtomicBool;
@@ -11,6 +12,7 @@ use std::time::{Duration, Instant};
 use tigers_core::network::Encoding;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_server::Coordinator;
+use tigers_proto::v1::observe_server::Observe;
 use tigers_proto::v1::worker_message::Body as FromWorker;
 use tigers_proto::{MIN_WORKER_PROTOCOL, PROTOCOL_VERSION};
 use tokio::sync::{Notify, Semaphore, mpsc};
@@ -34,7 +36,8 @@ use crate::training::inbox::Inbox;
 
 pub(crate) type Outgoing<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
-/// The coordinator's implementation of the `tigers.v1.Coordinator` service.
+/// The training coordinator's handlers of the `tigers.v1.Coordinator` and `tigers.v1.Observe`
+/// services.
 pub(crate) struct CoordinatorService {
 	shared: Arc<Shared>,
 	training: Arc<Inbox>,
@@ -307,6 +310,31 @@ impl Coordinator for CoordinatorService {
 		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
 	}
 
+	type FetchTablebaseStream = Outgoing<v1::TablebaseChunk>;
+
+	async fn fetch_tablebase(
+		&self,
+		request: Request<v1::FetchTablebaseRequest>,
+	) -> Result<Response<Self::FetchTablebaseStream>, Status> {
+		let wanted = request.into_inner().sha256;
+		let Some(table) = self.shared.tablebase.table() else {
+			let status = self.shared.tablebase.status();
+			return Err(ServiceError::NoTablebase(format!(
+				"{}{}",
+				status.state,
+				match status.state.as_str() {
+					"building" => format!(", {:.0}% solved", 100.0 * status.progress),
+					_ => format!(": {}", excerpt(&status.detail)),
+				}
+			))
+			.into());
+		};
+		send_tablebase(table, wanted, self.transfers.clone())
+	}
+}
+
+#[tonic::async_trait]
+impl Observe for CoordinatorService {
 	type WatchProgressStream = Outgoing<v1::Progress>;
 
 	async fn watch_progress(
@@ -347,51 +375,6 @@ impl Coordinator for CoordinatorService {
 		_request: Request<v1::StatusRequest>,
 	) -> Result<Response<v1::Progress>, Status> {
 		Ok(Response::new(self.shared.snapshot()))
-	}
-
-	type FetchTablebaseStream = Outgoing<v1::TablebaseChunk>;
-
-	async fn fetch_tablebase(
-		&self,
-		request: Request<v1::FetchTablebaseRequest>,
-	) -> Result<Response<Self::FetchTablebaseStream>, Status> {
-		let wanted = request.into_inner().sha256;
-		let Some(table) = self.shared.tablebase.table() else {
-			let status = self.shared.tablebase.status();
-			return Err(ServiceError::NoTablebase(format!(
-				"{}{}",
-				status.state,
-				match status.state.as_str() {
-					"building" => format!(", {:.0}% solved", 100.0 * status.progress),
-					_ => format!(": {}", excerpt(&status.detail)),
-				}
-			))
-			.into());
-		};
-		send_tablebase(table, wanted, self.transfers.clone())
-	}
-
-	async fn solve_work(
-		&self,
-		_: Request<v1::SolveWorkRequest>,
-	) -> Result<Response<v1::SolveWorkResponse>, Status> {
-		Err(ServiceError::NotSolving.into())
-	}
-
-	type FetchLayerStream = Outgoing<v1::TablebaseChunk>;
-
-	async fn fetch_layer(
-		&self,
-		_: Request<v1::FetchLayerRequest>,
-	) -> Result<Response<Self::FetchLayerStream>, Status> {
-		Err(ServiceError::NotSolving.into())
-	}
-
-	async fn submit_slice(
-		&self,
-		_: Request<v1::SubmitSliceRequest>,
-	) -> Result<Response<v1::SubmitSliceResponse>, Status> {
-		Err(ServiceError::NotSolving.into())
 	}
 }
 

@@ -1,6 +1,7 @@
 //! The gRPC handlers of a coordinator that solves: slices handed out and taken back (after a
-//! spot check on a blocking thread), the layer and the movement table sent in pieces, the
-//! progress for `coordinator status`, and the metrics. The training calls are refused.
+//! spot check on a blocking thread), the layer and the movement table sent in pieces
+//! (`tigers.v1.Solve`), the progress for `coordinator status` and dashboards
+//! (`tigers.v1.Observe`), and the metrics.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -10,10 +11,11 @@ use metrics::{counter, gauge};
 use tigers_core::moves::Turn;
 use tigers_core::tablebase::placement::{LayerId, Slice, SliceStore as _};
 use tigers_proto::v1;
-use tigers_proto::v1::coordinator_server::Coordinator;
+use tigers_proto::v1::observe_server::Observe;
+use tigers_proto::v1::solve_server::Solve;
 use tokio::sync::{Semaphore, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
-use tonic::{Request, Response, Status, Streaming};
+use tonic::{Request, Response, Status};
 
 use crate::error::{CoordinatorError, ServiceError};
 use crate::server::service::{Outgoing, TABLEBASE_TRANSFERS, send_tablebase};
@@ -24,7 +26,8 @@ use crate::tablebase::CHUNK_BYTES;
 /// How long a worker waits before asking again when no slice is free.
 const RETRY: Duration = Duration::from_millis(500);
 
-/// The `tigers.v1.Coordinator` service of a coordinator that solves.
+/// The handlers of a coordinator that solves, for the `tigers.v1.Solve` and `tigers.v1.Observe`
+/// services.
 pub(crate) struct SolveService {
 	solver: Arc<Solver>,
 	/// Movement-table transfers allowed at once, as in a run; more wait their turn.
@@ -77,87 +80,7 @@ fn send_pieces(file: Arc<Vec<u8>>, sha256: String) -> Outgoing<v1::TablebaseChun
 }
 
 #[tonic::async_trait]
-impl Coordinator for SolveService {
-	async fn join(
-		&self,
-		_: Request<v1::JoinRequest>,
-	) -> Result<Response<v1::JoinResponse>, Status> {
-		Err(ServiceError::NotTraining.into())
-	}
-
-	async fn fetch_net(
-		&self,
-		_: Request<v1::FetchNetRequest>,
-	) -> Result<Response<v1::NetFile>, Status> {
-		Err(ServiceError::NotTraining.into())
-	}
-
-	type SessionStream = Outgoing<v1::CoordinatorMessage>;
-
-	async fn session(
-		&self,
-		_: Request<Streaming<v1::WorkerMessage>>,
-	) -> Result<Response<Self::SessionStream>, Status> {
-		Err(ServiceError::NotTraining.into())
-	}
-
-	type WatchProgressStream = Outgoing<v1::Progress>;
-
-	async fn watch_progress(
-		&self,
-		request: Request<v1::WatchRequest>,
-	) -> Result<Response<Self::WatchProgressStream>, Status> {
-		let interval_ms = request.into_inner().interval_ms;
-		if !(100..=60_000).contains(&interval_ms) {
-			return Err(ServiceError::OutOfRange {
-				field: "interval_ms",
-				value: u64::from(interval_ms),
-				min: 100,
-				max: 60_000,
-			}
-			.into());
-		}
-		let (sender, receiver) = mpsc::channel(1);
-		let solver = self.solver.clone();
-		tokio::spawn(async move {
-			loop {
-				let snapshot = v1::Progress {
-					run_name: "placement solve".into(),
-					uptime_seconds: solver.started.elapsed().as_secs_f64(),
-					placement_solve: Some(solver.progress()),
-					..v1::Progress::default()
-				};
-				if sender.send(Ok(snapshot)).await.is_err() {
-					return;
-				}
-				tokio::time::sleep(Duration::from_millis(u64::from(interval_ms))).await;
-			}
-		});
-		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
-	}
-
-	async fn status(
-		&self,
-		_: Request<v1::StatusRequest>,
-	) -> Result<Response<v1::Progress>, Status> {
-		Ok(Response::new(v1::Progress {
-			run_name: "placement solve".into(),
-			uptime_seconds: self.solver.started.elapsed().as_secs_f64(),
-			placement_solve: Some(self.solver.progress()),
-			..v1::Progress::default()
-		}))
-	}
-
-	type FetchTablebaseStream = Outgoing<v1::TablebaseChunk>;
-
-	async fn fetch_tablebase(
-		&self,
-		request: Request<v1::FetchTablebaseRequest>,
-	) -> Result<Response<Self::FetchTablebaseStream>, Status> {
-		let wanted = request.into_inner().sha256;
-		send_tablebase(self.solver.movement.clone(), wanted, self.transfers.clone())
-	}
-
+impl Solve for SolveService {
 	async fn solve_work(
 		&self,
 		request: Request<v1::SolveWorkRequest>,
@@ -272,6 +195,66 @@ impl Coordinator for SolveService {
 		let (wrong, values) = self.check(&claim, &worker, request.values).await?;
 		let accepted = self.settle(&claim, worker, wrong, values)?;
 		Ok(Response::new(v1::SubmitSliceResponse { accepted }))
+	}
+
+	type FetchTablebaseStream = Outgoing<v1::TablebaseChunk>;
+
+	async fn fetch_tablebase(
+		&self,
+		request: Request<v1::FetchTablebaseRequest>,
+	) -> Result<Response<Self::FetchTablebaseStream>, Status> {
+		let wanted = request.into_inner().sha256;
+		send_tablebase(self.solver.movement.clone(), wanted, self.transfers.clone())
+	}
+}
+
+#[tonic::async_trait]
+impl Observe for SolveService {
+	type WatchProgressStream = Outgoing<v1::Progress>;
+
+	async fn watch_progress(
+		&self,
+		request: Request<v1::WatchRequest>,
+	) -> Result<Response<Self::WatchProgressStream>, Status> {
+		let interval_ms = request.into_inner().interval_ms;
+		if !(100..=60_000).contains(&interval_ms) {
+			return Err(ServiceError::OutOfRange {
+				field: "interval_ms",
+				value: u64::from(interval_ms),
+				min: 100,
+				max: 60_000,
+			}
+			.into());
+		}
+		let (sender, receiver) = mpsc::channel(1);
+		let solver = self.solver.clone();
+		tokio::spawn(async move {
+			loop {
+				let snapshot = v1::Progress {
+					run_name: "placement solve".into(),
+					uptime_seconds: solver.started.elapsed().as_secs_f64(),
+					placement_solve: Some(solver.progress()),
+					..v1::Progress::default()
+				};
+				if sender.send(Ok(snapshot)).await.is_err() {
+					return;
+				}
+				tokio::time::sleep(Duration::from_millis(u64::from(interval_ms))).await;
+			}
+		});
+		Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
+	}
+
+	async fn status(
+		&self,
+		_: Request<v1::StatusRequest>,
+	) -> Result<Response<v1::Progress>, Status> {
+		Ok(Response::new(v1::Progress {
+			run_name: "placement solve".into(),
+			uptime_seconds: self.solver.started.elapsed().as_secs_f64(),
+			placement_solve: Some(self.solver.progress()),
+			..v1::Progress::default()
+		}))
 	}
 }
 

@@ -8,13 +8,16 @@ use tigers_coordinator::config::CoordinatorConfig;
 use tigers_core::ClaudePlayer;
 use tigers_core::search::SearchSettings;
 use tigers_core::selfplay::{SelfPlaySettings, play_self_play_game};
+use tigers_proto::client::BearerToken;
 use tigers_proto::convert::sample_to_wire;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_client::CoordinatorClient;
 use tigers_proto::v1::coordinator_message::Body as ToWorker;
+use tigers_proto::v1::observe_client::ObserveClient;
+use tigers_proto::v1::solve_client::SolveClient;
+use tonic::Status;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
-use tonic::{Request, Status};
 
 /// A path for one test's run directory, not yet made, as a new run's is. It is inside a fresh
 /// directory under the system's temporary directory, which is removed with everything in it
@@ -131,33 +134,45 @@ pub async fn start(config: CoordinatorConfig) -> Running {
 	}
 }
 
-/// Adds the bearer token, if any, to a request.
-pub type Auth = Box<dyn FnMut(Request<()>) -> Result<Request<()>, Status> + Send>;
+/// A connection that presents the token, if any, on every call, as the programs' client does.
+pub type Authorized = InterceptedService<Channel, BearerToken>;
 
-/// A generated client with its token.
-pub type Client = CoordinatorClient<InterceptedService<Channel, Auth>>;
+/// The generated clients of the three services over one connection. It dereferences to the
+/// training service's, whose calls most tests make.
+pub struct Client {
+	pub training: CoordinatorClient<Authorized>,
+	pub solve: SolveClient<Authorized>,
+	pub observe: ObserveClient<Authorized>,
+}
 
-/// A generated client, presenting `token` if given.
+impl std::ops::Deref for Client {
+	type Target = CoordinatorClient<Authorized>;
+
+	fn deref(&self) -> &Self::Target {
+		&self.training
+	}
+}
+
+impl std::ops::DerefMut for Client {
+	fn deref_mut(&mut self) -> &mut Self::Target {
+		&mut self.training
+	}
+}
+
+/// The generated clients, presenting `token` if given.
 pub async fn client(address: SocketAddr, token: Option<&str>) -> Client {
 	let channel = Channel::from_shared(format!("http://{address}"))
 		.expect("a URL")
 		.connect()
 		.await
 		.expect("the coordinator accepts connections");
-	let bearer = token.map(|t| {
-		format!("Bearer {t}")
-			.parse::<tonic::metadata::MetadataValue<_>>()
-			.expect("metadata")
-	});
-	let interceptor: Auth = Box::new(move |mut request: Request<()>| {
-		if let Some(bearer) = &bearer {
-			request
-				.metadata_mut()
-				.insert("authorization", bearer.clone());
-		}
-		Ok(request)
-	});
-	CoordinatorClient::with_interceptor(channel, interceptor)
+	let bearer = BearerToken::new(token).expect("a token a header can carry");
+	let connection = InterceptedService::new(channel, bearer);
+	Client {
+		training: CoordinatorClient::new(connection.clone()),
+		solve: SolveClient::new(connection.clone()),
+		observe: ObserveClient::new(connection),
+	}
 }
 
 /// A join request with this build's versions, for a worker without a secret yet.
@@ -292,6 +307,7 @@ pub async fn next_ack(
 /// The run's progress snapshot, asked with `Status`.
 pub async fn status(client: &mut Client) -> v1::Progress {
 	client
+		.observe
 		.status(v1::StatusRequest {})
 		.await
 		.expect("status")

@@ -132,6 +132,7 @@ async fn progress_streams_past_the_limits_are_refused_and_status_stays_quick() {
 		let mut connection = client(running.address, None).await;
 		for _ in 0..PER_CONNECTION + 4 {
 			match connection
+				.observe
 				.watch_progress(v1::WatchRequest { interval_ms: 100 })
 				.await
 			{
@@ -173,6 +174,7 @@ async fn progress_streams_past_the_limits_are_refused_and_status_stays_quick() {
 		);
 		let mut connection = crate::common::client(running.address, None).await;
 		match connection
+			.observe
 			.watch_progress(v1::WatchRequest { interval_ms: 100 })
 			.await
 		{

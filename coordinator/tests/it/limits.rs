@@ -410,6 +410,7 @@ async fn a_stopped_coordinator_has_let_go_of_its_run_directory() {
 		let secret = join(&mut client, &id).await;
 		sessions.push(session(&mut client, &id, &secret).await);
 		let mut stream = client
+			.observe
 			.watch_progress(v1::WatchRequest { interval_ms: 100 })
 			.await
 			.unwrap()

@@ -37,6 +37,7 @@ async fn a_session_streams_samples_and_gets_acks() {
 	let ack = next_ack(&mut inbound).await.unwrap();
 	assert_eq!((ack.sequence, ack.accepted), (1, true));
 	let status = client
+		.observe
 		.status(v1::StatusRequest {})
 		.await
 		.unwrap()
@@ -128,6 +129,7 @@ async fn a_duplicate_batch_is_not_counted_twice() {
 	let again = next_ack(&mut inbound).await.unwrap();
 	assert_eq!((again.sequence, again.accepted), (1, false));
 	let status = client
+		.observe
 		.status(v1::StatusRequest {})
 		.await
 		.unwrap()
@@ -147,6 +149,7 @@ async fn a_duplicate_batch_is_not_counted_twice() {
 	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = crate::common::client(running.address, None).await;
 	let status = client
+		.observe
 		.status(v1::StatusRequest {})
 		.await
 		.unwrap()
@@ -173,7 +176,11 @@ async fn a_bad_token_is_unauthenticated() {
 	assert_eq!(error.code(), Code::Unauthenticated);
 	let mut none = client(running.address, None).await;
 	assert_eq!(
-		none.status(v1::StatusRequest {}).await.unwrap_err().code(),
+		none.observe
+			.status(v1::StatusRequest {})
+			.await
+			.unwrap_err()
+			.code(),
 		Code::Unauthenticated
 	);
 	let mut right = client(running.address, Some("right")).await;
@@ -217,6 +224,7 @@ async fn malformed_samples_are_refused_and_the_coordinator_keeps_serving() {
 		.unwrap();
 	assert!(next_ack(&mut inbound).await.unwrap().accepted);
 	let status = client
+		.observe
 		.status(v1::StatusRequest {})
 		.await
 		.unwrap()
@@ -543,6 +551,7 @@ async fn a_resumed_run_shows_its_last_loss_until_training_runs_again() {
 				.unwrap();
 			next_ack(&mut inbound).await.unwrap();
 			let status = client
+				.observe
 				.status(v1::StatusRequest {})
 				.await
 				.unwrap()
@@ -560,6 +569,7 @@ async fn a_resumed_run_shows_its_last_loss_until_training_runs_again() {
 	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut again = crate::common::client(running.address, None).await;
 	let status = again
+		.observe
 		.status(v1::StatusRequest {})
 		.await
 		.unwrap()
@@ -587,6 +597,7 @@ async fn status_when(client: &mut Client, done: impl Fn(&v1::Progress) -> bool) 
 	let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
 	loop {
 		let status = client
+			.observe
 			.status(v1::StatusRequest {})
 			.await
 			.unwrap()
@@ -640,6 +651,7 @@ async fn after_a_restart_a_worker_not_back_shows_what_the_ledger_knows() {
 	let running = start(test_config(dir.to_path_buf(), None)).await;
 	let mut client = crate::common::client(running.address, None).await;
 	let status = client
+		.observe
 		.status(v1::StatusRequest {})
 		.await
 		.unwrap()

@@ -4,7 +4,9 @@
 //! one-machine build with one worker and with three; a worker that lies is flagged and its
 //! slices done again, a slice held and never returned goes to another worker, and a
 //! coordinator killed with SIGKILL resumes at the slices it kept. Bad calls are refused with
-//! the right status and change nothing.
+//! the right status and change nothing; each kind of coordinator answers the other's calls
+//! UNIMPLEMENTED, naming its own service, and a worker of the other kind stops with a sentence
+//! that says what it reached.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -289,6 +291,7 @@ async fn bad_calls_are_refused_and_change_nothing() {
 	));
 	let mut anonymous = client(address, None).await;
 	let refused = anonymous
+		.solve
 		.solve_work(v1::SolveWorkRequest { worker: "w".into() })
 		.await
 		.expect_err("no token");
@@ -300,16 +303,19 @@ async fn bad_calls_are_refused_and_change_nothing() {
 		sha256: sha256.into(),
 	};
 	let no_layer = client
+		.solve
 		.fetch_layer(fetch(25, ""))
 		.await
 		.expect_err("no layer");
 	assert_eq!(no_layer.code(), Code::InvalidArgument, "{no_layer:?}");
 	let not_here = client
+		.solve
 		.fetch_layer(fetch(18, "ab"))
 		.await
 		.expect_err("not solved");
 	assert_eq!(not_here.code(), Code::NotFound, "{not_here:?}");
 	let unnamed = client
+		.solve
 		.solve_work(v1::SolveWorkRequest {
 			worker: String::new(),
 		})
@@ -319,6 +325,7 @@ async fn bad_calls_are_refused_and_change_nothing() {
 	// A real task, then its values with one byte too many: refused, and the lease still good.
 	let task = loop {
 		let answer = client
+			.solve
 			.solve_work(v1::SolveWorkRequest { worker: "w".into() })
 			.await
 			.expect("work")
@@ -334,21 +341,30 @@ async fn bad_calls_are_refused_and_change_nothing() {
 		values: vec![0; length as usize],
 	};
 	let long = client
+		.solve
 		.submit_slice(submit(task.lease, task.bytes + 1))
 		.await
 		.expect_err("too long");
 	assert_eq!(long.code(), Code::InvalidArgument, "{long:?}");
 	let unknown = client
+		.solve
 		.submit_slice(submit(task.lease + 1_000_000, task.bytes))
 		.await
 		.expect_err("no such lease");
 	assert_eq!(unknown.code(), Code::NotFound, "{unknown:?}");
-	let training = client
+	// A training call is no call of this server's, whatever the token: UNIMPLEMENTED, naming
+	// the service it does serve.
+	let training = anonymous
 		.join(crate::common::join_request("w"))
 		.await
 		.expect_err("not a training run");
-	assert_eq!(training.code(), Code::FailedPrecondition);
+	assert_unserved(&training, "tigers.v1.Solve");
+	// A solve's call as the builds before the split made it is refused as final.
+	let old = old_solve_call(address).await;
+	assert_eq!(old.code(), Code::FailedPrecondition, "{old:?}");
+	assert!(old.message().contains("upgrade the worker"), "{old:?}");
 	let shown = client
+		.observe
 		.status(v1::StatusRequest {})
 		.await
 		.expect("status")
@@ -363,6 +379,7 @@ async fn bad_calls_are_refused_and_change_nothing() {
 	assert_eq!(shown.layers, 2);
 	// Dashboards follow the same progress.
 	let mut watch = client
+		.observe
 		.watch_progress(v1::WatchRequest { interval_ms: 100 })
 		.await
 		.expect("a progress stream")
@@ -378,18 +395,146 @@ async fn bad_calls_are_refused_and_change_nothing() {
 		"nothing was written"
 	);
 
-	// A coordinator that trains refuses the solve's calls.
+	// A coordinator that trains serves none of the solve's calls.
 	let training_dir = temp_dir("solve-training");
 	let training = start(test_config(training_dir.to_path_buf(), None)).await;
 	let mut trainer = crate::common::client(training.address, None).await;
 	let refused = trainer
+		.solve
 		.solve_work(v1::SolveWorkRequest { worker: "w".into() })
 		.await
 		.expect_err("not a solve");
-	assert_eq!(refused.code(), Code::FailedPrecondition);
+	assert_unserved(&refused, "tigers.v1.Coordinator");
 	training.stop().await;
 	let _ = std::fs::remove_dir_all(&training_dir);
 	let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Checks that `status` is the answer to a call the server does not serve, from a coordinator
+/// whose own kind's service is `serves`.
+fn assert_unserved(status: &tonic::Status, serves: &str) {
+	assert_eq!(status.code(), Code::Unimplemented, "{status:?}");
+	let named = status.metadata().get(tigers_proto::services::SERVES_KEY);
+	assert_eq!(
+		named.and_then(|value| value.to_str().ok()),
+		Some(serves),
+		"{status:?}"
+	);
+	assert!(status.message().contains(serves), "{status:?}");
+}
+
+/// `SolveWork` at the path of the builds before the split (`/tigers.v1.Coordinator/SolveWork`),
+/// as their `worker solve` calls it, with the token.
+async fn old_solve_call(address: std::net::SocketAddr) -> tonic::Status {
+	use tonic::codegen::http::uri::PathAndQuery;
+	let channel = tonic::transport::Channel::from_shared(format!("http://{address}"))
+		.expect("a URL")
+		.connect()
+		.await
+		.expect("a connection");
+	let mut grpc = tonic::client::Grpc::new(channel);
+	grpc.ready().await.expect("ready");
+	let mut request = tonic::Request::new(v1::SolveWorkRequest { worker: "w".into() });
+	request.metadata_mut().insert(
+		"authorization",
+		format!("Bearer {TOKEN}").parse().expect("a header"),
+	);
+	let codec =
+		tigers_proto::codec::WireCodec::<v1::SolveWorkRequest, v1::SolveWorkResponse>::default();
+	grpc.unary(
+		request,
+		PathAndQuery::from_static("/tigers.v1.Coordinator/SolveWork"),
+		codec,
+	)
+	.await
+	.expect_err("refused")
+}
+
+/// A worker started at the other kind of coordinator stops at its first call, with exit
+/// status 1 and one sentence saying which kind it reached: `worker` at a coordinator that
+/// solves, `worker solve` at one that trains.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_at_the_other_kind_of_coordinator_says_what_it_reached_and_stops() {
+	table();
+	let dir = temp_dir("solve-wrong-worker");
+	let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+		.await
+		.expect("a free port");
+	let solving = listener.local_addr().expect("an address");
+	let mut config = SolveConfig::new(dir.join("layers"), table_path());
+	config.from_placed = FROM_PLACED;
+	config.token = Some(TOKEN.into());
+	let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+	let running = tokio::spawn(tigers_coordinator::solve::run(
+		config,
+		listener,
+		async move {
+			let _ = stopped.await;
+		},
+	));
+	let training = start(test_config(dir.join("run"), None)).await;
+
+	let mut trainer = Command::new(worker_binary());
+	trainer
+		.args(["--connect", &format!("http://{solving}")])
+		.args(["--threads", "1", "--name", "trainer", "--no-tablebase"])
+		.arg("--state-dir")
+		.arg(dir.join("state"))
+		.env("TIGERS_TOKEN", TOKEN);
+	let said = stops_saying(&mut trainer, &dir.join("trainer.stderr")).await;
+	assert!(
+		said.contains(&format!(
+			"the server at http://{solving} is a coordinator that solves the placement phase \
+			 (`coordinator solve`), not a coordinator that trains (`coordinator serve`)"
+		)),
+		"{said}"
+	);
+	assert!(said.contains("run `worker solve`"), "{said}");
+
+	let mut solver = Command::new(worker_binary());
+	solver
+		.args([
+			"solve",
+			"--connect",
+			&format!("http://{}", training.address),
+		])
+		.args(["--threads", "1", "--name", "solver", "--tablebase"])
+		.arg(table_path());
+	let said = stops_saying(&mut solver, &dir.join("solver.stderr")).await;
+	assert!(
+		said.contains(&format!(
+			"the server at http://{} is a coordinator that trains (`coordinator serve`), not a \
+			 coordinator that solves the placement phase (`coordinator solve`)",
+			training.address
+		)),
+		"{said}"
+	);
+
+	training.stop().await;
+	let _ = stop.send(());
+	running.await.expect("the task").expect("a clean stop");
+	let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `command` with its standard error to `log` until it exits, which must be with status 1
+/// within a minute; what it wrote there.
+async fn stops_saying(command: &mut Command, log: &Path) -> String {
+	let mut child = command
+		.stdout(Stdio::null())
+		.stderr(std::fs::File::create(log).expect("a log file"))
+		.spawn()
+		.expect("the worker starts");
+	let status = tokio::task::spawn_blocking(move || {
+		wait_until(Duration::from_secs(60), "the worker to stop", || {
+			child.try_wait().unwrap().is_some()
+		});
+		child.wait().expect("an exit status")
+	})
+	.await
+	.expect("the waiting task");
+	let said = std::fs::read_to_string(log).expect("the worker's log");
+	assert_eq!(status.code(), Some(1), "{said}");
+	said
 }
 
 /// A solve that fails (here its first layer's kept slices cannot be kept: a file stands where

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use tigers_coordinator::{StatusError, fetch_status};
 use tigers_proto::client::ClientSettings;
 use tigers_proto::v1;
-use tigers_proto::v1::coordinator_client::CoordinatorClient;
+use tigers_proto::v1::observe_client::ObserveClient;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig};
 
 use crate::common::{start, temp_dir, test_config};
@@ -23,7 +23,7 @@ fn test_data(file: &str) -> PathBuf {
 async fn tls_client(
 	port: u16,
 	ca: &str,
-) -> Result<CoordinatorClient<Channel>, tonic::transport::Error> {
+) -> Result<ObserveClient<Channel>, tonic::transport::Error> {
 	let pem = std::fs::read(test_data(ca)).expect("the test certificate");
 	let tls = ClientTlsConfig::new()
 		.ca_certificate(Certificate::from_pem(pem))
@@ -33,7 +33,7 @@ async fn tls_client(
 		.tls_config(tls)?
 		.connect()
 		.await?;
-	Ok(CoordinatorClient::new(channel))
+	Ok(ObserveClient::new(channel))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -180,7 +180,7 @@ fn status_prints_why_it_cannot_reach_a_coordinator() {
 }
 
 /// A client of the coordinator on `port` trusting the PEM file at `ca`.
-async fn client_trusting(port: u16, ca: &std::path::Path) -> CoordinatorClient<Channel> {
+async fn client_trusting(port: u16, ca: &std::path::Path) -> ObserveClient<Channel> {
 	let tls = ClientTlsConfig::new()
 		.ca_certificate(Certificate::from_pem(std::fs::read(ca).expect("the CA")))
 		.domain_name("127.0.0.1");
@@ -191,7 +191,7 @@ async fn client_trusting(port: u16, ca: &std::path::Path) -> CoordinatorClient<C
 		.connect()
 		.await
 		.expect("a TLS connection");
-	CoordinatorClient::new(channel)
+	ObserveClient::new(channel)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -22,6 +22,7 @@ async fn training_on_two_threads_takes_steps_and_offers_candidates() {
 	let progress = tokio::time::timeout(Duration::from_secs(120), async {
 		loop {
 			let progress = asker
+				.observe
 				.status(v1::StatusRequest {})
 				.await
 				.expect("status")
@@ -224,6 +225,7 @@ async fn a_run_keeps_the_net_shape_it_started_with() {
 		let running = start(config).await;
 		let mut asker = client(running.address, None).await;
 		let progress = asker
+			.observe
 			.status(v1::StatusRequest {})
 			.await
 			.expect("status")

@@ -1,5 +1,6 @@
-//! The progress feed: follows a coordinator's `WatchProgress` stream over gRPC and hands each
-//! snapshot to the dashboard through a channel, reconnecting when the stream breaks.
+//! The progress feed: follows a coordinator's `WatchProgress` stream (`tigers.v1.Observe`, which
+//! both kinds of coordinator serve) over gRPC and hands each snapshot to the dashboard through
+//! a channel, reconnecting when the stream breaks.
 //!
 //! Network trouble (no answer, a broken stream, a coordinator restarting) is retried with a
 //! growing pause, and the dashboard shows it as such. A refusal that retrying cannot cure (a
@@ -9,6 +10,7 @@ use std::sync::mpsc::Sender;
 use std::time::Duration;
 
 use tigers_proto::client::{CONNECT_TIMEOUT, ClientSettings, Connector, error_chain};
+use tigers_proto::services::{Service, unserved};
 use tigers_proto::v1;
 use tonic::Code;
 
@@ -81,7 +83,7 @@ async fn watch_once(
 		Ok(connector) => connector.with_keep_alive(),
 		Err(reason) => return Watch::Refused(format!("cannot use {url}: {reason}")),
 	};
-	let mut client = match connector.connect().await {
+	let mut client = match connector.connect_observing().await {
 		Ok(client) => client,
 		Err(e) => return Watch::Lost(format!("no answer at {url}: {}", error_chain(&e))),
 	};
@@ -91,7 +93,7 @@ async fn watch_once(
 		.await
 	{
 		Ok(response) => response.into_inner(),
-		Err(status) => return refusal(&status),
+		Err(status) => return refusal(url, &status),
 	};
 	loop {
 		match stream.message().await {
@@ -105,13 +107,17 @@ async fn watch_once(
 				}
 			}
 			Ok(None) => return Watch::Ended,
-			Err(status) => return refusal(&status),
+			Err(status) => return refusal(url, &status),
 		}
 	}
 }
 
-/// A status as a reason to retry or to give up.
-fn refusal(status: &tonic::Status) -> Watch {
+/// A status from the coordinator at `url` as a reason to retry or to give up; a server that
+/// serves no progress is told as what it is.
+fn refusal(url: &str, status: &tonic::Status) -> Watch {
+	if let Some(sentence) = unserved(url, Service::Observe, status) {
+		return Watch::Refused(sentence);
+	}
 	let words = format!("{:?}: {}", status.code(), status.message());
 	match status.code() {
 		Code::Unauthenticated

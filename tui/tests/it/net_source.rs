@@ -10,8 +10,7 @@ use tigers_core::network::file::sha256_hex;
 use tigers_proto::client::ClientSettings;
 use tigers_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
 use tigers_proto::v1::{
-	CoordinatorMessage, FetchNetRequest, JoinRequest, JoinResponse, NetFile, Progress,
-	StatusRequest, WatchRequest, WorkerMessage,
+	CoordinatorMessage, FetchNetRequest, JoinRequest, JoinResponse, NetFile, WorkerMessage,
 };
 use tigers_tui::net_source::{self, NetSource, NetSourceError, best_in_run_dir, latest_in_run_dir};
 use tigers_tui::setup::{self, PlayConfig, PlayerKind};
@@ -180,19 +179,6 @@ impl Coordinator for FakeCoordinator {
 		Err(Status::unimplemented("session"))
 	}
 
-	type WatchProgressStream = Stream<Progress>;
-
-	async fn watch_progress(
-		&self,
-		_: Request<WatchRequest>,
-	) -> Result<Response<Self::WatchProgressStream>, Status> {
-		Err(Status::unimplemented("watch_progress"))
-	}
-
-	async fn status(&self, _: Request<StatusRequest>) -> Result<Response<Progress>, Status> {
-		Err(Status::unimplemented("status"))
-	}
-
 	type FetchTablebaseStream = Stream<tigers_proto::v1::TablebaseChunk>;
 
 	async fn fetch_tablebase(
@@ -200,29 +186,6 @@ impl Coordinator for FakeCoordinator {
 		_: Request<tigers_proto::v1::FetchTablebaseRequest>,
 	) -> Result<Response<Self::FetchTablebaseStream>, Status> {
 		Err(Status::unimplemented("fetch_tablebase"))
-	}
-
-	async fn solve_work(
-		&self,
-		_: Request<tigers_proto::v1::SolveWorkRequest>,
-	) -> Result<Response<tigers_proto::v1::SolveWorkResponse>, Status> {
-		Err(Status::unimplemented("solve_work"))
-	}
-
-	type FetchLayerStream = Stream<tigers_proto::v1::TablebaseChunk>;
-
-	async fn fetch_layer(
-		&self,
-		_: Request<tigers_proto::v1::FetchLayerRequest>,
-	) -> Result<Response<Self::FetchLayerStream>, Status> {
-		Err(Status::unimplemented("fetch_layer"))
-	}
-
-	async fn submit_slice(
-		&self,
-		_: Request<tigers_proto::v1::SubmitSliceRequest>,
-	) -> Result<Response<tigers_proto::v1::SubmitSliceResponse>, Status> {
-		Err(Status::unimplemented("submit_slice"))
 	}
 }
 

@@ -19,8 +19,7 @@ use tigers_core::network::{Encoding, Shape};
 use tigers_proto::v1::coordinator_server::{Coordinator, CoordinatorServer};
 use tigers_proto::v1::{
 	self, Ack, CoordinatorMessage, FetchNetRequest, Heartbeat, JoinRequest, JoinResponse, NetFile,
-	Progress, SampleBatch, StatusRequest, WatchRequest, WorkerMessage, coordinator_message,
-	worker_message,
+	SampleBatch, WorkerMessage, coordinator_message, worker_message,
 };
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio_stream::wrappers::{ReceiverStream, TcpListenerStream};
@@ -385,19 +384,6 @@ impl Coordinator for Service {
 		Ok(Response::new(Box::pin(ReceiverStream::new(messages))))
 	}
 
-	type WatchProgressStream = Stream_<Progress>;
-
-	async fn watch_progress(
-		&self,
-		_: Request<WatchRequest>,
-	) -> Result<Response<Self::WatchProgressStream>, Status> {
-		Err(Status::unimplemented("not in the test server"))
-	}
-
-	async fn status(&self, _: Request<StatusRequest>) -> Result<Response<Progress>, Status> {
-		Err(Status::unimplemented("not in the test server"))
-	}
-
 	type FetchTablebaseStream = Stream_<v1::TablebaseChunk>;
 
 	async fn fetch_tablebase(
@@ -431,29 +417,6 @@ impl Coordinator for Service {
 			})
 			.collect();
 		Ok(Response::new(Box::pin(tokio_stream::iter(pieces))))
-	}
-
-	async fn solve_work(
-		&self,
-		_: Request<v1::SolveWorkRequest>,
-	) -> Result<Response<v1::SolveWorkResponse>, Status> {
-		Err(Status::unimplemented("solve_work"))
-	}
-
-	type FetchLayerStream = Stream_<v1::TablebaseChunk>;
-
-	async fn fetch_layer(
-		&self,
-		_: Request<v1::FetchLayerRequest>,
-	) -> Result<Response<Self::FetchLayerStream>, Status> {
-		Err(Status::unimplemented("fetch_layer"))
-	}
-
-	async fn submit_slice(
-		&self,
-		_: Request<v1::SubmitSliceRequest>,
-	) -> Result<Response<v1::SubmitSliceResponse>, Status> {
-		Err(Status::unimplemented("submit_slice"))
 	}
 }
 
