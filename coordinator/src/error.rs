@@ -9,9 +9,10 @@ use tigers_proto::{
 };
 use tonic::Status;
 
+mod rejection;
+
+pub(crate) use self::rejection::{RejectReason, Rejection};
 use crate::config::BUILD_VERSION;
-use crate::ingest::validate::Rejection;
-use crate::server::identity::IdentityError;
 use crate::store::StorageError;
 use crate::store::committer::WriteError;
 use crate::text::{bounded, excerpt};
@@ -42,6 +43,23 @@ pub enum CoordinatorError {
 		/// What the system said.
 		source: std::io::Error,
 	},
+}
+
+/// Why an identity was refused.
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum IdentityError {
+	/// The presented secret is not 64 lowercase hex digits.
+	#[error("worker_secret must be 64 lowercase hex digits or empty")]
+	Malformed,
+	/// The identity is bound to a secret the request did not present, or presented another.
+	#[error(
+		"worker {0} is bound to a secret this request does not present: another worker holds \
+		 this identity, or this worker lost its state directory's worker_secret file"
+	)]
+	WrongSecret(String),
+	/// The operating system's random number generator failed.
+	#[error("cannot make a secret: the system's random number generator failed")]
+	Random,
 }
 
 /// Why a call to the service was refused or failed. Every status the service's handlers
@@ -445,7 +463,6 @@ mod tests {
 	use tonic::Code;
 
 	use super::*;
-	use crate::ingest::validate::RejectReason;
 
 	#[test]
 	fn each_refusal_has_its_status_code_and_says_what_was_wrong() {

@@ -36,7 +36,7 @@ use tokio::sync::{Notify, watch};
 
 use crate::clock::unix_now;
 use crate::config::RunSettings;
-use crate::ingest::validate::RejectReason;
+use crate::error::RejectReason;
 use crate::live::gate_history::GateHistory;
 use crate::live::improvement::Improvement;
 use crate::live::ladder::RatingLadder;

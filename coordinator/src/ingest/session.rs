@@ -33,9 +33,9 @@ use tonic::{Code, Status, Streaming};
 use tracing::{info, warn};
 
 use crate::clock::unix_now;
-use crate::error::ServiceError;
+use crate::error::{RejectReason, Rejection, ServiceError};
 use crate::ingest::research::Research;
-use crate::ingest::validate::{Expect, RejectReason, Rejection, ValidBatch, validate_batch};
+use crate::ingest::validate::{Expect, ValidBatch, validate_batch};
 use crate::live::{Current, Shared};
 use crate::store::committer::WriteError;
 use crate::store::ledger::{BatchInsert, NewBatch};

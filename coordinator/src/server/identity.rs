@@ -17,29 +17,12 @@ use rand::TryRng;
 use rand::rngs::SysRng;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-use thiserror::Error;
 
+use crate::error::IdentityError;
 use crate::store::ledger::StoredSecret;
 
 /// Random bytes in a secret; it travels as twice as many hex digits.
 const SECRET_BYTES: usize = 32;
-
-/// Why an identity was refused.
-#[derive(Debug, Error, PartialEq, Eq)]
-pub enum IdentityError {
-	/// The presented secret is not 64 lowercase hex digits.
-	#[error("worker_secret must be 64 lowercase hex digits or empty")]
-	Malformed,
-	/// The identity is bound to a secret the request did not present, or presented another.
-	#[error(
-		"worker {0} is bound to a secret this request does not present: another worker holds \
-		 this identity, or this worker lost its state directory's worker_secret file"
-	)]
-	WrongSecret(String),
-	/// The operating system's random number generator failed.
-	#[error("cannot make a secret: the system's random number generator failed")]
-	Random,
-}
 
 /// What a `Join` does to an identity's secret.
 #[derive(Debug, PartialEq, Eq)]

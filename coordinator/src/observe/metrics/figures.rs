@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use ::metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge};
 use tigers_proto::v1;
 
+use crate::error::RejectReason;
 use crate::ingest::session::INGEST_SECONDS;
-use crate::ingest::validate::RejectReason;
 use crate::live::{Live, Shared};
 use crate::store::committer::{LEDGER_COMMITS, LEDGER_COMPACTED};
 use crate::tablebase::TablebaseState;
