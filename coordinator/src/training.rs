@@ -6,8 +6,9 @@
 //! The folder holds what the thread drives and what measures its nets: its [`inbox`],
 //! [`gating`], the self-play depth ([`workload`]), nets measured at equal time per move
 //! ([`timed`], and [`measure`] outside a run), and nets graded on the exact values' suite
-//! ([`grades`], `coordinator grade`). It may call `store`, `live`, `observe`'s
-//! histories through `live`, and the core crate.
+//! ([`grades`], `coordinator grade`). It may call `store`, `live` (through `Live`'s events: steps
+//! trained, a gate finished, a measurement begun), `config`, `clock`, `priority` and the core
+//! crate.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
@@ -20,7 +21,6 @@ use tracing::{debug, error, info, warn};
 
 use crate::clock::unix_now;
 use crate::live::Shared;
-use crate::store::ledger::ThroughputRow;
 use crate::store::rundir::Checkpoint;
 use crate::training::workload::DepthControl;
 
@@ -228,11 +228,8 @@ impl Training {
 	fn note_dropped(&mut self, samples: u64, newest_id: i64) {
 		self.depth_control.arrived(samples as usize);
 		self.trained.last_batch_id = self.trained.last_batch_id.max(newest_id);
-		let mut live = self.shared.live();
-		let first = live.inbox_dropped == 0;
-		live.inbox_dropped += samples;
-		let total = live.inbox_dropped;
-		drop(live);
+		let before = self.shared.live().samples_dropped(samples);
+		let (first, total) = (before == 0, before + samples);
 		if first {
 			warn!(
 				dropped = samples,
@@ -250,16 +247,16 @@ impl Training {
 		self.depth_control.arrived(samples.len());
 		// The window grows (if the run says so) with the samples the run has stored, a count
 		// the ledger keeps, so a restart sizes it the same way (`open::restore_trainer`).
-		let samples_total = self.shared.live().samples_total;
+		let samples_total = self.shared.live().samples_total();
 		let capacity = self.trainer.window_capacity(samples_total);
 		if capacity != self.trainer.window.capacity() {
 			self.trainer.window.set_capacity(capacity);
 		}
 		self.trainer.add_samples(samples);
 		self.trained.last_batch_id = self.trained.last_batch_id.max(id);
-		let mut live = self.shared.live();
-		live.window_samples = self.trainer.window.len() as u64;
-		live.window_capacity = capacity as u64;
+		self.shared
+			.live()
+			.window_changed(self.trainer.window.len() as u64, capacity as u64);
 	}
 
 	fn train_some(&mut self) -> usize {
@@ -271,11 +268,7 @@ impl Training {
 		self.depth_control.trained(trained, began.elapsed());
 		if trained > 0 {
 			self.trained.steps += trained as u64;
-			let mut live = self.shared.live();
-			live.training_steps = self.trained.steps;
-			for &loss in &losses {
-				live.push_loss(loss);
-			}
+			self.shared.live().trained(self.trained.steps, &losses);
 		}
 		self.rows
 			.add_losses(&self.shared, self.trained.steps, &losses);
@@ -385,7 +378,7 @@ impl Rows {
 		}
 		let mean = self.losses.iter().sum::<f32>() / self.losses.len() as f32;
 		self.losses.clear();
-		shared.live().loss_history.push(v1::LossPoint {
+		shared.live().loss_recorded(v1::LossPoint {
 			training_steps: steps,
 			loss: f64::from(mean),
 		});
@@ -404,37 +397,12 @@ impl Rows {
 			return;
 		}
 		self.throughput_at = Instant::now();
-		let row = {
-			let mut live = shared.live();
-			live.count_cpu(Instant::now());
-			let row = ThroughputRow {
-				at: unix_now(),
-				samples_total: live.samples_total,
-				games_total: live.games_total,
-				training_steps: live.training_steps,
-				workers_connected: live.workers.values().filter(|w| w.connected).count() as u32,
-				cpu_seconds: live.cpu_seconds,
-			};
-			live.throughput.push(throughput_point(&row));
-			row
-		};
+		let row = shared.live().throughput_now(Instant::now(), unix_now());
 		shared
 			.committer()
 			.later("recording throughput", move |ledger| {
 				ledger.record_throughput(row)
 			});
-	}
-}
-
-/// The dashboard's view of a throughput row.
-pub(crate) fn throughput_point(row: &ThroughputRow) -> v1::ThroughputPoint {
-	v1::ThroughputPoint {
-		at: row.at,
-		samples_total: row.samples_total,
-		games_total: row.games_total,
-		training_steps: row.training_steps,
-		workers_connected: row.workers_connected,
-		cpu_hours: row.cpu_seconds / 3600.0,
 	}
 }
 

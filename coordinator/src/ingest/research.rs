@@ -132,9 +132,7 @@ fn research_loop(shared: &Shared, receiver: &Receiver<(String, Sample)>) {
 			continue;
 		};
 		warn!(worker = %worker_id, theirs = sample.score, ours, "a re-searched position disagrees");
-		if let Some(worker) = shared.live().workers.get_mut(&worker_id) {
-			worker.flagged += 1;
-		}
+		shared.live().worker_flagged(&worker_id);
 		if let Err(error) = shared.ledger().record_flag(&worker_id) {
 			warn!(%error, "could not record a flag");
 		}

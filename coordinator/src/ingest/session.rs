@@ -32,11 +32,10 @@ use tokio::task::{JoinError, JoinHandle};
 use tonic::{Code, Status, Streaming};
 use tracing::{info, warn};
 
-use crate::clock::unix_now;
 use crate::error::{RejectReason, Rejection, ServiceError};
 use crate::ingest::research::Research;
 use crate::ingest::validate::{Expect, ValidBatch, validate_batch};
-use crate::live::{Current, Shared};
+use crate::live::{BatchFigures, Current, Shared};
 use crate::store::committer::WriteError;
 use crate::store::ledger::{BatchInsert, NewBatch};
 use crate::text::{bounded, excerpt};
@@ -305,7 +304,7 @@ impl Session {
 					true
 				}
 				Ok((_, BatchInsert::Duplicate)) => {
-					self.shared.live().batches_duplicate += 1;
+					self.shared.live().batch_duplicate();
 					false
 				}
 				// Refused or not stored: the next session deals with it.
@@ -321,18 +320,7 @@ impl Session {
 
 	/// Shows the worker disconnected, unless a newer session of it is open.
 	fn close(&self) {
-		let mut live = self.shared.live();
-		live.count_cpu(Instant::now());
-		if let Some(worker) = live.workers.get_mut(&self.worker_id)
-			&& worker.session_id == self.id
-		{
-			worker.connected = false;
-			worker.take_over = None;
-			// Its last rate is no longer produced for this run: a total of the fleet's rates
-			// must not count it.
-			worker.samples_per_second = 0.0;
-		}
-		drop(live);
+		self.shared.live().session_closed(&self.worker_id, self.id);
 		info!(worker = %self.worker_id, "session closed");
 	}
 
@@ -341,9 +329,7 @@ impl Session {
 		message: v1::WorkerMessage,
 		flight: &mut InFlight,
 	) -> Result<(), ServiceError> {
-		if let Some(worker) = self.shared.live().workers.get_mut(&self.worker_id) {
-			worker.last_heard = unix_now();
-		}
+		self.shared.live().worker_heard(&self.worker_id);
 		match message.body {
 			Some(FromWorker::Batch(batch)) if batch.run_id != self.shared.run_dir.id() => {
 				let refused = self.refuse_other_run(&batch);
@@ -356,10 +342,11 @@ impl Session {
 			}
 			Some(FromWorker::Heartbeat(beat)) => {
 				check_heartbeat(&beat, self.shared.current().assignment.generation)?;
-				if let Some(worker) = self.shared.live().workers.get_mut(&self.worker_id) {
-					worker.generation = beat.generation;
-					worker.samples_per_second = beat.samples_per_second;
-				}
+				self.shared.live().heartbeat(
+					&self.worker_id,
+					beat.generation,
+					beat.samples_per_second,
+				);
 				Ok(())
 			}
 			Some(FromWorker::Open(_)) => Err(ServiceError::AlreadyOpen),
@@ -458,7 +445,7 @@ impl Session {
 		match inserted {
 			BatchInsert::Inserted { id } => Ok(Some(id)),
 			BatchInsert::Duplicate => {
-				self.shared.live().batches_duplicate += 1;
+				self.shared.live().batch_duplicate();
 				Ok(None)
 			}
 			BatchInsert::OutOfOrder { expected } => {
@@ -535,22 +522,17 @@ impl Session {
 
 	/// Adds a stored batch to the live counters.
 	fn count_stored(&self, valid: &ValidBatch) {
-		let now = Instant::now();
-		let mut live = self.shared.live();
-		live.samples_total += valid.samples().len() as u64;
-		live.games_total += valid.game_records.len() as u64;
-		live.last_samples = Some(now);
-		live.recent_samples
-			.push(now, valid.samples().len() as u64, valid.superseded as u64);
 		let table = self.shared.tablebase.table();
 		let winners = valid.endings.iter().map(|e| e.winner(table.as_deref()));
-		live.recent_games.push(winners);
-		if let Some(last) = valid.game_records.last() {
-			live.last_game.clone_from(last);
-		}
-		if let Some(worker) = live.workers.get_mut(&self.worker_id) {
-			worker.samples += valid.samples().len() as u64;
-		}
+		let batch = BatchFigures {
+			samples: valid.samples().len() as u64,
+			superseded: valid.superseded as u64,
+			games: valid.game_records.len() as u64,
+			last_game: valid.game_records.last(),
+		};
+		self.shared
+			.live()
+			.batch_stored(&self.worker_id, batch, winners);
 	}
 }
 

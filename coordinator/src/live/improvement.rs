@@ -17,15 +17,6 @@ pub(crate) struct Improvement {
 }
 
 impl Improvement {
-	/// The state after `gates`, in the order they finished.
-	pub(crate) fn from_gates<'a>(gates: impl IntoIterator<Item = &'a GateRow>) -> Improvement {
-		let mut improvement = Improvement::default();
-		for gate in gates {
-			improvement.see(gate);
-		}
-		improvement
-	}
-
 	/// Takes in a finished gate match; whether it showed a stronger net.
 	pub(crate) fn see(&mut self, gate: &GateRow) -> bool {
 		let stronger = match gate.stop {
@@ -94,7 +85,10 @@ mod tests {
 			gate(measured, true, 0.20, 500.0),
 			gate(rejected, false, 0.90, 600.0),
 		];
-		let improvement = Improvement::from_gates(&gates);
+		let mut improvement = Improvement::default();
+		for gate in &gates {
+			improvement.see(gate);
+		}
 		assert_eq!(improvement.since, 400.0);
 		assert_eq!(improvement.best_measured, Some(0.35));
 		let mut later = improvement;

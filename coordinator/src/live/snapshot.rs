@@ -1,13 +1,28 @@
-//! The progress snapshot: the live state and what the process holds apart from it, every
-//! field of `v1::Progress` named.
+//! The progress snapshot: every counter and bounded list of `Live`, and what the process holds
+//! apart from it, as one `Progress` message, every field named.
+//!
+//! A snapshot is bounded whatever the run's length or the number of workers that ever joined:
+//! the gates as `GateHistory` lists them, and at most [`LISTED_WORKERS`] workers (those with a
+//! session or heard from within [`LISTED_RECENTLY`]), with counts of them all.
 
 use std::sync::atomic::Ordering;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tigers_proto::v1;
 
-use super::{Live, Shared, TIMED_LISTED, heard_ago};
 use crate::clock::unix_now;
+use crate::live::Shared;
+use crate::live::counters::Live;
+use crate::live::worker::WorkerInfo;
+
+/// The most workers a snapshot lists; the others are only counted.
+pub(crate) const LISTED_WORKERS: usize = 200;
+
+/// Workers without a session are listed if heard from this recently.
+pub(crate) const LISTED_RECENTLY: Duration = Duration::from_secs(3600);
+
+/// The most measurements at equal time a snapshot lists: the latest.
+pub(crate) const TIMED_LISTED: usize = 200;
 
 impl Shared {
 	/// The run's setup: the incumbent's shape and input encoding (every generation of a run
@@ -26,7 +41,7 @@ impl Shared {
 		self.snapshots_built.fetch_add(1, Ordering::Relaxed);
 		let now = Instant::now();
 		let mut live = self.live();
-		let since_samples = live.last_samples.unwrap_or(self.started);
+		let since_samples = live.last_samples().unwrap_or(self.started);
 		let held = HeldApart {
 			run_name: self.run_name.clone(),
 			run_id: self.run_dir.id().to_string(),
@@ -43,28 +58,23 @@ impl Shared {
 }
 
 /// A snapshot's figures that the process holds apart from the live counters.
-pub(super) struct HeldApart {
-	pub(super) run_name: String,
-	pub(super) run_id: String,
-	pub(super) uptime_seconds: f64,
-	pub(super) seconds_since_samples: f64,
-	pub(super) tablebase: v1::TablebaseStatus,
-	pub(super) no_stronger_alarm_seconds: f64,
-	pub(super) games: Option<v1::GameArchive>,
-	pub(super) placement: v1::PlacementLayers,
-	pub(super) setup: v1::RunSetup,
+struct HeldApart {
+	run_name: String,
+	run_id: String,
+	uptime_seconds: f64,
+	seconds_since_samples: f64,
+	tablebase: v1::TablebaseStatus,
+	no_stronger_alarm_seconds: f64,
+	games: Option<v1::GameArchive>,
+	placement: v1::PlacementLayers,
+	setup: v1::RunSetup,
 }
 
 impl Live {
 	/// The snapshot taken at `now` (`taken_at` in Unix seconds) of the live state and of what
 	/// the process `held` apart. Every field is named, so that a field added to the message
 	/// does not compile until a snapshot fills it.
-	pub(super) fn progress(
-		&mut self,
-		now: Instant,
-		taken_at: f64,
-		held: HeldApart,
-	) -> v1::Progress {
+	fn progress(&mut self, now: Instant, taken_at: f64, held: HeldApart) -> v1::Progress {
 		let cpu_hours = self.cpu_hours(now);
 		let (recent_samples, recent_superseded) = self.recent_samples.totals(now);
 		v1::Progress {
@@ -89,8 +99,8 @@ impl Live {
 			gates: self.gates.listed(),
 			gates_total: self.gates.total(),
 			workers: self.worker_summaries(taken_at),
-			workers_known: self.workers.len() as u64,
-			workers_connected: self.workers.values().filter(|w| w.connected).count() as u64,
+			workers_known: self.workers_known(),
+			workers_connected: self.workers_connected(),
 			batches_rejected: self.batches_rejected(),
 			version_refusals: self.version_refusals,
 			new_workers_refused: self.new_workers_refused,
@@ -124,6 +134,25 @@ impl Live {
 		}
 	}
 
+	/// The workers a snapshot lists, by identity: those with a session or heard from within
+	/// [`LISTED_RECENTLY`] of `now` (Unix seconds), at most [`LISTED_WORKERS`], sessions and
+	/// the most recently heard first.
+	pub(super) fn listed_workers(&self, now: f64) -> Vec<(&String, &WorkerInfo)> {
+		let mut listed: Vec<(&String, &WorkerInfo)> = self
+			.workers
+			.iter()
+			.filter(|(_, w)| w.connected || w.heard_ago(now) <= LISTED_RECENTLY.as_secs_f64())
+			.collect();
+		listed.sort_by(|(_, a), (_, b)| {
+			b.connected
+				.cmp(&a.connected)
+				.then(b.last_heard.total_cmp(&a.last_heard))
+		});
+		listed.truncate(LISTED_WORKERS);
+		listed.sort_by_key(|(id, _)| *id);
+		listed
+	}
+
 	/// The listed workers (`listed_workers`) as a snapshot shows them at `now` (Unix seconds).
 	fn worker_summaries(&self, now: f64) -> Vec<v1::WorkerSummary> {
 		self.listed_workers(now)
@@ -137,7 +166,7 @@ impl Live {
 				generation: w.generation,
 				samples: w.samples,
 				samples_per_second: w.samples_per_second,
-				seconds_since_heard: heard_ago(w, now),
+				seconds_since_heard: w.heard_ago(now),
 				reconnects: w.sessions.saturating_sub(1),
 				flagged: w.flagged,
 			})

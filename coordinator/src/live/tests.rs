@@ -1,8 +1,18 @@
-//! `Live`'s and `Shared`'s unit tests: the best net named once a change, the snapshot's bounds.
+//! The live state's unit tests: a worker's join, sessions and batches, the counters, the best
+//! net named once a change, a measurement at equal time, and the snapshot's bounds.
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use super::*;
+use tigers_core::Turn;
+use tigers_proto::v1;
+use tokio::sync::Notify;
+
+use crate::clock::unix_now;
+use crate::error::{RejectReason, ServiceError};
+use crate::live::snapshot::LISTED_WORKERS;
+use crate::live::worker::WorkerInfo;
+use crate::live::{BatchFigures, Joining, Live};
 
 #[test]
 fn the_best_net_is_named_once_each_time_it_changes() {
@@ -35,6 +45,9 @@ fn the_best_net_is_named_once_each_time_it_changes() {
 	assert_eq!(live.gates.total(), 3);
 	let ladder = live.ladder.summary();
 	assert_eq!((ladder.matches, ladder.best_generation), (3, Some(1)));
+	// A pointer that could not be written is named again after the next match.
+	live.best_not_named();
+	assert_eq!(live.best_changed(), Some(1));
 }
 
 fn worker(threads: u32, connected: bool) -> WorkerInfo {
@@ -43,6 +56,113 @@ fn worker(threads: u32, connected: bool) -> WorkerInfo {
 		sessions: 1,
 		..WorkerInfo::new(String::new(), String::new(), threads, unix_now())
 	}
+}
+
+#[test]
+fn cpu_time_counts_connected_threads_only() {
+	let start = Instant::now();
+	let mut live = Live::default();
+	live.workers.insert("a".into(), worker(4, true));
+	live.workers.insert("b".into(), worker(8, false));
+	live.count_cpu(start);
+	live.count_cpu(start + Duration::from_secs(90));
+	assert_eq!(live.cpu_seconds, 360.0);
+	live.workers.get_mut("b").unwrap().connected = true;
+	let hours = live.cpu_hours(start + Duration::from_secs(390));
+	assert!((hours - (360.0 + 12.0 * 300.0) / 3600.0).abs() < 1e-9);
+}
+
+#[test]
+fn rejections_are_counted_by_reason() {
+	let mut live = Live::default();
+	live.count_rejection(RejectReason::Sample);
+	live.count_rejection(RejectReason::Sample);
+	live.count_rejection(RejectReason::Size);
+	assert_eq!(live.batches_rejected(), 3);
+	assert_eq!(live.rejected(RejectReason::Sample), 2);
+	assert_eq!(live.rejected(RejectReason::Run), 0);
+}
+
+#[test]
+fn a_measurement_at_equal_time_runs_then_is_recorded() {
+	let mut live = Live::default();
+	live.timed_started(v1::TimedRunning {
+		generation: 4,
+		pairs: 100,
+		..v1::TimedRunning::default()
+	});
+	live.timed_progressed(7);
+	assert_eq!(live.timed_running().map(|r| r.pairs_done), Some(7));
+	live.timed_finished(v1::TimedMeasurement {
+		generation: 4,
+		..v1::TimedMeasurement::default()
+	});
+	assert!(live.timed_running().is_none());
+	assert!(live.is_timed(4) && !live.is_timed(3));
+	assert_eq!(live.last_timed().map(|t| t.generation), Some(4));
+}
+
+fn joining(name: &str) -> Joining {
+	Joining {
+		name: name.into(),
+		host: "h".into(),
+		threads: 2,
+		samples: 40,
+		flagged: 1,
+		secret_sha256: "ab".into(),
+		secret_confirmed: false,
+	}
+}
+
+#[test]
+fn a_worker_joins_opens_a_session_sends_a_batch_and_closes_it() {
+	let mut live = Live::default();
+	assert!(matches!(
+		live.session_opened("w", "p".into(), 1, &Arc::new(Notify::new())),
+		Err(ServiceError::NotJoined(_))
+	));
+	live.worker_joined("w", joining("first"));
+	// A second join keeps the ledger's totals of the first and takes the new name.
+	live.worker_joined("w", joining("second"));
+	let worker = live.worker("w").unwrap();
+	assert_eq!((worker.name.as_str(), worker.samples), ("second", 40));
+	assert_eq!(worker.secret_sha256(), Some("ab"));
+	assert!(!worker.is_secret_confirmed());
+	live.session_opened("w", "p".into(), 1, &Arc::new(Notify::new()))
+		.unwrap();
+	assert!(live.worker("w").unwrap().is_secret_confirmed());
+	assert_eq!(live.workers_connected(), 1);
+	// Another process under the same identity waits while this session is live.
+	assert!(matches!(
+		live.check_not_held("w", "q"),
+		Err(ServiceError::IdentityInUse { .. })
+	));
+	assert_eq!(live.identity_in_use_refusals, 1);
+	live.check_not_held("w", "p").unwrap();
+	live.heartbeat("w", Some(3), 12.5);
+	let last = "a game".to_string();
+	let batch = BatchFigures {
+		samples: 100,
+		superseded: 10,
+		games: 2,
+		last_game: Some(&last),
+	};
+	live.batch_stored("w", batch, [Some(Turn::Tiger), None]);
+	assert_eq!((live.samples_total(), live.games_total()), (100, 2));
+	assert_eq!(live.last_game, "a game");
+	assert_eq!(live.worker("w").unwrap().samples, 140);
+	// An older session closing leaves the newer one open.
+	live.session_opened("w", "p".into(), 2, &Arc::new(Notify::new()))
+		.unwrap();
+	live.session_closed("w", 1);
+	assert_eq!(live.workers_connected(), 1);
+	live.session_closed("w", 2);
+	let worker = live.worker("w").unwrap();
+	assert!(!worker.connected);
+	assert_eq!(
+		(worker.generation, worker.samples_per_second),
+		(Some(3), 0.0)
+	);
 }
 
 #[test]
@@ -77,28 +197,4 @@ fn old_workers_are_forgotten_and_listing_is_bounded() {
 		1000
 	);
 	assert_eq!(live.workers.len(), 1);
-}
-
-#[test]
-fn cpu_time_counts_connected_threads_only() {
-	let start = Instant::now();
-	let mut live = Live::default();
-	live.workers.insert("a".into(), worker(4, true));
-	live.workers.insert("b".into(), worker(8, false));
-	live.count_cpu(start);
-	live.count_cpu(start + Duration::from_secs(90));
-	assert_eq!(live.cpu_seconds, 360.0);
-	live.workers.get_mut("b").unwrap().connected = true;
-	let hours = live.cpu_hours(start + Duration::from_secs(390));
-	assert!((hours - (360.0 + 12.0 * 300.0) / 3600.0).abs() < 1e-9);
-}
-
-#[test]
-fn rejections_are_counted_by_reason() {
-	let mut live = Live::default();
-	live.count_rejection(RejectReason::Sample);
-	live.count_rejection(RejectReason::Sample);
-	live.count_rejection(RejectReason::Size);
-	assert_eq!(live.batches_rejected(), 3);
-	assert_eq!(live.rejections[&RejectReason::Sample], 2);
 }

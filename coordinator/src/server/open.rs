@@ -17,16 +17,15 @@ use tracing::info;
 use crate::clock::unix_now;
 use crate::config::{CoordinatorConfig, RunSettings};
 use crate::error::CoordinatorError;
-use crate::live::improvement::Improvement;
 use crate::live::recent::RECENT_SAMPLES;
-use crate::live::{Current, Live, Shared, WorkerInfo};
+use crate::live::{Current, Live, Resumed, Shared};
 use crate::store::ledger::{GateRow, GenerationRow, Ledger, StopReason};
 use crate::store::rundir::{Checkpoint, RunDir};
 use crate::tablebase::{self, TablebaseHolder};
+use crate::training::TrainingStart;
 use crate::training::gating::{GatingStart, gate_summary};
 use crate::training::grades::grade_summary;
 use crate::training::timed::timed_summary;
-use crate::training::{self, TrainingStart};
 
 /// The training state as it was left: the trainer, the steps taken, and the newest ledger
 /// batch whose samples are in its window.
@@ -59,7 +58,7 @@ pub(crate) fn open_run(
 	info!(
 		run = %run_dir.name(),
 		generation,
-		samples = live.samples_total,
+		samples = live.samples_total(),
 		steps = restored.steps,
 		window = restored.trainer.window.len(),
 		"run opened"
@@ -243,7 +242,8 @@ fn live_from_ledger(
 	let mut live = counters(ledger, &config.run, generation, &generations, restored)?;
 	histories(&mut live, ledger, gates)?;
 	let (now, unix) = (Instant::now(), unix_now());
-	live.cpu_counted_to = Some(now);
+	// CPU time is counted from now: before, no session of this process was open.
+	live.count_cpu(now);
 	load_workers(&mut live, ledger, config.limits.forget_workers_after, unix)?;
 	seed_recent(&mut live, ledger, &generations, unix, now)?;
 	Ok(live)
@@ -258,7 +258,7 @@ fn counters(
 	restored: &Restored,
 ) -> Result<Live, CoordinatorError> {
 	let totals = ledger.totals()?;
-	Ok(Live {
+	Ok(Live::resumed(Resumed {
 		generation,
 		generation_since: generations
 			.iter()
@@ -278,17 +278,15 @@ fn counters(
 			depth_max: settings.adapt.max_depth.max(settings.depth),
 			..v1::SelfPlayWork::default()
 		},
-		..Live::default()
-	})
+	}))
 }
 
 /// The histories the charts and lists show: `gates`, the measurements at equal time, the
 /// losses and the throughput, with the CPU-seconds counted so far.
 fn histories(live: &mut Live, ledger: &Ledger, gates: &[GateRow]) -> Result<(), CoordinatorError> {
 	for gate in gates {
-		live.record_gate(gate_summary(gate));
+		live.gate_finished(gate_summary(gate), gate);
 	}
-	live.improvement = Improvement::from_gates(gates);
 	for grade in ledger.grades()? {
 		live.record_grade(grade_summary(&grade));
 	}
@@ -296,24 +294,18 @@ fn histories(live: &mut Live, ledger: &Ledger, gates: &[GateRow]) -> Result<(), 
 		live.record_timed(timed_summary(&timed));
 	}
 	for (step, loss) in ledger.losses(0)? {
-		live.loss_history.push(v1::LossPoint {
+		live.loss_recorded(v1::LossPoint {
 			training_steps: step,
 			loss: f64::from(loss),
 		});
 	}
 	// The loss as last recorded stands until training runs again, so that a resumed run shows
 	// its loss (and no alarm) rather than none.
-	if let Some(last) = live
-		.loss_history
-		.points()
-		.last()
-		.filter(|l| l.loss.is_finite())
-	{
+	if let Some(last) = live.loss_history().last().filter(|l| l.loss.is_finite()) {
 		live.push_loss(last.loss as f32);
 	}
 	for row in ledger.throughput()? {
-		live.cpu_seconds = row.cpu_seconds;
-		live.throughput.push(training::throughput_point(&row));
+		live.throughput_resumed(&row);
 	}
 	Ok(())
 }
@@ -338,13 +330,7 @@ fn load_workers(
 		if now - last_heard > horizon.as_secs_f64() {
 			continue;
 		}
-		let info = WorkerInfo {
-			samples: worker.samples,
-			flagged: u32::try_from(worker.flagged).unwrap_or(u32::MAX),
-			generation: worker.last_generation,
-			..WorkerInfo::new(worker.name, worker.host, worker.threads, last_heard)
-		};
-		live.workers.insert(worker.worker_id, info);
+		live.worker_remembered(worker, last_heard);
 	}
 	Ok(())
 }
@@ -368,7 +354,7 @@ fn seed_recent(
 			.unwrap_or(0)
 	};
 	let recent = ledger.batches_since(unix - RECENT_SAMPLES.as_secs_f64())?;
-	live.recent_samples.seed(&recent, promoted_at, unix, now);
+	live.recent_samples_resumed(&recent, promoted_at, unix, now);
 	Ok(())
 }
 

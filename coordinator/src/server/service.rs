@@ -19,14 +19,14 @@ use tokio::sync::{Notify, Semaphore, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
-use tracing::{info, warn};
+use tracing::info;
 
 use crate::clock::unix_now;
 use crate::config::{BUILD_VERSION, ServiceLimits};
 use crate::error::{CoordinatorError, ServiceError};
 use crate::ingest::research::Research;
 use crate::ingest::session::{Session, inbound_error};
-use crate::live::{LIVE_SESSION, Live, Shared, WorkerInfo};
+use crate::live::{Joining, Shared};
 use crate::observe::progress;
 use crate::server::identity::{self, JoinSecret};
 use crate::server::limits::{PerMinute, Watchers};
@@ -223,7 +223,7 @@ impl Coordinator for CoordinatorService {
 				.map_err(ServiceError::task("join"))?
 				.inspect_err(|error| {
 					if matches!(error, ServiceError::TooManyNewWorkers { .. }) {
-						self.shared.live().new_workers_refused += 1;
+						self.shared.live().new_worker_refused();
 					}
 				})?;
 		self.show_joined(&join, &joined);
@@ -354,7 +354,7 @@ impl Observe for CoordinatorService {
 		let watching = self
 			.watchers
 			.open(request.remote_addr())
-			.inspect_err(|_| self.shared.live().watchers_refused += 1)?;
+			.inspect_err(|_| self.shared.live().watcher_refused())?;
 		// One snapshot in flight per dashboard at most: the snapshots themselves are built once
 		// per publishing period and shared by every stream.
 		let (sender, receiver) = mpsc::channel(1);
@@ -398,9 +398,7 @@ impl CoordinatorService {
 		}
 		let encoding = self.shared.current().net.encoding();
 		if let Some(refusal) = refused_version(join, encoding) {
-			let mut live = self.shared.live();
-			live.version_refusals += 1;
-			live.last_version_refusal = refusal.to_string();
+			self.shared.live().version_refused(refusal.to_string());
 			return Err(refusal.into());
 		}
 		// After the version: a worker of an older protocol names no process, and is told to
@@ -416,23 +414,16 @@ impl CoordinatorService {
 
 	/// Shows the worker of `join` in the live state, as the ledger `joined` it.
 	fn show_joined(&self, join: &v1::JoinRequest, joined: &Joined) {
-		let mut live = self.shared.live();
-		live.count_cpu(Instant::now());
-		let now = unix_now();
-		let entry = live
-			.workers
-			.entry(join.worker_id.clone())
-			.or_insert_with(|| WorkerInfo {
-				samples: joined.samples,
-				flagged: u32::try_from(joined.flagged).unwrap_or(u32::MAX),
-				..WorkerInfo::new(join.name.clone(), join.host.clone(), join.threads, now)
-			});
-		entry.name = join.name.clone();
-		entry.host = join.host.clone();
-		entry.threads = join.threads;
-		entry.last_heard = now;
-		entry.secret_sha256 = Some(joined.secret_sha256.clone());
-		entry.secret_confirmed = joined.secret_confirmed;
+		let joining = Joining {
+			name: join.name.clone(),
+			host: join.host.clone(),
+			threads: join.threads,
+			samples: joined.samples,
+			flagged: joined.flagged,
+			secret_sha256: joined.secret_sha256.clone(),
+			secret_confirmed: joined.secret_confirmed,
+		};
+		self.shared.live().worker_joined(&join.worker_id, joining);
 	}
 
 	/// Records in the ledger, on a blocking thread, that `worker_id`'s secret was presented.
@@ -455,79 +446,30 @@ impl CoordinatorService {
 		id: u64,
 		taken_over: &Arc<Notify>,
 	) -> Result<(), Status> {
-		let mut live = self.shared.live();
-		live.count_cpu(Instant::now());
-		let now = unix_now();
-		let Some(worker) = live.workers.get(worker_id) else {
-			return Err(not_joined(worker_id));
-		};
-		if worker.held_by_another(&instance, now) {
-			return Err(refuse_in_use(&mut live, worker_id, now).into());
-		}
-		let Some(worker) = live.workers.get_mut(worker_id) else {
-			return Err(not_joined(worker_id));
-		};
-		// A newer session of the same process takes over: the worker is back after losing
-		// its connection, before the old session noticed. Under the lock, so that of two
-		// sessions opening at once, one is the newer and the other ends taken over.
-		if let Some(older) = worker.take_over.replace(taken_over.clone()) {
-			older.notify_one();
-		}
-		worker.instance = instance;
-		worker.secret_confirmed = true;
-		worker.session_id = id;
-		worker.connected = true;
-		worker.sessions += 1;
-		worker.last_heard = unix_now();
-		Ok(())
+		Ok(self
+			.shared
+			.live()
+			.session_opened(worker_id, instance, id, taken_over)?)
 	}
 
 	/// Refuses a join of `instance` while another process holds `worker_id`'s live session.
 	fn check_not_held(&self, worker_id: &str, instance: &str) -> Result<(), Status> {
-		let mut live = self.shared.live();
-		let now = unix_now();
-		let held = live
-			.workers
-			.get(worker_id)
-			.is_some_and(|worker| worker.held_by_another(instance, now));
-		if held {
-			return Err(refuse_in_use(&mut live, worker_id, now).into());
-		}
-		Ok(())
+		Ok(self.shared.live().check_not_held(worker_id, instance)?)
 	}
 
 	/// Checks a session's secret against the one its worker's join bound; whether the session
 	/// is the first to present it (to be recorded in the ledger).
 	fn check_session_secret(&self, worker_id: &str, presented: &str) -> Result<bool, Status> {
 		let live = self.shared.live();
-		let Some(worker) = live.workers.get(worker_id) else {
+		let Some(worker) = live.worker(worker_id) else {
 			return Err(not_joined(worker_id));
 		};
-		let Some(sha256) = &worker.secret_sha256 else {
+		let Some(sha256) = worker.secret_sha256() else {
 			return Err(not_joined(worker_id));
 		};
 		identity::judge_session(worker_id, sha256, presented).map_err(CoordinatorError::from)?;
-		Ok(!worker.secret_confirmed)
+		Ok(!worker.is_secret_confirmed())
 	}
-}
-
-/// Counts and makes the refusal of a join or session of another process than the one holding
-/// `worker_id`'s live session.
-fn refuse_in_use(live: &mut Live, worker_id: &str, now: f64) -> ServiceError {
-	let (host, last_heard) = live
-		.workers
-		.get(worker_id)
-		.map_or((String::new(), now), |w| (w.host.clone(), w.last_heard));
-	let refusal = ServiceError::IdentityInUse {
-		worker_id: worker_id.to_string(),
-		host,
-		heard_ago: (now - last_heard).max(0.0),
-		retry_after_seconds: LIVE_SESSION.as_secs(),
-	};
-	live.identity_in_use_refusals += 1;
-	live.last_identity_in_use = (refusal.to_string(), now);
-	warn!(worker = %excerpt(worker_id), "{refusal}");
-	refusal
 }
 
 fn not_joined(worker_id: &str) -> Status {

@@ -107,7 +107,7 @@ pub(crate) use self::records::{BatchSummary, GenerationRow, ThroughputRow};
 #[cfg(test)]
 pub(crate) use self::samples::Totals;
 pub(crate) use self::stop_reason::StopReason;
-pub(crate) use self::worker_rows::StoredSecret;
+pub(crate) use self::worker_rows::{StoredSecret, WorkerRow};
 
 #[cfg(test)]
 mod tests;

@@ -451,9 +451,7 @@ impl Gating {
 
 	/// The workers' CPU-seconds over the run, counted up to now.
 	fn cpu_seconds(&self) -> f64 {
-		let mut live = self.shared.live();
-		live.count_cpu(Instant::now());
-		live.cpu_seconds
+		self.shared.live().cpu_seconds(Instant::now())
 	}
 
 	/// Writes a finished match's row to the ledger and shows it on the dashboards.
@@ -461,11 +459,7 @@ impl Gating {
 		if let Err(e) = self.shared.ledger().record_gate(row) {
 			error!(%e, "could not record the gate");
 		}
-		{
-			let mut live = self.shared.live();
-			live.record_gate(gate_summary(row));
-			live.improvement.see(row);
-		}
+		self.shared.live().gate_finished(gate_summary(row), row);
 		self.shared.name_best();
 	}
 
@@ -544,7 +538,7 @@ fn next_action(running: bool, to_measure: bool, candidate_due: bool, mode: GateM
 /// the assignment every session is told.
 fn promote_net(shared: &Shared, net: Network, steps: u64, now: f64) -> Result<(), StorageError> {
 	let sha256 = shared.run_dir.save_net(&net)?;
-	let samples = shared.live().samples_total;
+	let samples = shared.live().samples_total();
 	shared.ledger().record_generation(&GenerationRow {
 		generation: net.generation,
 		sha256: sha256.clone(),

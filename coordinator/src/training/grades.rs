@@ -238,7 +238,7 @@ fn grade_loop(shared: &Shared, suite: &[SuiteEntry], stop: &AtomicBool) {
 	while !stop.load(Ordering::Relaxed) {
 		let current = shared.current();
 		let generation = current.assignment.generation;
-		if shared.live().grades.contains_key(&generation) {
+		if shared.live().is_graded(generation) {
 			std::thread::sleep(IDLE_LOOK);
 			continue;
 		}
@@ -249,11 +249,7 @@ fn grade_loop(shared: &Shared, suite: &[SuiteEntry], stop: &AtomicBool) {
 			}
 			grades = grades.plus(grade::grade(&current.net, part, settings));
 		}
-		let cpu_seconds = {
-			let mut live = shared.live();
-			live.count_cpu(std::time::Instant::now());
-			live.cpu_seconds
-		};
+		let cpu_seconds = shared.live().cpu_seconds(std::time::Instant::now());
 		let row = GradeRow {
 			generation,
 			depth: settings.max_depth,

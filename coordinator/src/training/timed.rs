@@ -67,7 +67,7 @@ fn measure_loop(shared: &Shared, stop: &AtomicBool) {
 	while !stop.load(Ordering::Relaxed) {
 		let current = shared.current();
 		let generation = current.assignment.generation;
-		if shared.live().timed.contains_key(&generation) {
+		if shared.live().is_timed(generation) {
 			std::thread::sleep(IDLE_LOOK);
 			continue;
 		}
@@ -85,11 +85,7 @@ fn measure_loop(shared: &Shared, stop: &AtomicBool) {
 			high = row.score_high,
 			"measured at equal time"
 		);
-		{
-			let mut live = shared.live();
-			live.timed_running = None;
-			live.record_timed(timed_summary(&row));
-		}
+		shared.live().timed_finished(timed_summary(&row));
 		shared.name_best();
 	}
 }
@@ -118,9 +114,7 @@ fn measure(
 	begun.announce(shared, timed.pairs);
 	let go_on = || !stop.load(Ordering::Relaxed);
 	let on_pair = |done: u32| {
-		if let Some(running) = shared.live().timed_running.as_mut() {
-			running.pairs_done = done;
-		}
+		shared.live().timed_progressed(done);
 	};
 	// One game at a time, so that each search has the time it is told.
 	let contender = Contender::Net(net.clone());
@@ -134,7 +128,7 @@ fn measure(
 		&on_pair,
 	);
 	let Some(tally) = played else {
-		shared.live().timed_running = None;
+		shared.live().timed_stopped();
 		return None;
 	};
 	begun.row(shared, &tally)
@@ -154,7 +148,7 @@ struct Begun {
 impl Begun {
 	/// Shows the measurement of `pairs` pairs as under way, in the live state and the log.
 	fn announce(&self, shared: &Shared, pairs: u32) {
-		shared.live().timed_running = Some(v1::TimedRunning {
+		shared.live().timed_started(v1::TimedRunning {
 			generation: self.generation,
 			move_ms: self.move_ms,
 			pairs_done: 0,
@@ -175,11 +169,7 @@ impl Begun {
 	/// not finish (`GateTally::record`).
 	fn row(&self, shared: &Shared, tally: &GateTally) -> Option<TimedRow> {
 		let estimate = tally.record()?.estimate();
-		let cpu_seconds = {
-			let mut live = shared.live();
-			live.count_cpu(Instant::now());
-			live.cpu_seconds
-		};
+		let cpu_seconds = shared.live().cpu_seconds(Instant::now());
 		info!(
 			generation = self.generation,
 			seconds = self.started.elapsed().as_secs_f64(),

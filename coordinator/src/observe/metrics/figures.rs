@@ -405,54 +405,53 @@ impl Figures {
 		tablebase: Option<f64>,
 	) -> Figures {
 		let cpu_hours = live.cpu_hours(now);
-		let since = live.last_samples.unwrap_or(started);
-		let (gates_promoted, gates_refused, gates_measured) = live.gates.counts();
+		let since = live.last_samples().unwrap_or(started);
+		let gates = live.gates();
+		let (gates_promoted, gates_refused, gates_measured) = gates.counts();
+		let (window, window_capacity) = live.window();
 		Figures {
-			samples: live.samples_total,
-			games: live.games_total,
-			training_steps: live.training_steps,
-			rejected: RejectReason::ALL
-				.map(|reason| (reason, live.rejections.get(&reason).copied().unwrap_or(0))),
-			duplicates: live.batches_duplicate,
-			dropped: live.inbox_dropped,
+			samples: live.samples_total(),
+			games: live.games_total(),
+			training_steps: live.training_steps(),
+			rejected: RejectReason::ALL.map(|reason| (reason, live.rejected(reason))),
+			duplicates: live.batches_duplicate(),
+			dropped: live.inbox_dropped(),
 			gates_promoted,
 			gates_refused,
 			gates_measured,
-			generation: live.generation,
+			generation: live.generation(),
 			loss: live.recent_loss(),
-			window: live.window_samples,
-			window_capacity: live.window_capacity,
-			connected: live.workers.values().filter(|w| w.connected).count() as u64,
-			known: live.workers.len() as u64,
+			window,
+			window_capacity,
+			connected: live.workers_connected(),
+			known: live.workers_known(),
 			cpu_hours,
 			since_samples: now.saturating_duration_since(since).as_secs_f64(),
-			last_gate: live.gates.last_candidate().map(|g| LastGate {
+			last_gate: gates.last_candidate().map(|g| LastGate {
 				score: g.score,
 				elo: g.elo,
 				exact: exact_shares(g),
 				placement: placement_shares(g),
 			}),
-			incumbent_elo: live.gates.last_promoted().map(|g| g.elo),
-			incumbent_exact: live
-				.gates
+			incumbent_elo: gates.last_promoted().map(|g| g.elo),
+			incumbent_exact: gates
 				.last_promoted()
 				.and_then(exact_shares)
 				.map(|(candidate, _)| candidate),
-			incumbent_placement: live
-				.gates
+			incumbent_placement: gates
 				.last_promoted()
 				.and_then(placement_shares)
 				.map(|(candidate, _)| candidate),
 			tablebase,
-			timed: live.timed.values().next_back().map(|t| LastTimed {
+			timed: live.last_timed().map(|t| LastTimed {
 				generation: t.generation,
 				score: t.score,
 				elo: t.elo,
 				exact: shares(t.candidate_exact, t.reference_exact),
 				placement: shares(t.candidate_placement, t.reference_placement),
 			}),
-			timed_pairs_done: live.timed_running.as_ref().map_or(0, |r| r.pairs_done),
-			work: live.work,
+			timed_pairs_done: live.timed_running().map_or(0, |r| r.pairs_done),
+			work: live.work(),
 			games_archive: None,
 		}
 	}

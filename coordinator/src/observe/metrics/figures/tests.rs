@@ -4,6 +4,7 @@
 use tigers_proto::v1;
 
 use super::*;
+use crate::live::Resumed;
 
 fn gate(promoted: bool, measurement: bool, score: f64, elo: f64) -> v1::GateSummary {
 	v1::GateSummary {
@@ -42,24 +43,26 @@ fn rendered_with(live: &mut Live, tablebase: Option<f64>) -> String {
 
 #[test]
 fn every_figure_appears_in_the_scrape() {
-	let mut live = Live {
+	let mut live = Live::resumed(Resumed {
 		samples_total: 1234,
 		games_total: 17,
 		training_steps: 500,
 		generation: 2,
 		window_samples: 1000,
 		window_capacity: 200_000,
-		batches_duplicate: 3,
-		inbox_dropped: 9,
-		..Live::default()
-	};
+		..Resumed::default()
+	});
+	for _ in 0..3 {
+		live.batch_duplicate();
+	}
+	live.samples_dropped(9);
 	for g in [
 		gate(true, true, 0.30, -147.0),
 		gate(true, false, 0.62, 85.0),
 		gate(true, true, 0.58, 56.0),
 		gate(false, false, 0.48, -14.0),
 	] {
-		live.gates.push(g);
+		live.record_gate(g);
 	}
 	live.push_loss(0.25);
 	live.push_loss(0.75);
@@ -133,25 +136,20 @@ fn the_game_archive_appears_once_there_is_one() {
 #[test]
 fn exact_accuracy_and_the_tablebase_appear_once_there_are_any() {
 	let mut live = Live::default();
-	live.gates
-		.push(judged(gate(true, true, 0.5, 0.0), (200, 190), (100, 99)));
-	live.gates
-		.push(judged(gate(false, false, 0.4, -70.0), (80, 60), (40, 40)));
+	live.record_gate(judged(gate(true, true, 0.5, 0.0), (200, 190), (100, 99)));
+	live.record_gate(judged(gate(false, false, 0.4, -70.0), (80, 60), (40, 40)));
 	let exact = |moves, kept| Some(v1::ExactAccuracy { moves, kept });
 	for (generation, score) in [(3, 0.625), (1, 0.25)] {
-		live.timed.insert(
+		live.record_timed(v1::TimedMeasurement {
 			generation,
-			v1::TimedMeasurement {
-				generation,
-				score,
-				elo: 88.0,
-				candidate_exact: exact(400, 396),
-				reference_exact: exact(100, 98),
-				..v1::TimedMeasurement::default()
-			},
-		);
+			score,
+			elo: 88.0,
+			candidate_exact: exact(400, 396),
+			reference_exact: exact(100, 98),
+			..v1::TimedMeasurement::default()
+		});
 	}
-	live.timed_running = Some(v1::TimedRunning {
+	live.timed_started(v1::TimedRunning {
 		generation: 4,
 		pairs_done: 7,
 		pairs: 100,
@@ -189,22 +187,18 @@ fn exact_accuracy_and_the_tablebase_appear_once_there_are_any() {
 fn placement_accuracy_appears_only_where_the_layers_judged() {
 	let exact = |moves, kept| Some(v1::ExactAccuracy { moves, kept });
 	let mut live = Live::default();
-	live.gates.push(v1::GateSummary {
+	live.record_gate(v1::GateSummary {
 		candidate_placement: exact(40, 30),
 		reference_placement: exact(50, 45),
 		..judged(gate(true, true, 0.5, 0.0), (200, 190), (100, 99))
 	});
-	live.gates
-		.push(judged(gate(false, false, 0.4, -70.0), (80, 60), (40, 40)));
-	live.timed.insert(
-		1,
-		v1::TimedMeasurement {
-			generation: 1,
-			candidate_placement: exact(100, 80),
-			reference_placement: exact(100, 90),
-			..v1::TimedMeasurement::default()
-		},
-	);
+	live.record_gate(judged(gate(false, false, 0.4, -70.0), (80, 60), (40, 40)));
+	live.record_timed(v1::TimedMeasurement {
+		generation: 1,
+		candidate_placement: exact(100, 80),
+		reference_placement: exact(100, 90),
+		..v1::TimedMeasurement::default()
+	});
 	let text = rendered_with(&mut live, Some(1.0));
 	for line in [
 		"tigers_incumbent_placement_accuracy 0.75",
@@ -222,18 +216,17 @@ fn placement_accuracy_appears_only_where_the_layers_judged() {
 
 #[test]
 fn the_self_play_depth_and_the_share_trained_on_appear() {
-	let mut live = Live {
-		work: v1::SelfPlayWork {
-			depth: 4,
-			depth_min: 3,
-			depth_max: 5,
-			arriving_per_second: 14_000.0,
-			trainable_per_second: 12_500.0,
-			trained_share: Some(0.75),
-			mean_uses: Some(2.5),
-		},
-		..Live::default()
+	let mut live = Live::default();
+	let work = v1::SelfPlayWork {
+		depth: 4,
+		depth_min: 3,
+		depth_max: 5,
+		arriving_per_second: 14_000.0,
+		trainable_per_second: 12_500.0,
+		trained_share: Some(0.75),
+		mean_uses: Some(2.5),
 	};
+	live.depth_decided(work, None);
 	let text = rendered(&mut live);
 	for line in [
 		"tigers_selfplay_depth 4",
