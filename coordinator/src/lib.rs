@@ -3,28 +3,30 @@
 //! `ClaudePlayer` under `--gate sprt`), promotes, measures the promoted nets against
 //! `ClaudePlayer`, and keeps everything needed to resume in its run directory.
 //!
-//! Its modules, by concern:
+//! Its modules, by concern, in the order they may call (each uses only those before it, as
+//! docs/architecture.md states and `.ci/room-order.py` checks):
 //!
-//! - [`server`]: opening a run and serving it (`run`); the gRPC handlers, bearer tokens, worker
-//!   identities and local workers;
-//! - `ingest`: a worker's session, the checks of its sample batches and the spot checks of its
-//!   searches;
-//! - `training`: the training thread, gating and promotion, the self-play depth, and nets
-//!   measured at equal time per move (`coordinator measure`);
+//! - `clock`, `text` and `priority`: the wall clock, peers' text cut short for messages,
+//!   and the threads that give way to ingest;
+//! - [`config`]: settings, the build version and the checks made before listening;
 //! - `store`: the run directory, its SQLite ledger and the ledger's writer thread, the game
 //!   archive and the layouts of stored samples;
-//! - `observe`: progress snapshots, the dashboards' histories, `coordinator status`, the
-//!   Prometheus figures and the coordinator's own dashboard;
-//! - [`solve`]: the placement phase solved over workers, slice by slice (`coordinator solve`);
-//! - `web`: the run's read-only web pages (`--http-listen`, docs/web.md);
-//! - `live`: the live state shared by handlers and the training thread;
+//! - [`error`]: the coordinator's errors and the service's refusals (a batch's among them), and
+//!   the one mapping of both to gRPC statuses;
 //! - `tablebase`: the tablebase, loaded or solved beside the run, and sent to workers; where
 //!   the tables are looked for, and whether they must be there (`tablebase::source`);
-//! - [`config`]: settings, the build version and the checks made before listening;
-//! - [`error`]: the coordinator's errors and the service's refusals, and the one mapping of
-//!   both to gRPC statuses;
-//! - `clock`, `text` and `priority`: the wall clock, peers' text cut short for messages,
-//!   and the threads that give way to ingest.
+//! - `live`: the live state shared by handlers and the training thread, changed through
+//!   methods named for what happened, and the bounded histories the dashboards draw;
+//! - `training`: the training thread, gating and promotion, the self-play depth, and nets
+//!   measured at equal time per move (`coordinator measure`);
+//! - `ingest`: a worker's session, the checks of its sample batches and the spot checks of its
+//!   searches;
+//! - `observe`: progress snapshots, `coordinator status`, the Prometheus figures and the
+//!   coordinator's own dashboard;
+//! - `web`: the run's read-only web pages (`--http-listen`, docs/web.md);
+//! - [`server`]: opening a run and serving it (`run`); the gRPC handlers, bearer tokens, worker
+//!   identities and local workers;
+//! - [`solve`]: the placement phase solved over workers, slice by slice (`coordinator solve`).
 //!
 //! Its public surface is what the binary (`src/main.rs`) and the integration tests
 //! (`tests/it`) use, and no more:

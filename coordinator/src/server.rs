@@ -4,9 +4,8 @@
 //! The folder holds the server's plumbing: the gRPC handlers (`service`), bearer tokens
 //! (`auth`), worker identities (`identity`), the paths served and the answer to any other
 //! (`routes`), the run's opening and the local workers. It may call every other part of the
-//! crate; nothing calls into it but `solve` (which checks tokens, serves tablebase transfers and
-//! answers unserved calls the same way) and `error` (which maps an identity's errors to
-//! statuses).
+//! crate but `solve`, which calls into it to check tokens, serve tablebase transfers and answer
+//! unserved calls the same way.
 
 pub(crate) mod auth;
 pub mod certificates;
