@@ -129,15 +129,16 @@ async fn with_the_default_gate_a_winner_is_checked_against_claude_beside_the_inc
 	config.local_workers = 1;
 	let running = start(config).await;
 	let mut asker = client(running.address, None).await;
-	// A check is recorded once its candidate has won head to head: three rows at once.
+	// A check is recorded once its candidate has won head to head: three rows, which a
+	// snapshot taken while they are being added may show only in part, so wait for all three.
 	let progress = tokio::time::timeout(Duration::from_secs(240), async {
 		loop {
 			let progress = status(&mut asker).await;
-			if progress
+			let at = progress
 				.gates
 				.iter()
-				.any(|g| g.reason.contains("check openings"))
-			{
+				.position(|g| g.reason.contains("check openings"));
+			if at.is_some_and(|at| progress.gates.len() >= at + 3) {
 				return progress;
 			}
 			tokio::time::sleep(Duration::from_millis(100)).await;
