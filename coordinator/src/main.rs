@@ -91,21 +91,13 @@ mod tests {
 	/// flag would not.
 	#[test]
 	fn the_documented_command_lines_parse() {
-		let docs = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs"));
-		let documents =
-			doc_commands::documents(include_str!("../../README.md"), docs).expect("docs/ reads");
-		let parse = |words: &[String]| Cli::try_parse_from(words).map(drop);
-		let (parsed, refused) = doc_commands::check("coordinator", &documents, parse);
-		assert!(refused.is_empty(), "{}", refused.join("\n\n"));
-		assert!(
-			parsed >= 4,
-			"only {parsed} command lines of coordinator found"
-		);
-		let typo = "```\ncargo run --release --bin coordinator -- --lisen 127.0.0.1:50051\n```\n";
-		let misspelt = [("typo.md".to_string(), typo.to_string())];
-		assert_eq!(
-			doc_commands::check("coordinator", &misspelt, parse).1.len(),
-			1
+		doc_commands::assert_documented_commands_parse(
+			"coordinator",
+			include_str!("../../README.md"),
+			Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs")),
+			4,
+			"cargo run --release --bin coordinator -- --lisen 127.0.0.1:50051",
+			|words| Cli::try_parse_from(words).map(drop),
 		);
 	}
 }

@@ -96,6 +96,29 @@ pub fn check<E: Display>(
 	(parsed, refused)
 }
 
+/// The binaries' test that their documented commands hold: reads the README and every
+/// Markdown file in `docs`, and panics, naming each refused line, unless every command line of
+/// `program` parses with `parse`, at least `least` of them were found, and a document holding
+/// only `misspelt` (a command line with a misspelt flag or subcommand) is refused once.
+pub fn assert_documented_commands_parse<E: Display>(
+	program: &str,
+	readme: &str,
+	docs: &Path,
+	least: usize,
+	misspelt: &str,
+	parse: impl Fn(&[String]) -> Result<(), E>,
+) {
+	let documents = documents(readme, docs).expect("docs/ reads");
+	let (parsed, refused) = check(program, &documents, &parse);
+	assert!(refused.is_empty(), "{}", refused.join("\n\n"));
+	assert!(
+		parsed >= least,
+		"only {parsed} command lines of {program} found"
+	);
+	let typo = [("typo.md".to_string(), format!("```\n{misspelt}\n```\n"))];
+	assert_eq!(check(program, &typo, &parse).1.len(), 1, "{misspelt}");
+}
+
 /// `line` split into words as a shell would, up to a comment, a pipe, a redirection or the
 /// end of the first command; quotes taken off.
 fn shell_words(line: &str) -> Vec<String> {
