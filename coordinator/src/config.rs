@@ -59,6 +59,9 @@ pub struct RunSettings {
 	pub research_fraction: f64,
 	/// What self-play and training take from the tablebase once there is one.
 	pub tablebase_use: TablebaseUse,
+	/// Under [`TablebaseUse::Adjudicate`], the share of self-play games played to their end
+	/// without the tablebase (0 to 1).
+	pub play_out_share: f32,
 	/// The measurement of promoted nets at equal time per move.
 	pub timed: TimedSettings,
 	/// Whether each promoted net is graded on the grading suite at the gate's depth
@@ -292,14 +295,16 @@ impl RunSettings {
 		let tablebase_sha256 = tablebase
 			.filter(|_| self.tablebase_use.in_self_play())
 			.map(str::to_string);
+		let adjudicate =
+			tablebase_sha256.is_some() && self.tablebase_use == TablebaseUse::Adjudicate;
 		Assignment {
 			generation,
 			sha256,
 			depth,
 			selfplay: self.selfplay,
 			games_per_batch: self.games_per_batch,
-			adjudicate: tablebase_sha256.is_some()
-				&& self.tablebase_use == TablebaseUse::Adjudicate,
+			adjudicate,
+			play_out_share: if adjudicate { self.play_out_share } else { 0.0 },
 			tablebase_sha256,
 		}
 	}
@@ -330,6 +335,7 @@ impl Default for RunSettings {
 			max_staleness: 5,
 			research_fraction: 0.01,
 			tablebase_use: TablebaseUse::DEFAULT,
+			play_out_share: 0.0,
 			timed: TimedSettings::default(),
 			grade: true,
 			// Every game: a game took 107 bytes compressed in a first run, so a day of two

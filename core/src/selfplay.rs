@@ -175,6 +175,21 @@ pub fn play_self_play_game<S: MinimaxPlayer, T: MinimaxPlayer>(
 	play_self_play_game_with(sheep, tigers, settings, seed, generation, None)
 }
 
+/// Whether the game of `seed` is one of the `share` (0 to 1) that a run adjudicating at the
+/// movement phase plays to its end instead: a number in [0, 1) drawn from the seed alone (not
+/// from the game's own generator, so the game's moves are the same either way) falls below the
+/// share. The same seed and share always give the same answer, so a record replays exactly.
+pub fn is_played_out(seed: u64, share: f32) -> bool {
+	// SplitMix64's finaliser: nearby seeds give unrelated draws.
+	let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+	z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+	z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+	z ^= z >> 31;
+	// The top 24 bits, exactly representable as an f32 in [0, 1).
+	let draw = (z >> 40) as f32 / (1u32 << 24) as f32;
+	draw < share
+}
+
 /// As [`play_self_play_game`], stopping at the first movement-phase position with the exact
 /// result if `adjudicate_with` gives a table. The record then ends unfinished (`result *`) at
 /// that position; the samples carry the table's result.
@@ -326,6 +341,22 @@ mod tests {
 		let mut sheep = ClaudePlayer::fixed_depth(2);
 		let mut tigers = ClaudePlayer::fixed_depth(2);
 		play_self_play_game(&mut sheep, &mut tigers, &settings, seed, 7)
+	}
+
+	#[test]
+	fn the_share_of_games_played_out_is_a_function_of_the_seed_near_the_share() {
+		for share in [0.0, 0.25, 0.5, 1.0] {
+			let out = (0..20_000u64)
+				.filter(|&seed| is_played_out(seed, share))
+				.count();
+			let expected = share * 20_000.0;
+			// Within five standard deviations of a binomial draw.
+			let sd = (20_000.0 * share * (1.0 - share)).sqrt();
+			assert!((out as f32 - expected).abs() <= 5.0 * sd, "{share}: {out}");
+			assert!((0..100).all(|seed| is_played_out(seed, share) == is_played_out(seed, share)));
+		}
+		// A larger share plays out every game a smaller one does.
+		assert!((0..1000).all(|seed| !is_played_out(seed, 0.2) || is_played_out(seed, 0.6)));
 	}
 
 	#[test]

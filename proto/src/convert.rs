@@ -86,6 +86,9 @@ pub struct Assignment {
 	pub tablebase_sha256: Option<String>,
 	/// Whether games stop at their first movement-phase position with the exact result.
 	pub adjudicate: bool,
+	/// With adjudication, the share of games played to their end by the net's own search,
+	/// without the tablebase (0 to 1).
+	pub play_out_share: f32,
 }
 
 /// Whether a text is a sha256 as this protocol writes them: 64 lowercase hex digits.
@@ -122,6 +125,7 @@ impl Assignment {
 			games_per_batch: self.games_per_batch,
 			tablebase_sha256: self.tablebase_sha256.clone().unwrap_or_default(),
 			adjudicate: self.adjudicate,
+			play_out_share: self.play_out_share,
 		}
 	}
 
@@ -142,6 +146,7 @@ impl Assignment {
 			games_per_batch: wire.games_per_batch,
 			tablebase_sha256: (!table.is_empty()).then(|| table.clone()),
 			adjudicate: wire.adjudicate,
+			play_out_share: wire.play_out_share,
 		})
 	}
 }
@@ -164,8 +169,8 @@ fn check_assignment(wire: &v1::Assignment) -> Result<(), ConvertError> {
 type Check = (bool, &'static str, String, &'static str);
 
 /// The checks of how the games are played: the search's depth and the self-play settings.
-fn play_checks(wire: &v1::Assignment) -> [Check; 5] {
-	let t = wire.temperature;
+fn play_checks(wire: &v1::Assignment) -> [Check; 6] {
+	let (t, share) = (wire.temperature, wire.play_out_share);
 	[
 		(
 			(1..=MAX_DEPTH).contains(&wire.depth),
@@ -196,6 +201,12 @@ fn play_checks(wire: &v1::Assignment) -> [Check; 5] {
 			"max_plies",
 			wire.max_plies.to_string(),
 			"1..=10000",
+		),
+		(
+			(0.0..=1.0).contains(&share),
+			"play_out_share",
+			share.to_string(),
+			"[0, 1]",
 		),
 	]
 }
@@ -372,6 +383,7 @@ mod tests {
 			games_per_batch: 8,
 			tablebase_sha256: Some("cd".repeat(32)),
 			adjudicate: true,
+			play_out_share: 0.25,
 		}
 	}
 
@@ -404,6 +416,14 @@ mod tests {
 			},
 			v1::Assignment {
 				max_plies: 0,
+				..assignment().to_wire()
+			},
+			v1::Assignment {
+				play_out_share: 1.5,
+				..assignment().to_wire()
+			},
+			v1::Assignment {
+				play_out_share: f32::NAN,
 				..assignment().to_wire()
 			},
 			v1::Assignment {
@@ -477,6 +497,7 @@ mod tests {
 			(temperature, max_plies, games_per_batch) in (-1.0f32..12.0, 0u32..11_000, 0u32..1100),
 			sha256 in prop_oneof!["[0-9a-f]{64}", "[0-9a-fA-F]{60,66}", any::<String>()],
 			(tablebase_sha256, adjudicate) in (prop_oneof![Just(String::new()), "[0-9a-f]{64}", any::<String>()], any::<bool>()),
+			play_out_share in prop_oneof![0.0f32..=1.0, -0.5f32..1.5, Just(f32::NAN)],
 		) {
 			let wire = v1::Assignment {
 				generation,
@@ -489,6 +510,7 @@ mod tests {
 				games_per_batch,
 				tablebase_sha256,
 				adjudicate,
+				play_out_share,
 			};
 			if let Ok(assignment) = Assignment::from_wire(&wire) {
 				prop_assert_eq!(assignment.to_wire(), wire);

@@ -157,6 +157,7 @@ fn bench_playing(settings: &BenchSettings) -> Arc<Playing> {
 			games_per_batch: 1,
 			tablebase_sha256: None,
 			adjudicate: false,
+			play_out_share: 0.0,
 		},
 		net: Arc::new(net),
 		tablebase: None,

@@ -12,7 +12,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use tigers_core::neural::SELF_PLAY_TABLE_BITS;
 use tigers_core::search::SearchSettings;
-use tigers_core::selfplay::{SelfPlayGame, play_self_play_game_with};
+use tigers_core::selfplay::{SelfPlayGame, is_played_out, play_self_play_game_with};
 use tigers_core::{Network, NeuralPlayer, Tablebase};
 use tigers_proto::convert::Assignment;
 
@@ -169,14 +169,24 @@ impl Players {
 		}
 	}
 
-	/// Plays one game from `seed`, its samples tagged with the assignment's generation; with
-	/// adjudication and the table, it stops at the first movement-phase position.
+	/// Plays one game from `seed`, its samples tagged with the assignment's generation. With
+	/// adjudication and the table, it stops at the first movement-phase position, unless the
+	/// seed makes it one of the assignment's share played out: that game is played to its end
+	/// by the net's own search, without the table.
 	pub(crate) fn play(&mut self, seed: u64) -> SelfPlayGame {
 		let assignment = &self.playing.assignment;
-		let adjudicate_with = self
-			.playing
-			.tablebase
-			.as_deref()
+		let table = self.playing.tablebase.as_ref();
+		let played_out = table.is_some()
+			&& assignment.adjudicate
+			&& is_played_out(seed, assignment.play_out_share);
+		let searched_with = table.filter(|_| !played_out);
+		for player in [&mut self.sheep, &mut self.tigers] {
+			if player.tablebase().map(Arc::as_ptr) != searched_with.map(Arc::as_ptr) {
+				player.set_tablebase(searched_with.cloned());
+			}
+		}
+		let adjudicate_with = searched_with
+			.map(Arc::as_ref)
 			.filter(|_| assignment.adjudicate);
 		play_self_play_game_with(
 			&mut self.sheep,

@@ -52,6 +52,7 @@ pub(crate) fn playing(generation: u64, net_seed: u64, games_per_batch: u32) -> P
 			games_per_batch,
 			tablebase_sha256: None,
 			adjudicate: false,
+			play_out_share: 0.0,
 		},
 		net: Arc::new(net),
 		tablebase: None,

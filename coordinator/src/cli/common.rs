@@ -1,6 +1,7 @@
 //! What the subcommands share: why one stopped short and its exit status, the result printed
 //! on stdout, the library's defaults that the flags' defaults are taken from, and the value
-//! parser of a setting named by a word.
+//! parsers of a setting named by a word
+//! and of a share.
 
 use std::fmt::Display;
 use std::process::ExitCode;
@@ -87,4 +88,16 @@ pub(crate) fn number_where<T: FromStr<Err: Display>>(
 		Ok(_) => Err(format!("must be {must_be}")),
 		Err(error) => Err(error.to_string()),
 	}
+}
+
+/// `text` as a share, 0 to 1 (`--result-weight`, `--gate-claude-margin`,
+/// `--play-out-share`).
+pub(crate) fn share<T: FromStr<Err: Display> + PartialOrd + From<u8>>(
+	text: &str,
+) -> Result<T, String> {
+	number_where(
+		text,
+		|value| (T::from(0)..=T::from(1)).contains(value),
+		"0 to 1",
+	)
 }

@@ -23,7 +23,7 @@ use tokio::sync::oneshot;
 use self::gating::GatingArgs;
 use self::service::ServiceArgs;
 use self::training::TrainingArgs;
-use crate::cli::common::{Failure, one_of, run_defaults};
+use crate::cli::common::{Failure, one_of, run_defaults, share};
 
 /// The command's name in its messages.
 const NAME: &str = "coordinator";
@@ -66,6 +66,13 @@ pub(crate) struct ServeArgs {
 	#[arg(long, value_name = "USE", default_value = run_defaults().tablebase_use.name(),
 		value_parser = one_of::<TablebaseUse>(&TablebaseUse::NAMES))]
 	tablebase_use: TablebaseUse,
+	/// Under --tablebase-use adjudicate, the share of self-play games (0 to 1) played to their
+	/// end by the net's own search without the tablebase, so that the net practises the
+	/// movement phase (its samples train towards the table's exact values); the rest stop at
+	/// their first movement-phase position.
+	#[arg(long, value_name = "SHARE", default_value_t = run_defaults().play_out_share,
+		value_parser = share::<f32>)]
+	play_out_share: f32,
 }
 
 impl ServeArgs {
@@ -77,6 +84,7 @@ impl ServeArgs {
 		config.run.seed = self.seed;
 		config.run.keep_game_generations = self.keep_game_generations;
 		config.run.tablebase_use = self.tablebase_use;
+		config.run.play_out_share = self.play_out_share;
 		config.tablebase = self.tablebase;
 		config.no_tablebase = self.no_tablebase;
 		config.placement = self.placement;

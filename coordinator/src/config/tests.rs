@@ -110,10 +110,20 @@ fn an_assignment_names_the_table_only_if_self_play_uses_it() {
 	assert_eq!(made.tablebase_sha256.as_deref(), Some("table"));
 	assert!(made.adjudicate);
 	assert!(!run.assignment(4, "net".into(), None, 5).adjudicate);
+	// The share played out goes with adjudication, and only with it.
+	assert_eq!(made.play_out_share, run.play_out_share);
+	run.play_out_share = 0.25;
+	assert_eq!(
+		run.assignment(4, "net".into(), Some("table"), 5)
+			.play_out_share,
+		0.25
+	);
+	assert_eq!(run.assignment(4, "net".into(), None, 5).play_out_share, 0.0);
 	run.tablebase_use = TablebaseUse::Rescore;
 	let rescored = run.assignment(4, "net".into(), Some("table"), 5);
 	assert_eq!(rescored.tablebase_sha256.as_deref(), Some("table"));
 	assert!(!rescored.adjudicate);
+	assert_eq!(rescored.play_out_share, 0.0);
 	for alone in [TablebaseUse::None, TablebaseUse::Targets] {
 		run.tablebase_use = alone;
 		let made = run.assignment(4, "net".into(), Some("table"), 5);

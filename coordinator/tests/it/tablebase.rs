@@ -371,6 +371,52 @@ async fn local_workers_adjudicate_and_the_gate_judges_exact_accuracy() {
 	running.stop().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_play_out_share_of_one_adjudicated_self_play_plays_every_game_to_its_end() {
+	let temp = temp_dir("tb-play-out");
+	let mut config = with_table(temp.to_path_buf(), table_path(), TablebaseUse::Adjudicate);
+	config.run.play_out_share = 1.0;
+	config.local_workers = 1;
+	let max_plies = config.run.selfplay.max_plies as usize;
+	let running = start(config).await;
+	let mut client = client(running.address, None).await;
+	// The share travels in the assignment, beside adjudication.
+	let secret = join(&mut client, "w1").await;
+	let (_sender, _inbound, assignment) = session(&mut client, "w1", &secret).await;
+	assert!(assignment.adjudicate);
+	assert_eq!(assignment.play_out_share, 1.0);
+
+	// The local worker's games go on past their first movement-phase position: a move is
+	// played from a position with no sheep in hand, and no game stops short of the ply cap
+	// without a result.
+	let played_out = tokio::time::timeout(Duration::from_secs(120), async {
+		loop {
+			let progress = status(&mut client).await;
+			if let Ok(record) = GameRecord::from_text(&progress.last_game) {
+				let (game, refused) = record.replay();
+				assert!(refused.is_none(), "{}", progress.last_game);
+				assert!(
+					record.result.is_some() || game.history().len() >= max_plies,
+					"stopped short: {}",
+					progress.last_game
+				);
+				if game
+					.history()
+					.iter()
+					.any(|(_, before)| before.sheep_in_hand() == 0)
+				{
+					return progress.last_game;
+				}
+			}
+			tokio::time::sleep(Duration::from_millis(100)).await;
+		}
+	})
+	.await
+	.expect("a game played on into the movement phase within two minutes");
+	assert!(!played_out.is_empty());
+	running.stop().await;
+}
+
 #[test]
 fn a_stopped_game_counts_by_its_exact_result() {
 	let table = table();

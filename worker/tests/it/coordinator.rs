@@ -121,6 +121,7 @@ pub fn assignment(net: &NetFile, games_per_batch: u32) -> v1::Assignment {
 		games_per_batch,
 		tablebase_sha256: String::new(),
 		adjudicate: false,
+		play_out_share: 0.0,
 	}
 }
 

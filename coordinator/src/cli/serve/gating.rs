@@ -9,7 +9,7 @@ use clap::builder::RangedU64ValueParser;
 use tigers_coordinator::config::{CoordinatorConfig, GateMode};
 use tigers_core::gate::TableRole;
 
-use crate::cli::common::{number_where, one_of, run_defaults};
+use crate::cli::common::{one_of, run_defaults, share};
 
 /// Gating's and measuring's flags.
 #[derive(Args)]
@@ -39,7 +39,7 @@ pub(crate) struct GatingArgs {
 	/// score against ClaudePlayer on the same openings, by the one-sided 95% lower bound of the
 	/// paired difference, and still be promoted.
 	#[arg(long, value_name = "POINTS", default_value_t = run_defaults().promotion.claude_margin,
-		value_parser = share)]
+		value_parser = share::<f64>)]
 	gate_claude_margin: f64,
 	/// What the tablebase does in gate matches: judge (it only judges the moves, so a candidate
 	/// plays the movement phase with its own evaluation) or play (both players search with it,
@@ -96,9 +96,4 @@ impl GatingArgs {
 		run.timed.tablebase = self.measure_tablebase;
 		run.grade = !self.no_grades;
 	}
-}
-
-/// A margin in points a game, 0 to 1 (`--gate-claude-margin`).
-fn share(text: &str) -> Result<f64, String> {
-	number_where(text, |value| (0.0..=1.0).contains(value), "0 to 1")
 }

@@ -10,7 +10,7 @@ use tigers_coordinator::config::RunSettings;
 use tigers_core::network::{Encoding, Shape};
 use tigers_core::trainer::schedule::{LearningRateSchedule, ScheduleShape, WindowGrowth};
 
-use crate::cli::common::{number_where, run_defaults};
+use crate::cli::common::{number_where, run_defaults, share};
 
 /// Self-play's and training's flags.
 #[derive(Args)]
@@ -66,7 +66,7 @@ pub(crate) struct TrainingArgs {
 	input_version: Option<Encoding>,
 	/// Weight of the game result in the target (the rest is the search score).
 	#[arg(long, default_value_t = run_defaults().training.targets.result_weight,
-		value_parser = share)]
+		value_parser = share::<f32>)]
 	result_weight: f32,
 	/// Adam's learning rate: the base rate of the schedule.
 	#[arg(long, default_value_t = run_defaults().training.adam.learning_rate)]
@@ -133,11 +133,6 @@ impl TrainingArgs {
 		};
 		training.threads = self.train_threads;
 	}
-}
-
-/// A share, 0 to 1 (`--result-weight`).
-fn share(text: &str) -> Result<f32, String> {
-	number_where(text, |value| (0.0..=1.0).contains(value), "0 to 1")
 }
 
 /// A running average's decay, 0 to below 1 (`--weight-average`).
