@@ -12,7 +12,8 @@
 //! - [`token`]: the environment variable the run's token is read from without `--token`;
 //! - [`doc_commands`]: the command lines the README and docs show for a binary, for the
 //!   binaries' tests that they parse;
-//! - [`http`]: a plain HTTP/1.1 client, for the tests of the web pages and the JSON API.
+//! - [`http`]: a plain HTTP/1.1 client, for the tests of the web pages and the JSON API;
+//! - [`test_tables`]: the solved tables the integration tests share.
 
 pub mod console;
 pub mod dates;
@@ -22,4 +23,5 @@ pub mod locations;
 pub mod logging;
 pub mod metrics;
 pub mod signal;
+pub mod test_tables;
 pub mod token;

@@ -2,8 +2,8 @@
 //! while the run goes on, named in assignments, sent to workers, used by the gate and by
 //! adjudicated self-play.
 
-use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -12,6 +12,7 @@ use tigers_coordinator::config::{CoordinatorConfig, TablebaseUse};
 use tigers_core::network::file::hex;
 use tigers_core::tablebase::Value;
 use tigers_core::{GameRecord, Tablebase};
+use tigers_process::test_tables;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_message::Body as ToWorker;
 use tonic::Code;
@@ -20,35 +21,17 @@ use crate::common::{WAIT, client, join, session, start, status, temp_dir, test_c
 
 /// Where the workspace's test binaries share one solved table.
 pub(crate) fn table_path() -> PathBuf {
-	PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("tablebase/tigers-and-sheep.tb")
+	test_tables::movement_path(Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
 /// The shared table, solved by whichever test binary needs it first.
 pub(crate) fn table() -> &'static Arc<Tablebase> {
-	static TABLE: OnceLock<Arc<Tablebase>> = OnceLock::new();
-	TABLE.get_or_init(|| {
-		let (table, _) = Tablebase::load_or_build(&table_path(), 2, &|_| {})
-			.expect("the test tablebase loads or builds");
-		Arc::new(table)
-	})
+	test_tables::movement(Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
-/// The placement layers from 19 placed (the last two), solved once into the target directory
-/// and kept there, so that later runs find them solved. Tests may run in processes of their
-/// own, which take turns under a file lock: the first solves, the others find the layers.
+/// The placement layers from 19 placed (the last two), solved once and kept.
 pub(crate) fn last_layers() -> &'static PathBuf {
-	static DIR: OnceLock<PathBuf> = OnceLock::new();
-	DIR.get_or_init(|| {
-		let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-		std::fs::create_dir_all(&target).expect("the target's temporary directory");
-		let lock = std::fs::File::create(target.join("placement-from-19.lock"))
-			.expect("the lock file is writable");
-		lock.lock().expect("the lock");
-		let dir = target.join("placement-from-19");
-		tigers_core::tablebase::placement::build(&dir, table(), 19, 2, &|_| {})
-			.expect("the last placement layers solve");
-		dir
-	})
+	test_tables::last_layers(Path::new(env!("CARGO_TARGET_TMPDIR")))
 }
 
 fn with_table(run_dir: PathBuf, path: PathBuf, using: TablebaseUse) -> CoordinatorConfig {

@@ -1,0 +1,89 @@
+//! Tigers and Sheep in a browser: the play and analysis pages and the JSON API behind them,
+//! one axum router that the coordinator serves beside its run pages and `tui serve` serves
+//! alone (docs/web.md).
+//!
+//! - `analysis`: a position's exact value and every move's, best first, from the tables;
+//! - `limits`: the bounds on searches, at once and per visitor, and on look-ups;
+//! - `players`: the net, the perfect player and `ClaudePlayer`, asked for a move at a time;
+//! - `query`: query strings and form bodies;
+//! - `api`: the JSON API, described by `openapi.json`.
+//!
+//! Table reads and searches run on tokio's blocking threads, never on the async ones; a
+//! search holds one of the server's search slots (`limits::Limits::searches`) while it runs.
+
+pub mod analysis;
+mod api;
+pub mod limits;
+pub mod players;
+pub mod query;
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+
+use crate::analysis::Tables;
+use crate::limits::{Gate, Limits};
+use crate::players::ServedNet;
+
+/// The OpenAPI 3 description of the API, as served at `/api/v1/openapi.json`.
+pub const OPENAPI: &str = include_str!("../openapi.json");
+
+/// Where a server finds its tables and its net: asked at every request, so a coordinator's
+/// newly promoted net and newly loaded tables are in play at once.
+pub trait Source: Send + Sync + 'static {
+	/// The tables loaded now.
+	fn tables(&self) -> Tables;
+	/// The net to play now, if any.
+	fn net(&self) -> Option<ServedNet>;
+}
+
+/// A fixed net and tables, for a server without a run (`tui serve` with a net file).
+pub struct Fixed {
+	/// The tables.
+	pub tables: Tables,
+	/// The net.
+	pub net: Option<ServedNet>,
+}
+
+impl Source for Fixed {
+	fn tables(&self) -> Tables {
+		self.tables.clone()
+	}
+
+	fn net(&self) -> Option<ServedNet> {
+		self.net.clone()
+	}
+}
+
+/// What every request reads: the source of tables and net, and the bounds.
+pub struct Server {
+	source: Box<dyn Source>,
+	gate: Gate,
+}
+
+impl Server {
+	/// A server of `source`'s tables and net within `limits`.
+	pub fn new(source: impl Source, limits: Limits) -> Arc<Server> {
+		Arc::new(Server {
+			source: Box::new(source),
+			gate: Gate::new(limits),
+		})
+	}
+}
+
+/// The API's routes, to be served with connection information
+/// (`into_make_service_with_connect_info::<SocketAddr>`) so that each visitor has bounds of
+/// its own.
+pub fn router(server: Arc<Server>) -> Router {
+	Router::new()
+		.route("/api/v1/position", get(api::position))
+		.route("/api/v1/move", post(api::choose_move))
+		.route("/api/v1/evaluation", get(api::evaluation))
+		.route("/api/v1/game", post(api::game))
+		.route("/api/v1/server", get(api::about))
+		.route("/api/v1/openapi.json", get(api::openapi))
+		.layer(DefaultBodyLimit::max(api::MAX_BODY_BYTES))
+		.with_state(server)
+}

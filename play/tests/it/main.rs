@@ -1,0 +1,5 @@
+//! The play crate's integration tests: its API served on a loopback socket, with the
+//! workspace's shared tables.
+
+mod api;
+mod support;

@@ -1,0 +1,102 @@
+//! A server of the API on a free loopback port, with the shared movement table and the last
+//! two placement layers, and requests to it.
+
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tigers_core::network::Shape;
+use tigers_core::tablebase::placement::PlacementTable;
+use tigers_core::{Network, Tablebase};
+use tigers_play::analysis::Tables;
+use tigers_play::limits::Limits;
+use tigers_play::players::ServedNet;
+use tigers_play::{Fixed, Server, router};
+use tigers_process::http::{Answer, get, request};
+use tigers_process::test_tables;
+
+/// The shared movement table.
+pub fn movement() -> Arc<Tablebase> {
+	test_tables::movement(Path::new(env!("CARGO_TARGET_TMPDIR"))).clone()
+}
+
+/// The movement table and the last two placement layers.
+pub fn tables() -> Tables {
+	let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+	let layers = PlacementTable::open(test_tables::last_layers(target)).expect("the layers open");
+	Tables {
+		movement: Some(movement()),
+		placement: Some(Arc::new(layers)),
+	}
+}
+
+/// A fresh net of generation 5.
+pub fn net() -> ServedNet {
+	ServedNet {
+		generation: 5,
+		net: Arc::new(Network::new(Shape::default(), 11)),
+	}
+}
+
+/// Serves `tables` and a net within `limits` on a free loopback port.
+pub async fn serve(tables: Tables, limits: Limits) -> SocketAddr {
+	let server = Server::new(
+		Fixed {
+			tables,
+			net: Some(net()),
+		},
+		limits,
+	);
+	let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+		.await
+		.expect("a loopback port");
+	let address = listener.local_addr().expect("its address");
+	tokio::spawn(async move {
+		axum::serve(
+			listener,
+			router(server).into_make_service_with_connect_info::<SocketAddr>(),
+		)
+		.await
+	});
+	address
+}
+
+/// `text` as a query value.
+pub fn encode(text: &str) -> String {
+	text.bytes()
+		.map(|b| match b {
+			b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'.' | b'-' | b'_' => (b as char).to_string(),
+			b' ' => "+".to_string(),
+			_ => format!("%{b:02X}"),
+		})
+		.collect()
+}
+
+/// The answer's body as JSON.
+pub fn json(answer: &Answer) -> Value {
+	serde_json::from_slice(&answer.body)
+		.unwrap_or_else(|e| panic!("not JSON ({e}): {}", answer.text()))
+}
+
+/// `GET /api/v1/position` of `position`.
+pub async fn position(address: SocketAddr, position: &str) -> Answer {
+	get(
+		address,
+		&format!("/api/v1/position?position={}", encode(position)),
+		&[],
+	)
+	.await
+}
+
+/// `POST` of `body` as JSON to `path`.
+pub async fn post(address: SocketAddr, path: &str, body: &str) -> Answer {
+	request(
+		address,
+		"POST",
+		path,
+		&["Content-Type: application/json".to_string()],
+		body,
+	)
+	.await
+}
