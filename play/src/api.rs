@@ -14,7 +14,7 @@ use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value as Json, json};
 use tigers_core::tablebase::placement::LayerId;
-use tigers_core::{Game, GameBoard, Position, Turn};
+use tigers_core::{Game, GameBoard, GameRecord, Position, Turn};
 
 use crate::Server;
 use crate::analysis::{AnalysisError, Exact, Tables, analyse, value_of};
@@ -222,7 +222,16 @@ fn position_json(tables: &Tables, position: Position) -> Result<Json, AnalysisEr
 		.iter()
 		.map(|m| {
 			let (value, distance) = value_fields(m.value);
-			json!({ "move": m.mv.to_string(), "value": value, "distance": distance })
+			let after = Position {
+				board: position.board.after_move_unchecked(m.mv),
+				turn: position.turn.opponent(),
+			};
+			json!({
+				"move": m.mv.to_string(),
+				"value": value,
+				"distance": distance,
+				"after": after.to_string(),
+			})
 		})
 		.collect();
 	let mut answer = json!({
@@ -382,6 +391,7 @@ fn game_json(tables: &Tables, start: Position, moves: &[String]) -> Result<Json,
 		"end": game.position().to_string(),
 		"result": result,
 		"plies": plies,
+		"record": GameRecord::from_game(&game).to_text(),
 	}))
 }
 

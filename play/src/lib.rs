@@ -6,7 +6,9 @@
 //! - `limits`: the bounds on searches, at once and per visitor, and on look-ups;
 //! - `players`: the net, the perfect player and `ClaudePlayer`, asked for a move at a time;
 //! - `query`: query strings and form bodies;
-//! - `api`: the JSON API, described by `openapi.json`.
+//! - `api`: the JSON API, described by `openapi.json`;
+//! - `pages`: the play and analysis pages and their scripts (`assets/`), with a
+//!   Content-Security-Policy that allows no inline script.
 //!
 //! Table reads and searches run on tokio's blocking threads, never on the async ones; a
 //! search holds one of the server's search slots (`limits::Limits::searches`) while it runs.
@@ -14,6 +16,7 @@
 pub mod analysis;
 mod api;
 pub mod limits;
+pub mod pages;
 pub mod players;
 pub mod query;
 
@@ -73,11 +76,14 @@ impl Server {
 	}
 }
 
-/// The API's routes, to be served with connection information
+/// The pages' and the API's routes, to be served with connection information
 /// (`into_make_service_with_connect_info::<SocketAddr>`) so that each visitor has bounds of
 /// its own.
 pub fn router(server: Arc<Server>) -> Router {
 	Router::new()
+		.route("/play", get(pages::play))
+		.route("/analysis", get(pages::analysis))
+		.route("/play/assets/{name}", get(pages::asset))
 		.route("/api/v1/position", get(api::position))
 		.route("/api/v1/move", post(api::choose_move))
 		.route("/api/v1/evaluation", get(api::evaluation))

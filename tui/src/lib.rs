@@ -23,7 +23,8 @@
 //!
 //! And [`tablebase_command`]: `tui tablebase build | verify | stats`, and finding the table;
 //! [`placement_command`]: the same with `--placement`, for the placement phase's layers;
-//! [`suite_command`]: `tui tablebase suite`, the grading suite drawn from the solved game.
+//! [`suite_command`]: `tui tablebase suite`, the grading suite drawn from the solved game;
+//! [`serve_command`]: `tui serve`, the play and analysis pages in a browser.
 //!
 //! The training dashboard that `tui dashboard` shows is the `tigers_dashboard` crate, which the
 //! coordinator uses for its own screen too.
@@ -38,6 +39,7 @@ pub mod placement_command;
 pub mod player;
 pub mod record_io;
 pub mod seat;
+pub mod serve_command;
 pub mod setup;
 pub mod suite_command;
 pub mod tablebase_command;

@@ -11,6 +11,7 @@ use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
 use tigers_core::grade::SuiteShape;
 use tigers_dashboard::FeedSettings;
+use tigers_play::limits::Limits;
 use tigers_process::console;
 use tigers_process::locations;
 use tigers_process::token::TOKEN_ENV;
@@ -94,6 +95,45 @@ enum Command {
 	},
 	/// Watch a coordinator's training run live.
 	Dashboard(DashboardArgs),
+	/// Serve the play and analysis pages and their JSON API in a browser (docs/web.md).
+	Serve(ServeArgs),
+}
+
+/// What `tui serve` serves, where, and within what bounds.
+#[derive(Debug, Args)]
+struct ServeArgs {
+	/// The address to serve on, such as 127.0.0.1:8080.
+	#[arg(long, value_name = "ADDR")]
+	listen: std::net::SocketAddr,
+	/// Serve a non-loopback address to the public: play, analysis and the API, with the
+	/// per-client bounds.
+	#[arg(long)]
+	public: bool,
+	/// The net: a safetensors file, or a coordinator's URL to fetch its best net by the rating
+	/// ladder (its latest with `#latest` after the URL) [default: the best in --run-dir, else
+	/// the newest there, else the coordinator at http://127.0.0.1:50051, else no net].
+	#[arg(long, value_name = "PATH|URL")]
+	net: Option<String>,
+	/// The run directory to take the best net from.
+	#[arg(long, value_name = "DIR", default_value = DEFAULT_RUN_DIR)]
+	run_dir: PathBuf,
+	/// Searches at once over all visitors: the cores the pages may take (1 to 64).
+	#[arg(long, value_name = "N", default_value_t = Limits::default().searches as u64,
+		value_parser = clap::value_parser!(u64).range(1..=64))]
+	searches: u64,
+	/// The longest search a request may ask for, in milliseconds (1 to 60000).
+	#[arg(long, value_name = "MS", default_value_t = Limits::default().max_ms,
+		value_parser = clap::value_parser!(u32).range(1..=60_000))]
+	max_ms: u32,
+	/// Milliseconds of search each client may spend a second, on average, after a first
+	/// 20 seconds' worth (1 to 60000).
+	#[arg(long, value_name = "MS", default_value_t = Limits::default().refill_ms_per_s,
+		value_parser = clap::value_parser!(u32).range(1..=60_000))]
+	client_ms: u32,
+	#[command(flatten)]
+	table: TableArgs,
+	#[command(flatten)]
+	client: ClientArgs,
 }
 
 /// Where `tui dashboard` takes its snapshots from, and how often.
@@ -290,6 +330,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 		Some(Command::Games { path }) => games(&path),
 		Some(Command::Engine { table, client }) => engine(&table, client),
 		Some(Command::Dashboard(args)) => dashboard(args),
+		Some(Command::Serve(args)) => serve(args),
 		None => play(cli.play, &cli.table, cli.client),
 	}
 }
@@ -305,6 +346,49 @@ fn games(path: &Path) -> anyhow::Result<()> {
 		);
 	}
 	Ok(())
+}
+
+/// `tui serve`: the pages in a browser until Ctrl-C.
+fn serve(args: ServeArgs) -> anyhow::Result<()> {
+	tigers_tui::serve_command::check_address(args.listen, args.public)?;
+	let found = args.table.find()?;
+	if let Some(note) = &found.note {
+		say!("tui serve: {note}; positions of the movement phase are served without values");
+	}
+	let placement = tablebase_command::find_placement(args.table.no_tablebase);
+	let client = args.client.settings();
+	let net = match args.net.as_deref().map(NetSource::parse) {
+		Some(source) => Some(tigers_tui::net_source::load(&source, &client)?),
+		None => {
+			match tigers_tui::net_source::find_best(&args.run_dir, DEFAULT_COORDINATOR, &client) {
+				Ok(net) => Some(net),
+				Err(error) => {
+					say!("tui serve: no net ({error}); the pages offer the other players");
+					None
+				}
+			}
+		}
+	};
+	if let Some(net) = &net {
+		say!("tui serve: the net is {}", net.origin);
+	}
+	let limits = Limits {
+		searches: usize::try_from(args.searches).unwrap_or(1),
+		max_ms: args.max_ms,
+		refill_ms_per_s: args.client_ms,
+		..Limits::default()
+	};
+	let config = tigers_tui::serve_command::ServeConfig {
+		listen: args.listen,
+		public: args.public,
+		net,
+		tablebase: found.table,
+		placement,
+		limits,
+	};
+	tigers_tui::serve_command::run(config, |address| {
+		say!("tui serve: http://{address}/play and http://{address}/analysis");
+	})
 }
 
 /// `tui engine`: the engine protocol on stdin and stdout.

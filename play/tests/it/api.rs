@@ -82,6 +82,8 @@ fn check_answer(tables: &Tables, position: Position, answer: &Json, value: &(Jso
 		let mv = entry["move"].as_str().unwrap().parse().unwrap();
 		assert!(legal.contains(&mv), "{mv} is not legal in {position}");
 		let after = position.board.after_move_unchecked(mv);
+		let written = Position::new(after, position.turn.opponent()).unwrap();
+		assert_eq!(entry["after"], written.to_string());
 		let expected = expected_after(tables, after, position.turn);
 		assert_eq!(
 			(entry["value"].clone(), entry["distance"].clone()),
@@ -371,6 +373,8 @@ async fn a_games_analysis_marks_each_move_that_gave_a_value_away() {
 		assert_eq!(ply["before"]["value"], "win", "{body}");
 		assert_eq!(ply["gave_away"], gave_away, "{body}");
 		assert_eq!(ply["position"], position.to_string());
+		let record = tigers_core::GameRecord::from_text(body["record"].as_str().unwrap()).unwrap();
+		assert_eq!(record.moves.len(), 1);
 	}
 	// A move that cannot be played is refused, naming it.
 	let illegal = post(address, "/api/v1/game", r#"{"moves": ["sc3", "sc3"]}"#).await;
