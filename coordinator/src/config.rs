@@ -425,6 +425,10 @@ pub struct CoordinatorConfig {
 	pub metrics_listen: Option<SocketAddr>,
 	/// Where to serve the run's web pages (`web`), if anywhere.
 	pub http_listen: Option<SocketAddr>,
+	/// The bounds on what visitors of the play and analysis pages may make the coordinator
+	/// compute beside the run: searches at once (the cores they may take), time a move, each
+	/// client's share.
+	pub play: tigers_play::limits::Limits,
 	/// Keepalive, session and worker-list limits.
 	pub limits: ServiceLimits,
 	/// Training, self-play and gating settings.
@@ -454,6 +458,7 @@ impl CoordinatorConfig {
 			local_worker_threads: 1,
 			metrics_listen: None,
 			http_listen: None,
+			play: tigers_play::limits::Limits::default(),
 			limits: ServiceLimits::default(),
 			run: RunSettings::default(),
 			tablebase: None,

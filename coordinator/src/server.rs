@@ -107,7 +107,7 @@ fn serve_web(
 	if let Ok(address) = listener.local_addr() {
 		info!(%address, "serving web pages");
 	}
-	let serving = crate::web::serve(listener, shared.clone(), config.token.clone());
+	let serving = crate::web::serve(listener, shared.clone(), config.token.clone(), config.play);
 	tokio::spawn(async move {
 		if let Err(e) = serving.await {
 			warn!(%e, "the web pages stopped");

@@ -96,6 +96,7 @@ pub(crate) async fn serve(
 	listener: TcpListener,
 	shared: Arc<Shared>,
 	token: Option<String>,
+	play: tigers_play::limits::Limits,
 ) -> Result<(), CoordinatorError> {
 	let path = shared.run_dir.ledger_path();
 	let reader = tokio::task::spawn_blocking(move || Ledger::open(&path))
@@ -111,19 +112,45 @@ pub(crate) async fn serve(
 		games: games::GameCache::default(),
 	});
 	let mut closing = web.shared.closing();
-	axum::serve(listener, router(web))
-		.with_graceful_shutdown(async move {
-			let _ = closing.wait_for(|closed| *closed).await;
-		})
-		.await
-		.map_err(|source| CoordinatorError::Io {
-			path: "the web listener".into(),
-			source,
-		})
+	let play = tigers_play::Server::new(RunSource(web.shared.clone()), play);
+	axum::serve(
+		listener,
+		router(web, play).into_make_service_with_connect_info::<SocketAddr>(),
+	)
+	.with_graceful_shutdown(async move {
+		let _ = closing.wait_for(|closed| *closed).await;
+	})
+	.await
+	.map_err(|source| CoordinatorError::Io {
+		path: "the web listener".into(),
+		source,
+	})
 }
 
-/// Every page and endpoint, behind the token check (but the login form's post).
-fn router(web: Arc<Web>) -> Router {
+/// The run's net and tables, for the play and analysis pages: the latest promoted net, and
+/// the tables as soon as they are there.
+struct RunSource(Arc<Shared>);
+
+impl tigers_play::Source for RunSource {
+	fn tables(&self) -> tigers_play::analysis::Tables {
+		tigers_play::analysis::Tables {
+			movement: self.0.tablebase.table(),
+			placement: self.0.placement.table().cloned(),
+		}
+	}
+
+	fn net(&self) -> Option<tigers_play::players::ServedNet> {
+		let current = self.0.current();
+		Some(tigers_play::players::ServedNet {
+			generation: current.assignment.generation,
+			net: current.net.clone(),
+		})
+	}
+}
+
+/// Every page and endpoint, the play pages and their API among them, behind the token check
+/// (but the login form's post).
+fn router(web: Arc<Web>, play: Arc<tigers_play::Server>) -> Router {
 	let pages = Router::new()
 		.route("/", get(run_page::page))
 		.route("/api/status", get(run_page::status))
@@ -136,6 +163,7 @@ fn router(web: Arc<Web>) -> Router {
 		.route("/download/games/{name}", get(games::download))
 		.route("/workers", get(workers::page))
 		.route("/logout", post(access::logout))
+		.merge(tigers_play::router(play))
 		.fallback(not_found)
 		.route_layer(axum::middleware::from_fn_with_state(
 			web.clone(),

@@ -78,8 +78,8 @@ impl Server {
 
 /// The pages' and the API's routes, to be served with connection information
 /// (`into_make_service_with_connect_info::<SocketAddr>`) so that each visitor has bounds of
-/// its own.
-pub fn router(server: Arc<Server>) -> Router {
+/// its own. Its state is the caller's choice, so that it merges into a router of any state.
+pub fn router<S: Clone + Send + Sync + 'static>(server: Arc<Server>) -> Router<S> {
 	Router::new()
 		.route("/play", get(pages::play))
 		.route("/analysis", get(pages::analysis))

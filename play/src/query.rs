@@ -35,6 +35,20 @@ pub fn decode(text: &str) -> Option<String> {
 	String::from_utf8(bytes).ok()
 }
 
+/// `text` percent-encoded as a query value: letters, digits, `.`, `-` and `_` as they are, a
+/// space as `+`, every other byte as `%XX`.
+pub fn encode(text: &str) -> String {
+	text.bytes()
+		.map(|b| match b {
+			b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'.' | b'-' | b'_' => {
+				char::from(b).to_string()
+			}
+			b' ' => "+".to_string(),
+			_ => format!("%{b:02X}"),
+		})
+		.collect()
+}
+
 #[cfg(test)]
 mod tests {
 	use super::*;
@@ -54,5 +68,8 @@ mod tests {
 		assert_eq!(decode("%+1"), None);
 		assert_eq!(decode("%ff"), None);
 		assert_eq!(decode("a%20b").as_deref(), Some("a b"));
+		let text = "T...T/...../..S../...../T...T t 19";
+		assert_eq!(decode(&encode(text)).as_deref(), Some(text));
+		assert_eq!(encode("a b/c"), "a+b%2Fc");
 	}
 }

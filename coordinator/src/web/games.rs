@@ -295,10 +295,11 @@ pub(crate) async fn viewer_page(
 			positions(web, &record),
 			record.result.map(|o| o.to_string()),
 			count,
+			analysis_link(&record),
 		))
 	})
 	.await;
-	let (plies, result, count) = match read {
+	let (plies, result, count, analyse) = match read {
 		Ok(read) => read,
 		Err(failure) => return failure.into_response(),
 	};
@@ -307,8 +308,10 @@ pub(crate) async fn viewer_page(
 		.replace('<', "\\u003c");
 	let mut body = format!(
 		"<p>Game {index} of {count} in generation {generation}: {}. Step with the arrow keys \
-		 (Home and End for the ends) or the buttons, or click a move.</p>",
-		escape(result.as_deref().unwrap_or("unfinished"))
+		 (Home and End for the ends) or the buttons, or click a move. \
+		 <a href=\"{}\">Analyse it</a> with every move's exact value.</p>",
+		escape(result.as_deref().unwrap_or("unfinished")),
+		escape(&analyse)
 	);
 	body.push_str(VIEWER);
 	let nav = neighbours(generation, index, count);
@@ -321,6 +324,16 @@ pub(crate) async fn viewer_page(
 		&format!("Game {index} of generation {generation}"),
 		&body,
 		Some(SCRIPT),
+	)
+}
+
+/// The analysis board's address for `record`: its start and its moves.
+fn analysis_link(record: &GameRecord) -> String {
+	let moves: Vec<String> = record.moves.iter().map(ToString::to_string).collect();
+	format!(
+		"/analysis?start={}&moves={}",
+		tigers_play::query::encode(&record.start.to_string()),
+		moves.join(",")
 	)
 }
 

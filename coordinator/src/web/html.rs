@@ -11,12 +11,14 @@ use tigers_process::dates::UtcTime;
 const STYLE: &str = include_str!("assets/style.css");
 
 /// The pages in the navigation bar: path and title.
-const NAVIGATION: [(&str, &str); 5] = [
+const NAVIGATION: [(&str, &str); 7] = [
 	("/", "Run"),
 	("/nets", "Nets"),
 	("/strength", "Strength"),
 	("/games", "Games"),
 	("/workers", "Workers"),
+	("/play", "Play"),
+	("/analysis", "Analysis"),
 ];
 
 /// `text` with the five characters that mean something in HTML (`& < > " '`) replaced by

@@ -1,5 +1,7 @@
 //! What a request says in its query string or form body: the page of a list, and form fields,
-//! decoded by hand (a few lines, so no URL-encoding crate is needed).
+//! decoded by the play crate's `query` (a few lines, so no URL-encoding crate is needed).
+
+use tigers_play::query::field;
 
 /// The rows on one page of a list: bounded, so any page answers fast whatever the run's size.
 pub(crate) const PER_PAGE: u64 = 50;
@@ -20,36 +22,6 @@ pub(crate) fn clamp_page(page: u64, total: u64) -> u64 {
 /// `None` if it is not there or is not UTF-8.
 pub(crate) fn form_value(body: &[u8], name: &str) -> Option<String> {
 	field(std::str::from_utf8(body).ok()?, name)
-}
-
-/// The decoded value of `name` among `&`-separated `name=value` pairs.
-fn field(pairs: &str, name: &str) -> Option<String> {
-	pairs
-		.split('&')
-		.filter_map(|pair| pair.split_once('='))
-		.find(|(key, _)| decode(key).as_deref() == Some(name))
-		.and_then(|(_, value)| decode(value))
-}
-
-/// `text` with `+` as a space and `%XX` as its byte; `None` if that is not UTF-8 or a `%` is
-/// not followed by two hex digits.
-fn decode(text: &str) -> Option<String> {
-	let mut bytes = Vec::with_capacity(text.len());
-	let mut rest = text.as_bytes();
-	while let Some((&first, tail)) = rest.split_first() {
-		match first {
-			b'+' => bytes.push(b' '),
-			b'%' => {
-				let hex = std::str::from_utf8(tail.get(..2)?).ok()?;
-				bytes.push(u8::from_str_radix(hex, 16).ok()?);
-				rest = &tail[2..];
-				continue;
-			}
-			byte => bytes.push(byte),
-		}
-		rest = tail;
-	}
-	String::from_utf8(bytes).ok()
 }
 
 #[cfg(test)]

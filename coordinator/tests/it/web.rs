@@ -266,3 +266,54 @@ async fn the_viewer_shows_each_positions_exact_value_where_the_tables_know_it() 
 	assert!(viewer.contains("(placement layers)"), "{viewer}");
 	running.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_play_pages_and_their_api_are_served_beside_the_run_behind_its_token() {
+	let (_temp, running, pages) = start_with_pages("web-play", Some("s3cret")).await;
+	let position = "/api/v1/position?position=SS.SS%2FSSSSS%2FSS.TS%2FSTTTS%2FSSSSS+t+0";
+	for path in ["/play", "/analysis", "/play/assets/play.js", position] {
+		assert_eq!(get(pages, path, &[]).await.status, 401, "{path}");
+	}
+	let token = bearer("s3cret");
+	for (path, kind) in [
+		("/play", "text/html"),
+		("/analysis", "text/html"),
+		("/play/assets/board.js", "text/javascript"),
+	] {
+		let answer = get(pages, path, &token).await;
+		assert_eq!(answer.status, 200, "{path}");
+		assert!(answer.header("content-type").unwrap().starts_with(kind));
+		// No inline script is allowed, and the pages hold none.
+		let policy = answer.header("content-security-policy").expect("a policy");
+		assert!(policy.contains("script-src 'self'"), "{policy}");
+		assert!(!policy.contains("unsafe-inline"), "{policy}");
+		if kind == "text/html" {
+			assert!(!answer.text().contains("<script>"), "{path}");
+		}
+	}
+	// The run's own pages link to them.
+	let run = get(pages, "/", &token).await.text();
+	assert!(run.contains("href=\"/play\"") && run.contains("href=\"/analysis\""));
+	// The API answers with the run's net: generation 0 at the start.
+	let about: Value = serde_json::from_slice(&get(pages, "/api/v1/server", &token).await.body)
+		.expect("JSON");
+	assert_eq!(about["net"]["generation"], 0, "{about}");
+	assert!(about["players"].as_array().unwrap().contains(&"net".into()));
+	let answer = get(pages, position, &token).await;
+	assert_eq!(answer.status, 200, "{}", answer.text());
+	let moves = serde_json::from_slice::<Value>(&answer.body).expect("JSON")["moves"]
+		.as_array()
+		.expect("moves")
+		.len();
+	assert_eq!(moves, 4);
+	let chosen = request(
+		pages,
+		"POST",
+		"/api/v1/move",
+		&[token[0].clone(), "Content-Type: application/json".to_string()],
+		r#"{"position": "T...T/...../...../...../T...T s 20", "player": "net", "ms": 50}"#,
+	)
+	.await;
+	assert_eq!(chosen.status, 200, "{}", chosen.text());
+	running.stop().await;
+}

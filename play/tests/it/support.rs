@@ -12,7 +12,7 @@ use tigers_core::{Network, Tablebase};
 use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
 use tigers_play::players::ServedNet;
-use tigers_play::{Fixed, Server, router};
+use tigers_play::{Fixed, Server, query, router};
 use tigers_process::http::{Answer, get, request};
 use tigers_process::test_tables;
 
@@ -62,17 +62,6 @@ pub async fn serve(tables: Tables, limits: Limits) -> SocketAddr {
 	address
 }
 
-/// `text` as a query value.
-pub fn encode(text: &str) -> String {
-	text.bytes()
-		.map(|b| match b {
-			b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'.' | b'-' | b'_' => (b as char).to_string(),
-			b' ' => "+".to_string(),
-			_ => format!("%{b:02X}"),
-		})
-		.collect()
-}
-
 /// The answer's body as JSON.
 pub fn json(answer: &Answer) -> Value {
 	serde_json::from_slice(&answer.body)
@@ -83,7 +72,7 @@ pub fn json(answer: &Answer) -> Value {
 pub async fn position(address: SocketAddr, position: &str) -> Answer {
 	get(
 		address,
-		&format!("/api/v1/position?position={}", encode(position)),
+		&format!("/api/v1/position?position={}", query::encode(position)),
 		&[],
 	)
 	.await

@@ -65,6 +65,16 @@ pub(crate) struct ServiceArgs {
 	/// a non-loopback address needs the run to have one (or --insecure).
 	#[arg(long, value_name = "ADDR")]
 	http_listen: Option<SocketAddr>,
+	/// Searches at once for the play and analysis pages' visitors (1 to 64): the cores they
+	/// may take from training; more wait with 429 Too Many Requests.
+	#[arg(long, value_name = "N", default_value_t = 1,
+		value_parser = clap::value_parser!(u64).range(1..=64))]
+	play_searches: u64,
+	/// The longest search a visitor of the play pages may ask for, in milliseconds (1 to
+	/// 60000).
+	#[arg(long, value_name = "MS", default_value_t = tigers_play::limits::Limits::default().max_ms,
+		value_parser = clap::value_parser!(u32).range(1..=60_000))]
+	play_max_ms: u32,
 	/// No dashboard: logs on stderr instead. The default when stdin or stdout is not a
 	/// terminal; with the dashboard, logs go to coordinator.log in the run directory.
 	#[arg(long)]
@@ -93,6 +103,8 @@ impl ServiceArgs {
 		config.local_worker_threads = self.local_worker_threads;
 		config.metrics_listen = self.metrics_listen;
 		config.http_listen = self.http_listen;
+		config.play.searches = usize::try_from(self.play_searches).unwrap_or(1);
+		config.play.max_ms = self.play_max_ms;
 		let limits = &mut config.limits;
 		limits.forget_workers_after =
 			Duration::from_secs(self.forget_workers_hours.saturating_mul(3600));
