@@ -55,6 +55,7 @@
 		const position = T.parsePosition(current());
 		const last = state.moves.length ? T.movePoints(state.moves[state.moves.length - 1]) : [];
 		board.draw(position, { selected: state.selected, targets: state.targets, last });
+		$("position-text").textContent = current();
 		$("turn").textContent = state.over ? "" : (position.turn === "sheep" ? "Sheep" : "Tigers") + " to move" +
 			(position.inHand > 0 ? ", " + position.inHand + " sheep in hand" : "") + ", " + position.dead + " captured" +
 			(state.thinking ? " (thinking...)" : "");

@@ -41,6 +41,7 @@ const PLAY: &str = r#"<main>
 <div id="board"></div>
 <p id="turn" class="status" aria-live="polite"></p>
 <p id="end" class="end hidden" role="status" aria-live="assertive"></p>
+<p class="value">Position: <span id="position-text"></span></p>
 <p id="message" role="alert"></p>
 </div>
 <div class="panel">

@@ -11,17 +11,13 @@
 //! - [`metrics`]: the Prometheus scrape endpoint and its recorder;
 //! - [`token`]: the environment variable the run's token is read from without `--token`;
 //! - [`doc_commands`]: the command lines the README and docs show for a binary, for the
-//!   binaries' tests that they parse;
-//! - [`http`]: a plain HTTP/1.1 client, for the tests of the web pages and the JSON API;
-//! - [`test_tables`]: the solved tables the integration tests share.
+//!   binaries' tests that they parse.
 
 pub mod console;
 pub mod dates;
 pub mod doc_commands;
-pub mod http;
 pub mod locations;
 pub mod logging;
 pub mod metrics;
 pub mod signal;
-pub mod test_tables;
 pub mod token;

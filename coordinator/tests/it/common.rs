@@ -329,11 +329,4 @@ pub async fn closing_status<T>(inbound: &mut tonic::Streaming<T>) -> Option<Stat
 	}
 }
 
-/// A loopback port that was free a moment ago, for a coordinator process to listen on.
-pub fn free_port() -> u16 {
-	std::net::TcpListener::bind("127.0.0.1:0")
-		.unwrap()
-		.local_addr()
-		.unwrap()
-		.port()
-}
+pub use tigers_testkit::free_port;

@@ -12,9 +12,9 @@ use tigers_coordinator::config::{CoordinatorConfig, TablebaseUse};
 use tigers_core::network::file::hex;
 use tigers_core::tablebase::Value;
 use tigers_core::{GameRecord, Tablebase};
-use tigers_process::test_tables;
 use tigers_proto::v1;
 use tigers_proto::v1::coordinator_message::Body as ToWorker;
+use tigers_testkit::tables as test_tables;
 use tonic::Code;
 
 use crate::common::{WAIT, client, join, session, start, status, temp_dir, test_config};

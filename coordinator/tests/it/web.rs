@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tigers_coordinator::progress_json;
-pub(crate) use tigers_process::http::{get, request};
+pub(crate) use tigers_testkit::http::{get, request};
 
 use crate::common::*;
 
@@ -295,8 +295,8 @@ async fn the_play_pages_and_their_api_are_served_beside_the_run_behind_its_token
 	let run = get(pages, "/", &token).await.text();
 	assert!(run.contains("href=\"/play\"") && run.contains("href=\"/analysis\""));
 	// The API answers with the run's net: generation 0 at the start.
-	let about: Value = serde_json::from_slice(&get(pages, "/api/v1/server", &token).await.body)
-		.expect("JSON");
+	let about: Value =
+		serde_json::from_slice(&get(pages, "/api/v1/server", &token).await.body).expect("JSON");
 	assert_eq!(about["net"]["generation"], 0, "{about}");
 	assert!(about["players"].as_array().unwrap().contains(&"net".into()));
 	let answer = get(pages, position, &token).await;
@@ -310,7 +310,10 @@ async fn the_play_pages_and_their_api_are_served_beside_the_run_behind_its_token
 		pages,
 		"POST",
 		"/api/v1/move",
-		&[token[0].clone(), "Content-Type: application/json".to_string()],
+		&[
+			token[0].clone(),
+			"Content-Type: application/json".to_string(),
+		],
 		r#"{"position": "T...T/...../...../...../T...T s 20", "player": "net", "ms": 50}"#,
 	)
 	.await;

@@ -10,7 +10,7 @@ use tigers_core::tablebase::placement::Verdict;
 use tigers_core::{Game, GameBoard, Position, Turn};
 use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
-use tigers_process::http::get;
+use tigers_testkit::http::get;
 
 use crate::support::{json, movement, position, post, serve, tables};
 

@@ -2,4 +2,5 @@
 //! workspace's shared tables.
 
 mod api;
+mod browser;
 mod support;

@@ -13,8 +13,8 @@ use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
 use tigers_play::players::ServedNet;
 use tigers_play::{Fixed, Server, query, router};
-use tigers_process::http::{Answer, get, request};
-use tigers_process::test_tables;
+use tigers_testkit::http::{Answer, get, request};
+use tigers_testkit::tables as test_tables;
 
 /// The shared movement table.
 pub fn movement() -> Arc<Tablebase> {
