@@ -130,6 +130,10 @@ struct ServeArgs {
 	#[arg(long, value_name = "MS", default_value_t = Limits::default().refill_ms_per_s,
 		value_parser = clap::value_parser!(u32).range(1..=60_000))]
 	client_ms: u32,
+	/// The placement layers' directory [default: placement-f1-r1 in the platform's cache
+	/// directory, used if present].
+	#[arg(long, value_name = "DIR")]
+	placement: Option<PathBuf>,
 	#[command(flatten)]
 	table: TableArgs,
 	#[command(flatten)]
@@ -355,7 +359,13 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 	if let Some(note) = &found.note {
 		say!("tui serve: {note}; positions of the movement phase are served without values");
 	}
-	let placement = tablebase_command::find_placement(args.table.no_tablebase);
+	let placement = match &args.placement {
+		Some(dir) => Some(std::sync::Arc::new(
+			tigers_core::tablebase::placement::PlacementTable::open(dir)
+				.with_context(|| format!("the placement layers in {}", dir.display()))?,
+		)),
+		None => tablebase_command::find_placement(args.table.no_tablebase),
+	};
 	let client = args.client.settings();
 	let net = match args.net.as_deref().map(NetSource::parse) {
 		Some(source) => Some(tigers_tui::net_source::load(&source, &client)?),

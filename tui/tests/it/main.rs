@@ -8,4 +8,5 @@ mod net_source;
 mod placement;
 mod records;
 mod screens;
+mod serve;
 mod support;
