@@ -101,9 +101,9 @@ function makeBoard(container, onPoint) {
 	};
 }
 
-// The points a move names: "sc3" -> ["c3"], "ta5c3" -> ["a5", "c3"].
+// The points a move names: "sc3" -> ["c3"], "ta5b5" -> ["a5", "b5"], "ta5xc3" -> ["a5", "c3"].
 function movePoints(text) {
-	const rest = text.slice(1);
+	const rest = text.slice(1).replace("x", "");
 	return rest.length === 4 ? [rest.slice(0, 2), rest.slice(2)] : [rest];
 }
 
@@ -115,12 +115,13 @@ function pick(position, legal, selected, point) {
 		const move = legal.find((m) => m.move === side + point);
 		return move ? { move } : {};
 	}
+	const steps = legal.map((m) => ({ move: m, points: movePoints(m.move) })).filter((m) => m.points.length === 2);
 	if (selected) {
-		const move = legal.find((m) => m.move === side + selected + point);
-		if (move) return { move };
+		const found = steps.find((m) => m.points[0] === selected && m.points[1] === point);
+		if (found) return { move: found.move };
 	}
-	const from = legal.some((m) => m.move.length === 5 && m.move.slice(1, 3) === point);
-	if (from) return { select: point, targets: legal.filter((m) => m.move.slice(1, 3) === point).map((m) => m.move.slice(3)) };
+	const from = steps.filter((m) => m.points[0] === point);
+	if (from.length) return { select: point, targets: from.map((m) => m.points[1]) };
 	return {};
 }
 

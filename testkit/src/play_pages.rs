@@ -42,9 +42,10 @@ async fn moves(address: SocketAddr, headers: &[String], position: &str) -> Vec<S
 		.collect()
 }
 
-/// The points a move names: `sc3` is `c3`, `ta5c3` is `a5` then `c3`.
+/// The points a move names: `sc3` is `c3`, `ta5b5` is `a5` then `b5`, and so is `ta5xc3`'s
+/// `a5` then `c3`.
 fn points(mv: &str) -> Vec<String> {
-	let rest = &mv[1..];
+	let rest = mv[1..].replace('x', "");
 	if rest.len() == 4 {
 		vec![rest[..2].to_string(), rest[2..].to_string()]
 	} else {
@@ -64,21 +65,30 @@ fn keys_to(point: &str) -> String {
 	)
 }
 
-/// Plays one game on the play page at `base` (which the browser has open) as the sheep
-/// against ClaudePlayer, putting in the sheep's moves by `input`. The sheep play the move the
-/// tables rank worst, so the game ends in a tigers' win soon; returns the end's words.
+/// Plays one game on the play page at `base` as `side` (`"sheep"` or `"tigers"`) against
+/// ClaudePlayer, putting in the moves by `input`: the move the tables rank worst (a capture
+/// first, if the tigers have one), so the game ends soon; returns the end's words.
 pub async fn play_a_game(
 	browser: &Browser,
 	base: &str,
-	address: SocketAddr,
-	headers: &[String],
+	(address, headers): (SocketAddr, &[String]),
+	side: &str,
 	input: Input,
 ) -> String {
 	browser.go(&format!("{base}/play")).await;
 	browser.find("#turn").await;
 	browser
-		.script("const s = document.getElementById('opponent'); s.value = 'claude'; s.dispatchEvent(new Event('change')); return 0;")
+		.script(&format!(
+			"const s = document.getElementById('opponent'); s.value = 'claude'; \
+			const me = document.getElementById('side'); me.value = '{side}'; \
+			me.dispatchEvent(new Event('change')); return 0;"
+		))
 		.await;
+	let (to_move, letter) = if side == "tigers" {
+		("Tigers to move", " t ")
+	} else {
+		("Sheep to move", " s ")
+	};
 	browser.click("#new").await;
 	let deadline = Instant::now() + Duration::from_secs(600);
 	let mut plies = 0;
@@ -91,17 +101,18 @@ pub async fn play_a_game(
 			return words.to_string();
 		}
 		let turn = browser.text("#turn").await;
-		if !turn.starts_with("Sheep to move") || turn.contains("thinking") {
+		if !turn.starts_with(to_move) || turn.contains("thinking") {
 			tokio::time::sleep(Duration::from_millis(50)).await;
 			continue;
 		}
 		let position = browser.text("#position-text").await;
-		if !position.contains(" s ") {
+		if !position.contains(letter) {
 			tokio::time::sleep(Duration::from_millis(50)).await;
 			continue;
 		}
 		let legal = moves(address, headers, &position).await;
-		let mv = legal.last().expect("a legal move").clone();
+		let capture = legal.iter().find(|mv| mv.contains('x'));
+		let mv = capture.or(legal.last()).expect("a legal move").clone();
 		match input {
 			Input::Clicks => {
 				for point in points(&mv) {

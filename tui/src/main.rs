@@ -130,6 +130,11 @@ struct ServeArgs {
 	#[arg(long, value_name = "MS", default_value_t = Limits::default().refill_ms_per_s,
 		value_parser = clap::value_parser!(u32).range(1..=60_000))]
 	client_ms: u32,
+	/// Requests that cost no search (a position's values, an evaluation, a game's analysis)
+	/// each client may make a second (1 to 100000).
+	#[arg(long, value_name = "N", default_value_t = Limits::default().lookups_per_s,
+		value_parser = clap::value_parser!(u32).range(1..=100_000))]
+	client_lookups: u32,
 	/// The placement layers' directory [default: placement-f1-r1 in the platform's cache
 	/// directory, used if present].
 	#[arg(long, value_name = "DIR")]
@@ -386,6 +391,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 		searches: usize::try_from(args.searches).unwrap_or(1),
 		max_ms: args.max_ms,
 		refill_ms_per_s: args.client_ms,
+		lookups_per_s: args.client_lookups,
 		..Limits::default()
 	};
 	let config = tigers_tui::serve_command::ServeConfig {

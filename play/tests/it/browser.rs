@@ -20,12 +20,15 @@ async fn games_are_played_to_their_end_by_clicks_keys_and_typing_and_analysed() 
 	let address = serve(tables(), limits).await;
 	let base = format!("http://{address}");
 	for input in [Input::Clicks, Input::Keyboard, Input::Typed] {
-		let end = play_a_game(&browser, &base, address, &[], input).await;
+		let end = play_a_game(&browser, &base, (address, &[]), "sheep", input).await;
 		assert!(
 			end.contains("win") || end.contains("Draw"),
 			"{input:?}: {end}"
 		);
 	}
+	// As the tigers, by clicks: a capture is a piece, then the point beyond the sheep.
+	let end = play_a_game(&browser, &base, (address, &[]), "tigers", Input::Clicks).await;
+	assert!(end.contains("win") || end.contains("Draw"), "tigers: {end}");
 	browser.screenshot("play").await;
 	for position in [
 		"SS.SS/SSSSS/SS.TS/STTTS/SSSSS t 0",
@@ -41,7 +44,7 @@ async fn games_are_played_to_their_end_by_clicks_keys_and_typing_and_analysed() 
 	let Some(phone) = Browser::start_sized((375, 812)).await else {
 		return;
 	};
-	let end = play_a_game(&phone, &base, address, &[], Input::Clicks).await;
+	let end = play_a_game(&phone, &base, (address, &[]), "sheep", Input::Clicks).await;
 	assert!(end.contains("win") || end.contains("Draw"), "{end}");
 	let width = phone
 		.script("return document.documentElement.scrollWidth;")

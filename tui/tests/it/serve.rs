@@ -178,7 +178,14 @@ async fn its_pages_pass_the_browser_test_of_the_coordinators() {
 	};
 	let serving = serve();
 	let base = format!("http://{}", serving.address);
-	let end = play_a_game(&browser, &base, serving.address, &[], Input::Clicks).await;
+	let end = play_a_game(
+		&browser,
+		&base,
+		(serving.address, &[]),
+		"tigers",
+		Input::Clicks,
+	)
+	.await;
 	assert!(end.contains("win") || end.contains("Draw"), "{end}");
 	analysis_agrees_with_the_api(
 		&browser,
