@@ -15,6 +15,7 @@ use tigers_core::pos::Pos;
 use tigers_core::record::{GameRecord, split_records};
 
 use crate::common::*;
+use tigers_testkit::play_pages::{Input, play_a_game};
 use tigers_testkit::webdriver::{ARROW_LEFT, ARROW_RIGHT, Browser};
 
 use crate::web::{bearer, get, start_with_pages};
@@ -146,6 +147,12 @@ async fn the_pages_in_a_real_browser() {
 	browser.go(&format!("{base}/workers")).await;
 	assert!(browser.text("table.list").await.contains("w-browser-name"));
 	browser.screenshot("workers").await;
+
+	// The play page beside the run, with the login's cookie: a whole game by clicks against
+	// ClaudePlayer, as on `tui serve`.
+	let token = bearer("s3cret");
+	let end = play_a_game(&browser, &base, (pages, &token), "sheep", Input::Clicks).await;
+	assert!(end.contains("win") || end.contains("Draw"), "{end}");
 	browser.quit().await;
 	running.stop().await;
 }
