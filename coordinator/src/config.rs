@@ -335,7 +335,10 @@ impl Default for RunSettings {
 			max_staleness: 5,
 			research_fraction: 0.01,
 			tablebase_use: TablebaseUse::DEFAULT,
-			play_out_share: 0.0,
+			// A quarter of the games played out: the run that did so graded best of three on
+			// both phases at equal worker time (docs/training.md, "A share of the games played
+			// out").
+			play_out_share: 0.25,
 			timed: TimedSettings::default(),
 			grade: true,
 			// Every game: a game took 107 bytes compressed in a first run, so a day of two

@@ -69,7 +69,7 @@ pub(crate) struct ServeArgs {
 	/// Under --tablebase-use adjudicate, the share of self-play games (0 to 1) played to their
 	/// end by the net's own search without the tablebase, so that the net practises the
 	/// movement phase (its samples train towards the table's exact values); the rest stop at
-	/// their first movement-phase position.
+	/// their first movement-phase position. 0 adjudicates every game.
 	#[arg(long, value_name = "SHARE", default_value_t = run_defaults().play_out_share,
 		value_parser = share::<f32>)]
 	play_out_share: f32,

@@ -162,7 +162,8 @@ fn promoted_nets_are_measured_with_the_table_in_play_for_both_players() {
 }
 
 #[test]
-fn self_play_is_adjudicated_by_the_table_unless_told_otherwise() {
+fn self_play_is_adjudicated_by_the_table_but_a_quarter_of_the_games_are_played_out() {
+	assert_eq!(RunSettings::default().play_out_share, 0.25);
 	assert_eq!(TablebaseUse::DEFAULT, TablebaseUse::Adjudicate);
 	assert_eq!(
 		RunSettings::default().tablebase_use,

@@ -273,6 +273,8 @@ async fn local_workers_adjudicate_and_the_gate_judges_exact_accuracy() {
 	let mut config = with_table(temp.to_path_buf(), table_path(), TablebaseUse::Adjudicate);
 	config.placement = Some(last_layers().clone());
 	config.local_workers = 1;
+	// Every game adjudicated: the one looked at below stopped at the movement phase.
+	config.run.play_out_share = 0.0;
 	config.run.gate.max_plies = 120;
 	// Every position is searched again: the worker searched with the table, and its exact
 	// scores must not count against it.
