@@ -17,11 +17,15 @@ log=$(mktemp)
 	--max-ms 200 --client-ms 60000 >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true; rm -f "$log"' EXIT
+answers() {
+	python3 -c "import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=5)" \
+		"http://127.0.0.1:$port/api/v1/server" 2>/dev/null
+}
 for _ in $(seq 100); do
-	if curl -sf "http://127.0.0.1:$port/api/v1/server" >/dev/null; then break; fi
+	if answers; then break; fi
 	sleep 0.2
 done
-curl -sf "http://127.0.0.1:$port/api/v1/server" >/dev/null || { cat "$log"; exit 1; }
+answers || { echo "tui serve never answered:"; cat "$log"; exit 1; }
 schemathesis run "http://127.0.0.1:$port/api/v1/openapi.json" \
 	--checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,response_headers_conformance \
 	--max-examples "$examples" --seed 49 --no-color
