@@ -35,7 +35,7 @@
 		const reply = await T.api("/api/v1/position?position=" + encodeURIComponent(position));
 		if (request !== state.request) return;
 		if (reply.status !== 200) {
-			say(reply.body.error + (reply.status === 429 ? "" : ""));
+			say(reply.body.error);
 			if (reply.status === 429) setTimeout(show, Math.max(1, reply.retryAfter) * 1000);
 			return;
 		}

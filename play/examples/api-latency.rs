@@ -21,7 +21,7 @@ use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::{Game, Position, Tablebase};
 use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
-use tigers_play::{Fixed, Server, query, router};
+use tigers_play::{Fixed, Server, query};
 use tigers_process::locations;
 use tigers_testkit::http::get;
 
@@ -92,7 +92,16 @@ async fn phase(address: SocketAddr, name: &str, all: Vec<String>, clients: usize
 	);
 }
 
+/// The usage line `--help` prints.
+const USAGE: &str = "usage: api-latency [CLIENTS] [REQUESTS_EACH]   (50 and 40 by default)\n\
+	Serves the play API with the tables at their default paths and prints the percentiles of\n\
+	GET /api/v1/position from CLIENTS concurrent clients, in each phase.";
+
 fn main() {
+	if std::env::args().skip(1).any(|a| a == "--help" || a == "-h") {
+		println!("{USAGE}");
+		return;
+	}
 	let mut args = std::env::args().skip(1);
 	let clients: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
 	let each: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(40);
@@ -131,13 +140,7 @@ fn main() {
 			.await
 			.expect("a port");
 		let address = listener.local_addr().expect("its address");
-		tokio::spawn(async move {
-			axum::serve(
-				listener,
-				router(server).into_make_service_with_connect_info::<SocketAddr>(),
-			)
-			.await
-		});
+		tokio::spawn(tigers_play::serve(listener, server, std::future::pending()));
 		let count = clients * each;
 		phase(
 			address,

@@ -42,6 +42,15 @@ pub enum Wdl {
 }
 
 impl Wdl {
+	/// Win, draw or loss as 1, 0, -1.
+	pub fn sign(self) -> i32 {
+		match self {
+			Wdl::Win => 1,
+			Wdl::Draw => 0,
+			Wdl::Loss => -1,
+		}
+	}
+
 	/// The word the API writes.
 	pub fn word(self) -> &'static str {
 		match self {

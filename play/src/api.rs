@@ -13,6 +13,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value as Json, json};
+use tigers_core::board::TOTAL_SHEEP;
 use tigers_core::tablebase::placement::LayerId;
 use tigers_core::{Game, GameBoard, GameRecord, Position, Turn};
 
@@ -165,7 +166,7 @@ fn why_unknown(tables: &Tables, board: GameBoard, turn: Turn) -> String {
 	if tables.placement.is_none() {
 		return "no placement layers are loaded on this server".to_string();
 	}
-	let placed = 20 - u32::from(board.sheep_in_hand());
+	let placed = TOTAL_SHEEP - u32::from(board.sheep_in_hand());
 	match LayerId::new(placed, turn) {
 		Some(layer) => format!(
 			"the placement layer {} ({placed} sheep placed, {} to move) is not on this server",
@@ -283,6 +284,12 @@ pub(crate) async fn choose_move(
 	}
 	let (tables, net) = (server.source.tables(), server.source.net());
 	players::check(player, &tables, net.as_ref())?;
+	// The generation of the net that moves, read before the search: a promotion meanwhile
+	// must not relabel the move.
+	let generation = match player {
+		Player::Net => net.as_ref().map(|net| net.generation),
+		_ => None,
+	};
 	let slot = server.gate.search(client, ms)?;
 	let chosen = blocking(move || {
 		let chosen = players::choose(player, position, &[], ms, &tables, net.as_ref());
@@ -291,10 +298,6 @@ pub(crate) async fn choose_move(
 	})
 	.await?;
 	let mv = chosen.ok_or_else(|| ApiError::bad("the side to move has no legal move"))?;
-	let generation = match player {
-		Player::Net => server.source.net().map(|net| net.generation),
-		_ => None,
-	};
 	Ok(json_body(&json!({
 		"move": mv.to_string(),
 		"player": player.name(),
@@ -371,7 +374,7 @@ fn game_json(tables: &Tables, start: Position, moves: &[String]) -> Result<Json,
 		let after = game.position();
 		let now = value_of(tables, after.board, after.turn)?.flip();
 		let gave_away = match (was.wdl(), now.wdl()) {
-			(Some(a), Some(b)) => sign(a) > sign(b),
+			(Some(a), Some(b)) => a.sign() > b.sign(),
 			_ => false,
 		};
 		let (value_before, distance_before) = value_fields(was);
@@ -393,15 +396,6 @@ fn game_json(tables: &Tables, start: Position, moves: &[String]) -> Result<Json,
 		"plies": plies,
 		"record": GameRecord::from_game(&game).to_text(),
 	}))
-}
-
-/// Win, draw or loss as 1, 0, -1.
-fn sign(wdl: crate::analysis::Wdl) -> i32 {
-	match wdl {
-		crate::analysis::Wdl::Win => 1,
-		crate::analysis::Wdl::Draw => 0,
-		crate::analysis::Wdl::Loss => -1,
-	}
 }
 
 /// `GET /api/v1/server`: what this server can do.

@@ -76,6 +76,25 @@ impl Server {
 	}
 }
 
+/// Serves the pages and the API of `server` on `listener` (with each connection's address,
+/// which the per-client bounds key on) until `shutdown` completes.
+///
+/// # Errors
+///
+/// If accepting connections fails.
+pub async fn serve(
+	listener: tokio::net::TcpListener,
+	server: Arc<Server>,
+	shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+	axum::serve(
+		listener,
+		router::<()>(server).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+	)
+	.with_graceful_shutdown(shutdown)
+	.await
+}
+
 /// The pages' and the API's routes, to be served with connection information
 /// (`into_make_service_with_connect_info::<SocketAddr>`) so that each visitor has bounds of
 /// its own. Its state is the caller's choice, so that it merges into a router of any state.

@@ -11,7 +11,7 @@ use tigers_core::tablebase::placement::PlacementTable;
 use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
 use tigers_play::players::ServedNet;
-use tigers_play::{Fixed, Server, router};
+use tigers_play::{Fixed, Server};
 
 use crate::net_source::LoadedNet;
 
@@ -72,13 +72,9 @@ pub fn run(config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> anyhow::Resul
 			.await
 			.with_context(|| format!("cannot listen on {}", config.listen))?;
 		ready(listener.local_addr().context("the bound address")?);
-		axum::serve(
-			listener,
-			router(server).into_make_service_with_connect_info::<SocketAddr>(),
-		)
-		.with_graceful_shutdown(tigers_process::signal::shutdown_signal())
-		.await
-		.context("the web server failed")
+		tigers_play::serve(listener, server, tigers_process::signal::shutdown_signal())
+			.await
+			.context("the web server failed")
 	})
 }
 

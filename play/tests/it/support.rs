@@ -12,7 +12,7 @@ use tigers_core::{Network, Tablebase};
 use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
 use tigers_play::players::ServedNet;
-use tigers_play::{Fixed, Server, query, router};
+use tigers_play::{Fixed, Server, query};
 use tigers_testkit::http::{Answer, get, request};
 use tigers_testkit::tables as test_tables;
 
@@ -52,13 +52,7 @@ pub async fn serve(tables: Tables, limits: Limits) -> SocketAddr {
 		.await
 		.expect("a loopback port");
 	let address = listener.local_addr().expect("its address");
-	tokio::spawn(async move {
-		axum::serve(
-			listener,
-			router(server).into_make_service_with_connect_info::<SocketAddr>(),
-		)
-		.await
-	});
+	tokio::spawn(tigers_play::serve(listener, server, std::future::pending()));
 	address
 }
 

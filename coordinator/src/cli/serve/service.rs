@@ -66,7 +66,7 @@ pub(crate) struct ServiceArgs {
 	#[arg(long, value_name = "ADDR")]
 	http_listen: Option<SocketAddr>,
 	/// Searches at once for the play and analysis pages' visitors (1 to 64): the cores they
-	/// may take from training; more wait with 429 Too Many Requests.
+	/// may take from training; more are refused at once with 429 Too Many Requests.
 	#[arg(long, value_name = "N", default_value_t = 1,
 		value_parser = clap::value_parser!(u64).range(1..=64))]
 	play_searches: u64,
