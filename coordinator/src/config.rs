@@ -428,6 +428,8 @@ pub struct CoordinatorConfig {
 	pub metrics_listen: Option<SocketAddr>,
 	/// Where to serve the run's web pages (`web`), if anywhere.
 	pub http_listen: Option<SocketAddr>,
+	/// How long a login to the web pages lasts.
+	pub web_session: Duration,
 	/// The bounds on what visitors of the play and analysis pages may make the coordinator
 	/// compute beside the run: searches at once (the cores they may take), time a move, each
 	/// client's share.
@@ -461,6 +463,7 @@ impl CoordinatorConfig {
 			local_worker_threads: 1,
 			metrics_listen: None,
 			http_listen: None,
+			web_session: tigers_play::access::DEFAULT_SESSION,
 			play: tigers_play::limits::Limits::default(),
 			limits: ServiceLimits::default(),
 			run: RunSettings::default(),

@@ -58,7 +58,7 @@ pub async fn run(
 	// fast.
 	let _endpoint = serve_metrics(&config)?;
 	let web_listener = match config.http_listen {
-		Some(address) => Some(crate::web::bind(address).await?),
+		Some(address) => Some((crate::web::bind(address).await?, web_tls(&config)?)),
 		None => None,
 	};
 	let opening = config.clone();
@@ -66,7 +66,7 @@ pub async fn run(
 		.await
 		.map_err(|e| CoordinatorError::Config(format!("opening the run failed: {e}")))??;
 	let background = Background::start(&config, &shared, start)?;
-	let pages = web_listener.map(|listener| serve_web(listener, &config, &shared));
+	let pages = web_listener.map(|(listener, tls)| serve_web(listener, tls, &config, &shared));
 	let routes = service_routes(&config, &shared, background.training.clone());
 	let transport = transport(&config)?;
 	let address = listener
@@ -98,16 +98,36 @@ fn serve_metrics(config: &CoordinatorConfig) -> Result<Option<AbortOnDrop>, Coor
 	Ok(Some(AbortOnDrop(tokio::spawn(serving))))
 }
 
+/// The web pages' TLS settings, from the run's certificate and key, if it has them: read
+/// before the run opens, so a bad file fails fast.
+fn web_tls(
+	config: &CoordinatorConfig,
+) -> Result<Option<Arc<tigers_play::listen::ServerConfig>>, CoordinatorError> {
+	config
+		.tls
+		.as_ref()
+		.map(|(cert, key)| tigers_play::listen::tls_config(cert, key))
+		.transpose()
+		.map_err(CoordinatorError::Config)
+}
+
 /// The web pages on `listener`, until the run closes its streams (at shutdown).
 fn serve_web(
 	listener: TcpListener,
+	tls: Option<Arc<tigers_play::listen::ServerConfig>>,
 	config: &CoordinatorConfig,
 	shared: &Arc<Shared>,
 ) -> tokio::task::JoinHandle<()> {
 	if let Ok(address) = listener.local_addr() {
-		info!(%address, "serving web pages");
+		info!(%address, tls = tls.is_some(), "serving web pages");
 	}
-	let serving = crate::web::serve(listener, shared.clone(), config.token.clone(), config.play);
+	let settings = crate::web::WebSettings {
+		token: config.token.clone(),
+		session: config.web_session,
+		tls,
+		play: config.play,
+	};
+	let serving = crate::web::serve(listener, shared.clone(), settings);
 	tokio::spawn(async move {
 		if let Err(e) = serving.await {
 			warn!(%e, "the web pages stopped");

@@ -1,7 +1,8 @@
-//! The run in a browser: read-only pages the coordinator serves over plain HTTP on
-//! `--http-listen` (docs/web.md), a listener of its own apart from gRPC and metrics.
+//! The run in a browser: read-only pages the coordinator serves on `--http-listen`
+//! (docs/web.md), a listener of its own apart from gRPC and metrics, over TLS when the run
+//! serves gRPC over TLS (the same certificate). The token, the login and its session cookie
+//! are the play crate's `access`.
 //!
-//! - `access`: the token, as a bearer header or the login form's cookie;
 //! - `html` and `query`: escaping, the layout, pagination, form and query fields;
 //! - `run_page` (with `/api/status`), `nets`, `strength`, `games` and `workers`: the pages;
 //! - `assets/`: the style sheet and scripts, compiled into the binary.
@@ -12,7 +13,6 @@
 //! writes under. Every list is paginated ([`query::PER_PAGE`] rows a page), and downloads are
 //! looked up by generation in the ledger's listing, never by a path from the request.
 
-mod access;
 mod games;
 mod html;
 mod nets;
@@ -29,7 +29,9 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::get;
+use tigers_play::access::{Access, AccessSettings, LOGIN_BYTES};
+use tigers_play::listen::Listening;
 use tigers_proto::v1;
 use tokio::net::TcpListener;
 
@@ -45,8 +47,8 @@ const SNAPSHOT_AGE: Duration = Duration::from_secs(1);
 pub(crate) struct Web {
 	/// The run.
 	shared: Arc<Shared>,
-	/// Who may read.
-	access: access::Access,
+	/// Whether the run has a token (the Run page then offers a log-out).
+	token_required: bool,
 	/// A read connection of the pages' own to the ledger (WAL: it never blocks the writer).
 	reader: Mutex<Ledger>,
 	/// The last snapshot taken for the pages, and when.
@@ -90,13 +92,24 @@ pub(crate) async fn bind(address: SocketAddr) -> Result<TcpListener, Coordinator
 		})
 }
 
-/// Serves the pages of `shared` on `listener` until the run closes its streams (at shutdown);
-/// `token`, if any, is asked of every request.
+/// How the pages are served: the token and the login's settings, TLS, and the bounds on the
+/// play pages' visitors.
+pub(crate) struct WebSettings {
+	/// The run's token, if any.
+	pub(crate) token: Option<String>,
+	/// How long a login lasts.
+	pub(crate) session: Duration,
+	/// TLS, with the run's certificate, if the run serves TLS.
+	pub(crate) tls: Option<Arc<tigers_play::listen::ServerConfig>>,
+	/// The play pages' bounds.
+	pub(crate) play: tigers_play::limits::Limits,
+}
+
+/// Serves the pages of `shared` on `listener` until the run closes its streams (at shutdown).
 pub(crate) async fn serve(
 	listener: TcpListener,
 	shared: Arc<Shared>,
-	token: Option<String>,
-	play: tigers_play::limits::Limits,
+	settings: WebSettings,
 ) -> Result<(), CoordinatorError> {
 	let path = shared.run_dir.ledger_path();
 	let reader = tokio::task::spawn_blocking(move || Ledger::open(&path))
@@ -106,18 +119,31 @@ pub(crate) async fn serve(
 		})??;
 	let web = Arc::new(Web {
 		shared,
-		access: access::Access::new(token.as_deref()),
+		token_required: settings.token.is_some(),
 		reader: Mutex::new(reader),
 		snapshot: Mutex::new(None),
 		games: games::GameCache::default(),
 	});
 	let mut closing = web.shared.closing();
-	let play = tigers_play::Server::new(RunSource(web.shared.clone()), play);
-	axum::serve(
-		listener,
-		router(web, play).into_make_service_with_connect_info::<SocketAddr>(),
-	)
-	.with_graceful_shutdown(async move {
+	let play = tigers_play::Server::new(RunSource(web.shared.clone()), settings.play);
+	let listening = match settings.tls {
+		Some(tls) => Listening::tls(listener, tls),
+		None => Ok(Listening::Plain(listener)),
+	}
+	.map_err(|source| CoordinatorError::Io {
+		path: "the web listener".into(),
+		source,
+	})?;
+	let access = Access::new(AccessSettings {
+		token: settings.token,
+		session: settings.session,
+		secure: listening.is_tls(),
+		home: "/",
+		what: "This run's pages",
+		style: include_str!("web/assets/style.css"),
+		..AccessSettings::default()
+	});
+	tigers_play::listen::serve_router(listening, router(web, play, access), async move {
 		let _ = closing.wait_for(|closed| *closed).await;
 	})
 	.await
@@ -150,7 +176,7 @@ impl tigers_play::Source for RunSource {
 
 /// Every page and endpoint, the play pages and their API among them, behind the token check
 /// (but the login form's post).
-fn router(web: Arc<Web>, play: Arc<tigers_play::Server>) -> Router {
+fn router(web: Arc<Web>, play: Arc<tigers_play::Server>, access: Arc<Access>) -> Router {
 	let pages = Router::new()
 		.route("/", get(run_page::page))
 		.route("/api/status", get(run_page::status))
@@ -162,16 +188,15 @@ fn router(web: Arc<Web>, play: Arc<tigers_play::Server>) -> Router {
 		.route("/games/{generation}/{index}", get(games::viewer_page))
 		.route("/download/games/{name}", get(games::download))
 		.route("/workers", get(workers::page))
-		.route("/logout", post(access::logout))
 		.merge(tigers_play::router(play))
 		.fallback(not_found)
 		.route_layer(axum::middleware::from_fn_with_state(
-			web.clone(),
-			access::require,
+			access.clone(),
+			tigers_play::access::require,
 		));
 	Router::new()
-		.route("/login", post(access::login))
-		.layer(DefaultBodyLimit::max(access::LOGIN_BYTES))
+		.merge(tigers_play::access::routes(access))
+		.layer(DefaultBodyLimit::max(LOGIN_BYTES))
 		.merge(pages)
 		.layer(axum::middleware::map_response(guard_headers))
 		.with_state(web)

@@ -140,7 +140,12 @@ fn main() {
 			.await
 			.expect("a port");
 		let address = listener.local_addr().expect("its address");
-		tokio::spawn(tigers_play::serve(listener, server, std::future::pending()));
+		tokio::spawn(tigers_play::serve(
+			tigers_play::listen::Listening::Plain(listener),
+			server,
+			tigers_play::access::Access::new(tigers_play::access::AccessSettings::default()),
+			std::future::pending(),
+		));
 		let count = clients * each;
 		phase(
 			address,

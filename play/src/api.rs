@@ -4,11 +4,11 @@
 //! that cannot be answered as it is, 409 for a player this server cannot field, 429 with
 //! `Retry-After` past a bound (`limits`).
 
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, FromRequestParts, State};
+use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -37,11 +37,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Client {
 	type Rejection = std::convert::Infallible;
 
 	async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Client, Self::Rejection> {
-		let address = parts
-			.extensions
-			.get::<ConnectInfo<SocketAddr>>()
-			.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |info| info.0.ip());
-		Ok(Client(address))
+		Ok(Client(crate::listen::client_address(&parts.extensions)))
 	}
 }
 

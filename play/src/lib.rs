@@ -2,6 +2,9 @@
 //! one axum router that the coordinator serves beside its run pages and `tui serve` serves
 //! alone (docs/web.md).
 //!
+//! - `access`: the token, as a bearer header or a login's session cookie, and logout;
+//! - `throttle`: how fast wrong tokens are taken, per address and in all;
+//! - `listen`: the listener, plain or TLS, and the client's address;
 //! - `analysis`: a position's exact value and every move's, best first, from the tables;
 //! - `limits`: the bounds on searches, at once and per visitor, and on look-ups;
 //! - `players`: the net, the perfect player and `ClaudePlayer`, asked for a move at a time;
@@ -13,21 +16,27 @@
 //! Table reads and searches run on tokio's blocking threads, never on the async ones; a
 //! search holds one of the server's search slots (`limits::Limits::searches`) while it runs.
 
+pub mod access;
 pub mod analysis;
 mod api;
 pub mod limits;
+pub mod listen;
 pub mod pages;
 pub mod players;
 pub mod query;
+pub mod throttle;
 
 use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use axum::response::Redirect;
 use axum::routing::{get, post};
 
+use crate::access::Access;
 use crate::analysis::Tables;
 use crate::limits::{Gate, Limits};
+use crate::listen::Listening;
 use crate::players::ServedNet;
 
 /// The OpenAPI 3 description of the API, as served at `/api/v1/openapi.json`.
@@ -76,28 +85,35 @@ impl Server {
 	}
 }
 
-/// Serves the pages and the API of `server` on `listener` (with each connection's address,
-/// which the per-client bounds key on) until `shutdown` completes.
+/// The pages and the API of `server` on their own (as `tui serve` serves them), `/` leading to
+/// the play page, all behind `access`'s token when it has one.
+pub fn app(server: Arc<Server>, access: Arc<Access>) -> Router {
+	let pages = router::<()>(server)
+		.route("/", get(|| async { Redirect::to("/play") }))
+		.route_layer(axum::middleware::from_fn_with_state(
+			access.clone(),
+			access::require,
+		));
+	Router::new().merge(access::routes(access)).merge(pages)
+}
+
+/// Serves [`app`] on `listening` (with each connection's address, which the per-client
+/// bounds and the login throttle key on) until `shutdown` completes.
 ///
 /// # Errors
 ///
-/// If accepting connections fails.
+/// If serving fails.
 pub async fn serve(
-	listener: tokio::net::TcpListener,
+	listening: Listening,
 	server: Arc<Server>,
+	access: Arc<Access>,
 	shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-	axum::serve(
-		listener,
-		router::<()>(server).into_make_service_with_connect_info::<std::net::SocketAddr>(),
-	)
-	.with_graceful_shutdown(shutdown)
-	.await
+	listen::serve_router(listening, app(server, access), shutdown).await
 }
 
 /// The pages' and the API's routes, to be served with connection information
-/// (`into_make_service_with_connect_info::<SocketAddr>`) so that each visitor has bounds of
-/// its own. Its state is the caller's choice, so that it merges into a router of any state.
+/// ([`listen::serve_router`]) so that each visitor has bounds of its own. Its state is the caller's choice, so that it merges into a router of any state.
 pub fn router<S: Clone + Send + Sync + 'static>(server: Arc<Server>) -> Router<S> {
 	Router::new()
 		.route("/play", get(pages::play))

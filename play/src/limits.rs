@@ -76,15 +76,26 @@ impl Busy {
 
 /// A bucket that refills with the clock, in some unit.
 #[derive(Clone, Copy, Debug)]
-struct Bucket {
+pub(crate) struct Bucket {
 	level: f64,
 	at: Instant,
 }
 
 impl Bucket {
+	/// A bucket holding `level` at `now`.
+	pub(crate) fn holding(level: f64, now: Instant) -> Bucket {
+		Bucket { level, at: now }
+	}
+
 	/// Takes `cost` if the bucket (of `capacity`, refilling `rate` a second) holds it; else the
 	/// seconds until it will.
-	fn take(&mut self, cost: f64, capacity: f64, rate: f64, now: Instant) -> Result<(), f64> {
+	pub(crate) fn take(
+		&mut self,
+		cost: f64,
+		capacity: f64,
+		rate: f64,
+		now: Instant,
+	) -> Result<(), f64> {
 		let elapsed = now.saturating_duration_since(self.at).as_secs_f64();
 		self.level = (self.level + elapsed * rate).min(capacity);
 		self.at = now;

@@ -12,9 +12,12 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'
 	style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; \
 	form-action 'self'; frame-ancestors 'none'";
 
+/// The pages' style sheet (the login page of `tui serve` sends it inline).
+pub const STYLE: &str = include_str!("../assets/style.css");
+
 /// The files under `/play/assets/`: name, content type, bytes.
 const ASSETS: [(&str, &str, &str); 4] = [
-	("style.css", "text/css", include_str!("../assets/style.css")),
+	("style.css", "text/css", STYLE),
 	(
 		"board.js",
 		"text/javascript",

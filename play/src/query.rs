@@ -49,6 +49,12 @@ pub fn encode(text: &str) -> String {
 		.collect()
 }
 
+/// The value of field `name` in a form body (`application/x-www-form-urlencoded`), decoded;
+/// `None` if it is not there or is not UTF-8.
+pub fn form_value(body: &[u8], name: &str) -> Option<String> {
+	field(std::str::from_utf8(body).ok()?, name)
+}
+
 #[cfg(test)]
 mod tests {
 	use super::*;
@@ -71,5 +77,18 @@ mod tests {
 		let text = "T...T/...../..S../...../T...T t 19";
 		assert_eq!(decode(&encode(text)).as_deref(), Some(text));
 		assert_eq!(encode("a b/c"), "a+b%2Fc");
+	}
+
+	#[test]
+	fn form_fields_are_decoded() {
+		assert_eq!(
+			form_value(b"token=a%2Bb+c%26", "token").as_deref(),
+			Some("a+b c&")
+		);
+		assert_eq!(form_value(b"x=1&token=", "token").as_deref(), Some(""));
+		assert_eq!(form_value(b"x=1", "token"), None);
+		assert_eq!(form_value(b"token=%zz", "token"), None);
+		assert_eq!(form_value(b"token=%4", "token"), None);
+		assert_eq!(form_value(b"token=%ff", "token"), None);
 	}
 }

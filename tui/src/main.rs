@@ -109,6 +109,23 @@ struct ServeArgs {
 	/// per-client bounds.
 	#[arg(long)]
 	public: bool,
+	/// The token every visitor must show: the login form in a browser, `Authorization: Bearer
+	/// TOKEN` from a script (not the coordinator's --token, which fetches the net).
+	#[arg(long, value_name = "T", env = tigers_tui::serve_command::PAGES_TOKEN_ENV,
+		hide_env_values = true)]
+	pages_token: Option<String>,
+	/// How long a login lasts, in hours (1 to 8760).
+	#[arg(long, value_name = "HOURS",
+		default_value_t = tigers_play::access::DEFAULT_SESSION.as_secs() / 3600,
+		value_parser = clap::value_parser!(u64).range(1..=8760))]
+	session_hours: u64,
+	/// Serve HTTPS with this certificate (PEM, such as `coordinator tls` writes); needs
+	/// --tls-key.
+	#[arg(long, value_name = "FILE", requires = "tls_key")]
+	tls_cert: Option<PathBuf>,
+	/// The certificate's private key (PEM); needs --tls-cert.
+	#[arg(long, value_name = "FILE", requires = "tls_cert")]
+	tls_key: Option<PathBuf>,
 	/// The net: a safetensors file, or a coordinator's URL to fetch its best net by the rating
 	/// ladder (its latest with `#latest` after the URL) [default: the best in --run-dir, else
 	/// the newest there, else the coordinator at http://127.0.0.1:50051, else no net].
@@ -359,7 +376,8 @@ fn games(path: &Path) -> anyhow::Result<()> {
 
 /// `tui serve`: the pages in a browser until Ctrl-C.
 fn serve(args: ServeArgs) -> anyhow::Result<()> {
-	tigers_tui::serve_command::check_address(args.listen, args.public)?;
+	let token = args.pages_token.clone().filter(|token| !token.is_empty());
+	tigers_tui::serve_command::check_address(args.listen, args.public, token.is_some())?;
 	let found = args.table.find()?;
 	if let Some(note) = &found.note {
 		say!("tui serve: {note}; positions of the movement phase are served without values");
@@ -397,13 +415,21 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 	let config = tigers_tui::serve_command::ServeConfig {
 		listen: args.listen,
 		public: args.public,
+		token,
+		session: Duration::from_secs(args.session_hours * 3600),
+		tls: args.tls_cert.zip(args.tls_key),
 		net,
 		tablebase: found.table,
 		placement,
 		limits,
 	};
+	let scheme = if config.tls.is_some() {
+		"https"
+	} else {
+		"http"
+	};
 	tigers_tui::serve_command::run(config, |address| {
-		say!("tui serve: http://{address}/play and http://{address}/analysis");
+		say!("tui serve: {scheme}://{address}/play and {scheme}://{address}/analysis");
 	})
 }
 

@@ -8,8 +8,10 @@ use std::sync::Arc;
 use anyhow::Context;
 use tigers_core::Tablebase;
 use tigers_core::tablebase::placement::PlacementTable;
+use tigers_play::access::{Access, AccessSettings};
 use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
+use tigers_play::listen::Listening;
 use tigers_play::players::ServedNet;
 use tigers_play::{Fixed, Server};
 
@@ -22,6 +24,12 @@ pub struct ServeConfig {
 	/// Whether a non-loopback address may be served without a token: the pages face the
 	/// public, with the per-client bounds.
 	pub public: bool,
+	/// The token every visitor must show (a login, or a bearer header), if any.
+	pub token: Option<String>,
+	/// How long a login lasts.
+	pub session: std::time::Duration,
+	/// The TLS certificate and key (PEM), if serving HTTPS.
+	pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
 	/// The net, if one was found.
 	pub net: Option<LoadedNet>,
 	/// The movement table, if any.
@@ -32,22 +40,39 @@ pub struct ServeConfig {
 	pub limits: Limits,
 }
 
-/// Why `tui serve` will not serve `listen` as asked.
-pub fn check_address(listen: SocketAddr, public: bool) -> anyhow::Result<()> {
-	if !listen.ip().is_loopback() && !public {
+/// Why `tui serve` will not serve `listen` as asked: a non-loopback address needs a token or
+/// `--public`, and a token with `--public` says two things at once.
+pub fn check_address(listen: SocketAddr, public: bool, token: bool) -> anyhow::Result<()> {
+	if public && token {
+		anyhow::bail!(
+			"--public serves the pages to anyone, and --pages-token asks every visitor for a \
+			 token: pass one or the other"
+		);
+	}
+	if !listen.ip().is_loopback() && !public && !token {
 		anyhow::bail!(
 			"{listen} is not a loopback address, so anyone who reaches it can play and make this \
-			 machine search: pass --public to serve the pages to the public (each client \
-			 within the bounds of --searches, --max-ms and --client-ms), or listen on \
-			 127.0.0.1 behind a proxy that asks for a password"
+			 machine search: pass --pages-token (or set {PAGES_TOKEN_ENV}) to ask visitors for a \
+			 token, --public to serve the pages to the public (each client within the bounds of \
+			 --searches, --max-ms and --client-ms), or listen on 127.0.0.1"
 		);
 	}
 	Ok(())
 }
 
+/// The environment variable `tui serve` reads its pages' token from when `--pages-token` is
+/// not given (apart from `TIGERS_TOKEN`, which is the coordinator's).
+pub const PAGES_TOKEN_ENV: &str = "TIGERS_PAGES_TOKEN";
+
 /// Serves the pages until Ctrl-C or SIGTERM; `ready` hears the bound address.
 pub fn run(config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> anyhow::Result<()> {
-	check_address(config.listen, config.public)?;
+	check_address(config.listen, config.public, config.token.is_some())?;
+	let tls = match &config.tls {
+		Some((cert, key)) => {
+			Some(tigers_play::listen::tls_config(cert, key).map_err(anyhow::Error::msg)?)
+		}
+		None => None,
+	};
 	let runtime = tokio::runtime::Builder::new_multi_thread()
 		.worker_threads(2)
 		.enable_all()
@@ -72,9 +97,27 @@ pub fn run(config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> anyhow::Resul
 			.await
 			.with_context(|| format!("cannot listen on {}", config.listen))?;
 		ready(listener.local_addr().context("the bound address")?);
-		tigers_play::serve(listener, server, tigers_process::signal::shutdown_signal())
-			.await
-			.context("the web server failed")
+		let listening = match tls {
+			Some(tls) => Listening::tls(listener, tls).context("the TLS listener")?,
+			None => Listening::Plain(listener),
+		};
+		let access = Access::new(AccessSettings {
+			token: config.token,
+			session: config.session,
+			secure: listening.is_tls(),
+			home: "/play",
+			what: "This server's pages",
+			style: tigers_play::pages::STYLE,
+			..AccessSettings::default()
+		});
+		tigers_play::serve(
+			listening,
+			server,
+			access,
+			tigers_process::signal::shutdown_signal(),
+		)
+		.await
+		.context("the web server failed")
 	})
 }
 
@@ -83,11 +126,17 @@ mod tests {
 	use super::*;
 
 	#[test]
-	fn only_loopback_is_served_without_public() {
-		assert!(check_address("127.0.0.1:8080".parse().unwrap(), false).is_ok());
-		assert!(check_address("[::1]:8080".parse().unwrap(), false).is_ok());
-		let refused = check_address("0.0.0.0:8080".parse().unwrap(), false).unwrap_err();
+	fn only_loopback_is_served_without_a_token_or_public() {
+		let loopback = "127.0.0.1:8080".parse().unwrap();
+		let everywhere = "0.0.0.0:8080".parse().unwrap();
+		assert!(check_address(loopback, false, false).is_ok());
+		assert!(check_address("[::1]:8080".parse().unwrap(), false, false).is_ok());
+		let refused = check_address(everywhere, false, false).unwrap_err();
 		assert!(refused.to_string().contains("--public"), "{refused}");
-		assert!(check_address("0.0.0.0:8080".parse().unwrap(), true).is_ok());
+		assert!(refused.to_string().contains("--pages-token"), "{refused}");
+		assert!(check_address(everywhere, true, false).is_ok());
+		assert!(check_address(everywhere, false, true).is_ok());
+		let both = check_address(everywhere, true, true).unwrap_err();
+		assert!(both.to_string().contains("one or the other"), "{both}");
 	}
 }

@@ -18,12 +18,6 @@ pub(crate) fn clamp_page(page: u64, total: u64) -> u64 {
 	page.min(total.div_ceil(PER_PAGE).saturating_sub(1))
 }
 
-/// The value of field `name` in a form body (`application/x-www-form-urlencoded`), decoded;
-/// `None` if it is not there or is not UTF-8.
-pub(crate) fn form_value(body: &[u8], name: &str) -> Option<String> {
-	field(std::str::from_utf8(body).ok()?, name)
-}
-
 #[cfg(test)]
 mod tests {
 	use super::*;
@@ -37,18 +31,5 @@ mod tests {
 		assert_eq!(page(Some("page=x")), 0);
 		assert_eq!(clamp_page(9, 120), 2);
 		assert_eq!(clamp_page(9, 0), 0);
-	}
-
-	#[test]
-	fn form_fields_are_decoded() {
-		assert_eq!(
-			form_value(b"token=a%2Bb+c%26", "token").as_deref(),
-			Some("a+b c&")
-		);
-		assert_eq!(form_value(b"x=1&token=", "token").as_deref(), Some(""));
-		assert_eq!(form_value(b"x=1", "token"), None);
-		assert_eq!(form_value(b"token=%zz", "token"), None);
-		assert_eq!(form_value(b"token=%4", "token"), None);
-		assert_eq!(form_value(b"token=%ff", "token"), None);
 	}
 }

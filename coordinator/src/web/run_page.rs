@@ -36,11 +36,16 @@ pub(crate) async fn status(State(web): State<Arc<Web>>) -> Response {
 /// `GET /`: the Run page.
 pub(crate) async fn page(State(web): State<Arc<Web>>) -> Response {
 	match blocking(&web, |web| Ok(web.snapshot())).await {
-		Ok(progress) => html::page(
-			&format!("Run {}", progress.run_name),
-			&figures(&progress),
-			Some(SCRIPT),
-		),
+		Ok(progress) => {
+			let mut body = figures(&progress);
+			if web.token_required {
+				body.push_str(
+					"<form method=\"post\" action=\"/logout\" class=\"logout\">\
+					 <button type=\"submit\">Log out</button></form>",
+				);
+			}
+			html::page(&format!("Run {}", progress.run_name), &body, Some(SCRIPT))
+		}
 		Err(failure) => failure.into_response(),
 	}
 }

@@ -153,6 +153,13 @@ async fn the_pages_in_a_real_browser() {
 	let token = bearer("s3cret");
 	let end = play_a_game(&browser, &base, (pages, &token), "sheep", Input::Clicks).await;
 	assert!(end.contains("win") || end.contains("Draw"), "{end}");
+
+	// The Run page's log-out ends the session: the next page asks for the token again.
+	browser.go(&format!("{base}/")).await;
+	browser.click("form.logout button").await;
+	browser.find("form[action='/login']").await;
+	browser.go(&format!("{base}/nets")).await;
+	browser.find("form[action='/login']").await;
 	browser.quit().await;
 	running.stop().await;
 }

@@ -97,6 +97,12 @@ async fn a_scrape_shows_samples_refusals_duplicates_and_ingest_times() {
 		text.contains("# TYPE tigers_ingest_seconds histogram"),
 		"{text}"
 	);
+	// Every outcome of the web login is listed from the start (other tests in this process
+	// may have counted some).
+	for outcome in ["accepted", "wrong", "throttled"] {
+		let series = format!("tigers_web_logins_total{{outcome=\"{outcome}\"}}");
+		assert!(value(&text, &series).is_some(), "{series} in\n{text}");
+	}
 	// Other tests' coordinators in this process record ingest times too, hence at least.
 	let timed = value(&text, "tigers_ingest_seconds_count").unwrap_or(0.0);
 	assert!(timed >= 3.0, "{timed} batches timed in\n{text}");

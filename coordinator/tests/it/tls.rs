@@ -1,5 +1,6 @@
 //! A coordinator serving TLS: a client trusting its certificate gets through, its local
-//! worker, which trusts the coordinator's own certificate, delivers samples over TLS, and
+//! worker, which trusts the coordinator's own certificate, delivers samples over TLS, its web
+//! pages are served over TLS with the same certificate, and
 //! `coordinator status --tls-ca` reads it. Also what `status` says when it cannot.
 
 use std::path::PathBuf;
@@ -46,6 +47,8 @@ async fn a_tls_coordinator_serves_trusting_clients_and_its_local_worker() {
 	));
 	config.local_workers = 1;
 	config.run.games_per_batch = 1;
+	let pages = std::net::SocketAddr::from(([127, 0, 0, 1], tigers_testkit::free_port()));
+	config.http_listen = Some(pages);
 	let running = start(config).await;
 	let port = running.address.port();
 
@@ -76,6 +79,19 @@ async fn a_tls_coordinator_serves_trusting_clients_and_its_local_worker() {
 		);
 		tokio::time::sleep(Duration::from_millis(200)).await;
 	}
+	// The web pages are served over TLS with the same certificate.
+	let page = tigers_testkit::http::request_tls(
+		pages,
+		&test_data("test-coordinator.pem"),
+		"GET",
+		"/api/status",
+		&[],
+		"",
+	)
+	.await
+	.expect("the pages over TLS");
+	assert_eq!(page.status, 200, "{}", page.text());
+	assert!(page.text().contains("samples_total"), "{}", page.text());
 	running.stop().await;
 }
 

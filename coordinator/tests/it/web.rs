@@ -3,13 +3,13 @@
 //! form's cookie, never in a URL), a worker's chosen name escaped, downloads limited to the
 //! files the run lists, and `/api/status` in `coordinator status`'s shape.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tigers_coordinator::progress_json;
-pub(crate) use tigers_testkit::http::{get, request};
+pub(crate) use tigers_testkit::http::{get, request, request_from};
 
 use crate::common::*;
 
@@ -50,14 +50,18 @@ async fn every_page_needs_the_token_as_a_bearer_header_or_the_login_cookie() {
 	] {
 		let missing = get(pages, path, &[]).await;
 		assert_eq!(missing.status, 401, "{path} without the token");
-		let wrong = get(pages, path, &bearer("s3cres")).await;
-		assert_eq!(wrong.status, 401, "{path} with a wrong token");
-		assert!(!missing.text().contains("s3cret") && !wrong.text().contains("s3cret"));
+		assert!(!missing.text().contains("s3cret"));
 		assert_eq!(
 			get(pages, path, &bearer("s3cret")).await.status,
 			200,
 			"{path} with the token"
 		);
+	}
+	// A wrong token is refused (a few only: more would make this address wait).
+	for path in ["/", "/api/status"] {
+		let wrong = get(pages, path, &bearer("s3cres")).await;
+		assert_eq!(wrong.status, 401, "{path} with a wrong token");
+		assert!(!wrong.text().contains("s3cre"));
 	}
 	// The token in a URL is not taken.
 	assert_eq!(
@@ -93,6 +97,73 @@ async fn every_page_needs_the_token_as_a_bearer_header_or_the_login_cookie() {
 	// A cookie made up from the token itself is refused.
 	let forged = vec!["Cookie: tigers_session=s3cret".to_string()];
 	assert_eq!(get(pages, "/nets", &forged).await.status, 401);
+	// A log-out ends the session: the cookie no longer opens a page, even if kept.
+	let out = request(pages, "POST", "/logout", &with_cookie, "").await;
+	assert_eq!(out.status, 303);
+	assert!(out.header("set-cookie").unwrap().contains("Max-Age=0"));
+	assert_eq!(get(pages, "/nets", &with_cookie).await.status, 401);
+	running.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_wrong_tokens_from_one_address_waits_and_the_right_token_still_works_from_another()
+ {
+	let (_temp, running, pages) = start_with_pages("web-flood", Some("s3cret")).await;
+	let form = ["Content-Type: application/x-www-form-urlencoded".to_string()];
+	let flooder: IpAddr = "127.0.0.1".parse().unwrap();
+	let (mut wrong, mut waited) = (0, 0);
+	let started = Instant::now();
+	for n in 0..200 {
+		let answer = request_from(
+			flooder,
+			pages,
+			"POST",
+			"/login",
+			&form,
+			&format!("token=guess{n}"),
+		)
+		.await;
+		match answer.status {
+			401 => wrong += 1,
+			429 => {
+				waited += 1;
+				let retry: u64 = answer
+					.header("retry-after")
+					.expect("a retry time")
+					.parse()
+					.unwrap();
+				assert!(retry >= 1, "{retry}");
+				assert!(answer.text().contains("try again in"), "{}", answer.text());
+			}
+			other => panic!("a wrong token answered {other}"),
+		}
+	}
+	// Five free tries, then one a second at most (doubling) for as long as the flood lasted.
+	let seconds = started.elapsed().as_secs();
+	assert!(
+		wrong >= 5 && wrong <= 6 + (seconds + 2).ilog2() as usize,
+		"{wrong} checked in {seconds} s"
+	);
+	assert_eq!(wrong + waited, 200);
+	// The flooder's address waits even with the right token, a script's bearer header among them.
+	assert_eq!(
+		request_from(flooder, pages, "POST", "/login", &form, "token=s3cret")
+			.await
+			.status,
+		429
+	);
+	let script = request_from(flooder, pages, "GET", "/api/status", &bearer("s3cret"), "").await;
+	assert_eq!(script.status, 429);
+	// Another address logs in and reads at once.
+	let other: IpAddr = "127.0.0.2".parse().unwrap();
+	let accepted = request_from(other, pages, "POST", "/login", &form, "token=s3cret").await;
+	assert_eq!(accepted.status, 303);
+	assert_eq!(
+		request_from(other, pages, "GET", "/api/status", &bearer("s3cret"), "")
+			.await
+			.status,
+		200
+	);
 	running.stop().await;
 }
 

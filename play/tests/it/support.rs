@@ -9,12 +9,15 @@ use serde_json::Value;
 use tigers_core::network::Shape;
 use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::{Network, Tablebase};
+use tigers_play::access::{Access, AccessSettings};
 use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
+use tigers_play::listen::Listening;
 use tigers_play::players::ServedNet;
 use tigers_play::{Fixed, Server, query};
 use tigers_testkit::http::{Answer, get, request};
 use tigers_testkit::tables as test_tables;
+use tokio_rustls::rustls::ServerConfig;
 
 /// The shared movement table.
 pub fn movement() -> Arc<Tablebase> {
@@ -39,8 +42,19 @@ pub fn net() -> ServedNet {
 	}
 }
 
-/// Serves `tables` and a net within `limits` on a free loopback port.
+/// Serves `tables` and a net within `limits` on a free loopback port, open to all.
 pub async fn serve(tables: Tables, limits: Limits) -> SocketAddr {
+	serve_with(tables, limits, AccessSettings::default(), None).await
+}
+
+/// Serves `tables` and a net within `limits` on a free loopback port, behind `access`, over
+/// TLS by `tls` if given.
+pub async fn serve_with(
+	tables: Tables,
+	limits: Limits,
+	access: AccessSettings,
+	tls: Option<Arc<ServerConfig>>,
+) -> SocketAddr {
 	let server = Server::new(
 		Fixed {
 			tables,
@@ -52,7 +66,16 @@ pub async fn serve(tables: Tables, limits: Limits) -> SocketAddr {
 		.await
 		.expect("a loopback port");
 	let address = listener.local_addr().expect("its address");
-	tokio::spawn(tigers_play::serve(listener, server, std::future::pending()));
+	let listening = match tls {
+		Some(config) => Listening::tls(listener, config).expect("a TLS listener"),
+		None => Listening::Plain(listener),
+	};
+	tokio::spawn(tigers_play::serve(
+		listening,
+		server,
+		Access::new(access),
+		std::future::pending(),
+	));
 	address
 }
 

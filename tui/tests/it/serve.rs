@@ -1,7 +1,8 @@
 //! `tui serve` as a person runs it: the real binary on a loopback port, with the shared
 //! movement table and the last placement layers. Its API's values agree with `tui engine`'s
 //! `probe` for the position after every move of 500 random positions of both phases; its
-//! pages pass the same browser test as the coordinator's; a public address needs --public.
+//! pages pass the same browser test as the coordinator's; a public address needs --public
+//! or a token; with a token and TLS it serves HTTPS to those who show the token.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -207,4 +208,70 @@ fn a_public_address_needs_public() {
 	assert!(!output.status.success());
 	let said = String::from_utf8_lossy(&output.stderr);
 	assert!(said.contains("--public"), "{said}");
+	assert!(said.contains("--pages-token"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_token_and_tls_it_serves_https_to_those_who_show_the_token() {
+	let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../worker/tests/data");
+	let dir = temp_dir("serve-token");
+	let net = dir.join("net.safetensors");
+	Network::new(Default::default(), 3)
+		.save(&net)
+		.expect("the net is written");
+	let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
+	let child = Command::new(env!("CARGO_BIN_EXE_tui"))
+		.args(["serve", "--listen", &address.to_string(), "--no-tablebase"])
+		.arg("--net")
+		.arg(&net)
+		.arg("--tls-cert")
+		.arg(data.join("test-coordinator.pem"))
+		.arg("--tls-key")
+		.arg(data.join("test-coordinator.key"))
+		.env("TIGERS_PAGES_TOKEN", "s3cret")
+		.stdout(Stdio::null())
+		.stderr(Stdio::null())
+		.spawn()
+		.expect("tui serve starts");
+	let _serving = Serving { child, address };
+	let deadline = Instant::now() + Duration::from_secs(60);
+	while std::net::TcpStream::connect(address).is_err() {
+		assert!(Instant::now() < deadline, "tui serve never listened");
+		std::thread::sleep(Duration::from_millis(50));
+	}
+	let ca = data.join("test-coordinator.pem");
+	let ask = |path: &'static str, headers: Vec<String>| {
+		let ca = ca.clone();
+		async move {
+			tigers_testkit::http::request_tls(address, &ca, "GET", path, &headers, "")
+				.await
+				.expect("a TLS connection")
+		}
+	};
+	let refused = ask("/api/v1/server", vec![]).await;
+	assert_eq!(refused.status, 401);
+	let page = ask("/play", vec![]).await;
+	assert_eq!(page.status, 401);
+	assert!(page.text().contains("action=\"/login\""));
+	let allowed = ask(
+		"/api/v1/server",
+		vec!["Authorization: Bearer s3cret".into()],
+	)
+	.await;
+	assert_eq!(allowed.status, 200, "{}", allowed.text());
+	let login = tigers_testkit::http::request_tls(
+		address,
+		&ca,
+		"POST",
+		"/login",
+		&["Content-Type: application/x-www-form-urlencoded".into()],
+		"token=s3cret",
+	)
+	.await
+	.expect("a TLS connection");
+	assert_eq!(login.status, 303);
+	let cookie = login.header("set-cookie").expect("a cookie");
+	assert!(cookie.ends_with("; Secure"), "{cookie}");
+	let with_cookie = vec![format!("Cookie: {}", cookie.split(';').next().unwrap())];
+	assert_eq!(ask("/analysis", with_cookie).await.status, 200);
 }

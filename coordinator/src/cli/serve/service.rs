@@ -60,11 +60,18 @@ pub(crate) struct ServiceArgs {
 	/// takes no token; a non-loopback address needs the run to have one (or --insecure).
 	#[arg(long, value_name = "ADDR")]
 	metrics_listen: Option<SocketAddr>,
-	/// Serve the run's read-only web pages over plain HTTP at this address (docs/web.md): a
-	/// listener of its own, apart from gRPC and metrics. With a token, every page asks for it;
-	/// a non-loopback address needs the run to have one (or --insecure).
+	/// Serve the run's read-only web pages at this address (docs/web.md): a listener of its
+	/// own, apart from gRPC and metrics, over HTTPS with --tls-cert and --tls-key (the same
+	/// certificate as gRPC). With a token, every page asks for it; a non-loopback address
+	/// needs the run to have one (or --insecure).
 	#[arg(long, value_name = "ADDR")]
 	http_listen: Option<SocketAddr>,
+	/// How long a login to the web pages lasts, in hours (1 to 8760); a log-out ends it
+	/// sooner, and so does a restart of the coordinator.
+	#[arg(long, value_name = "HOURS",
+		default_value_t = tigers_play::access::DEFAULT_SESSION.as_secs() / 3600,
+		value_parser = clap::value_parser!(u64).range(1..=8760))]
+	web_session_hours: u64,
 	/// Searches at once for the play and analysis pages' visitors (1 to 64): the cores they
 	/// may take from training; more are refused at once with 429 Too Many Requests.
 	#[arg(long, value_name = "N", default_value_t = 1,
@@ -103,6 +110,7 @@ impl ServiceArgs {
 		config.local_worker_threads = self.local_worker_threads;
 		config.metrics_listen = self.metrics_listen;
 		config.http_listen = self.http_listen;
+		config.web_session = Duration::from_secs(self.web_session_hours * 3600);
 		config.play.searches = usize::try_from(self.play_searches).unwrap_or(1);
 		config.play.max_ms = self.play_max_ms;
 		let limits = &mut config.limits;

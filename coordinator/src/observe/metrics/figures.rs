@@ -285,6 +285,16 @@ fn describe_ingest() {
 		Unit::Count,
 		"Batch rows folded into their workers' totals by compaction."
 	);
+	describe_counter!(
+		tigers_play::access::LOGINS_METRIC,
+		Unit::Count,
+		"Tries of the web pages' token since this process started, by outcome: accepted (a \
+		 login), wrong (a wrong token from the form or a bearer header), throttled (refused \
+		 unlooked-at while the address, or everyone, must wait)."
+	);
+	for outcome in ["accepted", "wrong", "throttled"] {
+		counter!(tigers_play::access::LOGINS_METRIC, "outcome" => outcome).increment(0);
+	}
 }
 
 /// The latest gate's outcome.
