@@ -134,6 +134,12 @@ struct ServeArgs {
 	/// The run directory to take the best net from.
 	#[arg(long, value_name = "DIR", default_value = DEFAULT_RUN_DIR)]
 	run_dir: PathBuf,
+	/// Look for the net again every this many seconds, the way it was first found (the
+	/// coordinator's, the run directory's best, the file), and serve a newer one at once; 0
+	/// never looks again (0 to 86400).
+	#[arg(long, value_name = "S", default_value_t = 60,
+		value_parser = clap::value_parser!(u64).range(0..=86_400))]
+	net_refresh_s: u64,
 	/// Searches at once over all visitors: the cores the pages may take (1 to 64).
 	#[arg(long, value_name = "N", default_value_t = Limits::default().searches as u64,
 		value_parser = clap::value_parser!(u64).range(1..=64))]
@@ -390,21 +396,23 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 		None => tablebase_command::find_placement(args.table.no_tablebase),
 	};
 	let client = args.client.settings();
-	let net = match args.net.as_deref().map(NetSource::parse) {
-		Some(source) => Some(tigers_tui::net_source::load(&source, &client)?),
-		None => {
-			match tigers_tui::net_source::find_best(&args.run_dir, DEFAULT_COORDINATOR, &client) {
-				Ok(net) => Some(net),
-				Err(error) => {
-					say!("tui serve: no net ({error}); the pages offer the other players");
-					None
-				}
-			}
+	let source = args.net.as_deref().map(NetSource::parse);
+	let mut reload = net_finder(source, args.run_dir.clone(), client);
+	let net = match reload() {
+		Ok(net) => {
+			say!("tui serve: the net is {}", net.origin);
+			Some(net)
+		}
+		Err(error) if args.net.is_some() => anyhow::bail!(error),
+		Err(error) => {
+			say!("tui serve: no net ({error}); the pages offer the other players");
+			None
 		}
 	};
-	if let Some(net) = &net {
-		say!("tui serve: the net is {}", net.origin);
-	}
+	let follow = (args.net_refresh_s > 0).then(|| tigers_tui::serve_command::Follow {
+		every: Duration::from_secs(args.net_refresh_s),
+		reload,
+	});
 	let limits = Limits {
 		searches: usize::try_from(args.searches).unwrap_or(1),
 		max_ms: args.max_ms,
@@ -422,6 +430,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 		tablebase: found.table,
 		placement,
 		limits,
+		follow,
 	};
 	let scheme = if config.tls.is_some() {
 		"https"
@@ -430,6 +439,20 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 	};
 	tigers_tui::serve_command::run(config, |address| {
 		say!("tui serve: {scheme}://{address}/play and {scheme}://{address}/analysis");
+	})
+}
+
+/// How `tui serve` finds its net, now and at every later look: `source` if given, else the
+/// best in `run_dir`, else the local coordinator's best.
+fn net_finder(
+	source: Option<NetSource>,
+	run_dir: PathBuf,
+	client: ClientSettings,
+) -> Box<dyn FnMut() -> Result<tigers_tui::net_source::LoadedNet, String> + Send> {
+	Box::new(move || match &source {
+		Some(source) => tigers_tui::net_source::load(source, &client).map_err(|e| e.to_string()),
+		None => tigers_tui::net_source::find_best(&run_dir, DEFAULT_COORDINATOR, &client)
+			.map_err(|e| e.to_string()),
 	})
 }
 

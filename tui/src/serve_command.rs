@@ -1,9 +1,11 @@
 //! `tui serve`: the play and analysis pages and their JSON API (the `tigers-play` crate) on
 //! their own, without a training run, for a club or a website: a net from a file, a run
-//! directory or a coordinator, and the tables from the usual places.
+//! directory or a coordinator (looked for again every minute by default, so a newly promoted
+//! net is served without a restart), and the tables from the usual places.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 use anyhow::Context;
 use tigers_core::Tablebase;
@@ -13,7 +15,8 @@ use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
 use tigers_play::listen::Listening;
 use tigers_play::players::ServedNet;
-use tigers_play::{Fixed, Server};
+use tigers_play::{Server, Source};
+use tigers_process::console;
 
 use crate::net_source::LoadedNet;
 
@@ -27,7 +30,7 @@ pub struct ServeConfig {
 	/// The token every visitor must show (a login, or a bearer header), if any.
 	pub token: Option<String>,
 	/// How long a login lasts.
-	pub session: std::time::Duration,
+	pub session: Duration,
 	/// The TLS certificate and key (PEM), if serving HTTPS.
 	pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
 	/// The net, if one was found.
@@ -38,6 +41,80 @@ pub struct ServeConfig {
 	pub placement: Option<Arc<PlacementTable>>,
 	/// The bounds on visitors.
 	pub limits: Limits,
+	/// How the net is looked for again while serving, if it is.
+	pub follow: Option<Follow>,
+}
+
+/// How `tui serve` keeps its net up to date: every so often it looks for the net again the
+/// way it first found it (the coordinator's best or latest, the run directory's best, the
+/// file), and serves a net of another generation from the next request on.
+pub struct Follow {
+	/// How long between looks.
+	pub every: Duration,
+	/// One look: the net found, or why none was.
+	pub reload: Box<dyn FnMut() -> Result<LoadedNet, String> + Send>,
+}
+
+/// The tables, and a net that [`Follow`] may replace.
+struct Following {
+	tables: Tables,
+	net: Arc<RwLock<Option<ServedNet>>>,
+}
+
+impl Source for Following {
+	fn tables(&self) -> Tables {
+		self.tables.clone()
+	}
+
+	fn net(&self) -> Option<ServedNet> {
+		self.net
+			.read()
+			.unwrap_or_else(|poisoned| poisoned.into_inner())
+			.clone()
+	}
+}
+
+/// The net as served.
+fn served(loaded: LoadedNet) -> ServedNet {
+	ServedNet {
+		generation: loaded.net.generation,
+		net: loaded.net,
+	}
+}
+
+/// Looks for the net by `follow` until the process ends, replacing `net` when a net of another
+/// generation is found; a failed look keeps the net served and is said once until one works.
+fn follow_net(mut follow: Follow, net: Arc<RwLock<Option<ServedNet>>>) -> std::io::Result<()> {
+	let looking = move || {
+		let mut failing = false;
+		loop {
+			std::thread::sleep(follow.every);
+			match (follow.reload)() {
+				Ok(loaded) => {
+					failing = false;
+					let mut current = net.write().unwrap_or_else(|poisoned| poisoned.into_inner());
+					let generation = loaded.net.generation;
+					if current.as_ref().map(|served| served.generation) != Some(generation) {
+						console::err(format_args!("tui serve: the net is now {}", loaded.origin));
+						*current = Some(served(loaded));
+					}
+				}
+				Err(error) if !failing => {
+					failing = true;
+					console::err(format_args!(
+						"tui serve: looking for a newer net failed ({error}); the net served \
+						 stays as it is, and the next look is in {} s",
+						follow.every.as_secs()
+					));
+				}
+				Err(_) => {}
+			}
+		}
+	};
+	std::thread::Builder::new()
+		.name("net-follow".into())
+		.spawn(looking)
+		.map(drop)
 }
 
 /// Why `tui serve` will not serve `listen` as asked: a non-loopback address needs a token or
@@ -78,12 +155,12 @@ pub fn run(config: ServeConfig, ready: impl FnOnce(SocketAddr)) -> anyhow::Resul
 		.enable_all()
 		.build()
 		.context("the async runtime did not start")?;
-	let net = config.net.map(|loaded| ServedNet {
-		generation: loaded.net.generation,
-		net: loaded.net,
-	});
+	let net = Arc::new(RwLock::new(config.net.map(served)));
+	if let Some(follow) = config.follow {
+		follow_net(follow, net.clone()).context("the thread that follows the net")?;
+	}
 	let server = Server::new(
-		Fixed {
+		Following {
 			tables: Tables {
 				movement: config.tablebase,
 				placement: config.placement,

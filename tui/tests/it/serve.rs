@@ -2,7 +2,8 @@
 //! movement table and the last placement layers. Its API's values agree with `tui engine`'s
 //! `probe` for the position after every move of 500 random positions of both phases; its
 //! pages pass the same browser test as the coordinator's; a public address needs --public
-//! or a token; with a token and TLS it serves HTTPS to those who show the token.
+//! or a token; with a token and TLS it serves HTTPS to those who show the token; a newly
+//! promoted net is served without a restart.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -274,4 +275,51 @@ async fn with_a_token_and_tls_it_serves_https_to_those_who_show_the_token() {
 	assert!(cookie.ends_with("; Secure"), "{cookie}");
 	let with_cookie = vec![format!("Cookie: {}", cookie.split(';').next().unwrap())];
 	assert_eq!(ask("/analysis", with_cookie).await.status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_newly_promoted_net_is_served_without_a_restart() {
+	let run = temp_dir("serve-follow");
+	let nets = run.join("nets");
+	std::fs::create_dir_all(&nets).unwrap();
+	let save = |generation: u64| {
+		let mut net = Network::new(Default::default(), generation);
+		net.generation = generation;
+		net.save(&nets.join(format!("gen-{generation:06}.safetensors")))
+			.expect("the net is written");
+	};
+	save(3);
+	let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
+	let child = Command::new(env!("CARGO_BIN_EXE_tui"))
+		.args(["serve", "--listen", &address.to_string(), "--no-tablebase"])
+		.args(["--net-refresh-s", "1", "--run-dir"])
+		.arg(&run)
+		.stdout(Stdio::null())
+		.stderr(Stdio::null())
+		.spawn()
+		.expect("tui serve starts");
+	let _serving = Serving { child, address };
+	let deadline = Instant::now() + Duration::from_secs(60);
+	while std::net::TcpStream::connect(address).is_err() {
+		assert!(Instant::now() < deadline, "tui serve never listened");
+		std::thread::sleep(Duration::from_millis(50));
+	}
+	let generation = || async {
+		let about = tigers_testkit::http::get(address, "/api/v1/server", &[]).await;
+		let about: Value = serde_json::from_slice(&about.body).expect("JSON");
+		about["net"]["generation"].as_u64()
+	};
+	assert_eq!(generation().await, Some(3));
+	// The run promotes generation 7 and names it the best: the next look serves it.
+	save(7);
+	std::fs::write(nets.join("best"), "gen-000007.safetensors\n").unwrap();
+	let deadline = Instant::now() + Duration::from_secs(30);
+	while generation().await != Some(7) {
+		assert!(Instant::now() < deadline, "the newer net was never served");
+		tokio::time::sleep(Duration::from_millis(200)).await;
+	}
+	// A look that fails keeps the net served.
+	std::fs::remove_dir_all(&nets).unwrap();
+	tokio::time::sleep(Duration::from_millis(2_500)).await;
+	assert_eq!(generation().await, Some(7));
 }
