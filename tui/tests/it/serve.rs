@@ -305,7 +305,7 @@ async fn a_newly_promoted_net_is_served_without_a_restart() {
 		std::thread::sleep(Duration::from_millis(50));
 	}
 	let generation = || async {
-		let about = tigers_testkit::http::get(address, "/api/v1/server", &[]).await;
+		let about = get(address, "/api/v1/server", &[]).await;
 		let about: Value = serde_json::from_slice(&about.body).expect("JSON");
 		about["net"]["generation"].as_u64()
 	};
