@@ -407,6 +407,10 @@ impl Default for ServiceLimits {
 	}
 }
 
+/// The free space kept on the run directory's disk by default, in MiB: a gigabyte, room for
+/// hours of a fleet's batches and a few checkpoints.
+pub const DEFAULT_MIN_FREE_MB: u64 = 1024;
+
 /// A coordinator's configuration.
 #[derive(Clone, Debug)]
 pub struct CoordinatorConfig {
@@ -430,6 +434,9 @@ pub struct CoordinatorConfig {
 	pub http_listen: Option<SocketAddr>,
 	/// How long a login to the web pages lasts.
 	pub web_session: Duration,
+	/// The free space kept on the run directory's disk: below it, the run waits for space
+	/// (docs/deploy.md, "A full disk").
+	pub min_free_bytes: u64,
 	/// The bounds on what visitors of the play and analysis pages may make the coordinator
 	/// compute beside the run: searches at once (the cores they may take), time a move, each
 	/// client's share.
@@ -464,6 +471,7 @@ impl CoordinatorConfig {
 			metrics_listen: None,
 			http_listen: None,
 			web_session: tigers_play::access::DEFAULT_SESSION,
+			min_free_bytes: DEFAULT_MIN_FREE_MB << 20,
 			play: tigers_play::limits::Limits::default(),
 			limits: ServiceLimits::default(),
 			run: RunSettings::default(),

@@ -45,6 +45,7 @@ use crate::clock::unix_now;
 use crate::config::RunSettings;
 use crate::store::archive::GameArchive;
 use crate::store::committer::Committer;
+use crate::store::disk::Disk;
 use crate::store::ledger::Ledger;
 use crate::store::rundir::RunDir;
 use crate::tablebase::{PlacementLayers, TablebaseHolder};
@@ -72,6 +73,8 @@ pub(crate) struct Shared {
 	pub tablebase: TablebaseHolder,
 	/// The placement layers judging placement-phase moves, if any were found at start.
 	pub placement: PlacementLayers,
+	/// The run directory's disk, and whether the run is short of space on it.
+	pub disk: Arc<Disk>,
 	live: Mutex<Live>,
 	ledger: Arc<Mutex<Ledger>>,
 	committer: Committer,
@@ -92,15 +95,16 @@ pub(crate) struct Published {
 }
 
 impl Shared {
-	/// The state of a run that starts (or resumes) with `current` as the promoted net.
+	/// The state of a run that starts (or resumes) with `current` as the promoted net, judged
+	/// by the tables given, keeping `disk_margin` bytes free on the run directory's disk.
 	pub(crate) fn new(
 		run_dir: RunDir,
 		ledger: Ledger,
 		settings: RunSettings,
 		current: Current,
 		live: Live,
-		tablebase: TablebaseHolder,
-		placement: PlacementLayers,
+		(tablebase, placement): (TablebaseHolder, PlacementLayers),
+		disk_margin: u64,
 	) -> Result<Arc<Shared>, std::io::Error> {
 		let (sender, _) = watch::channel(Arc::new(current));
 		let ledger = Arc::new(Mutex::new(ledger));
@@ -108,7 +112,8 @@ impl Shared {
 			run_dir.path().join(tigers_proto::games::ARCHIVE_DIR),
 			settings.keep_game_generations,
 		);
-		let committer = Committer::start(ledger.clone(), Some(archive))?;
+		let disk = Arc::new(Disk::new(run_dir.path(), disk_margin));
+		let committer = Committer::start(ledger.clone(), Some(archive), disk.clone())?;
 		Ok(Arc::new(Shared {
 			run_name: run_dir.name().to_string(),
 			started: Instant::now(),
@@ -116,6 +121,7 @@ impl Shared {
 			run_dir,
 			tablebase,
 			placement,
+			disk,
 			live: Mutex::new(live),
 			ledger,
 			committer,

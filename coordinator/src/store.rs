@@ -8,6 +8,7 @@
 
 pub(crate) mod archive;
 pub(crate) mod committer;
+pub(crate) mod disk;
 pub(crate) mod ledger;
 pub(crate) mod rundir;
 pub(crate) mod samples_codec;

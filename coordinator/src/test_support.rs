@@ -88,8 +88,11 @@ pub(crate) fn shared_for_tests(dir: &Path) -> std::sync::Arc<crate::live::Shared
 		settings,
 		current,
 		Live::default(),
-		tablebase,
-		crate::tablebase::PlacementLayers::off("not in these tests"),
+		(
+			tablebase,
+			crate::tablebase::PlacementLayers::off("not in these tests"),
+		),
+		0,
 	)
 	.expect("the ledger's writer thread starts")
 }

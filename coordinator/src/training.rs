@@ -176,6 +176,14 @@ impl Training {
 			if !self.take_in(inbox, Duration::ZERO) {
 				return self.stop();
 			}
+			// While the run directory's disk is short of space nothing new arrives, and no
+			// checkpoint, gate or promotion could be written: everything waits for space.
+			if self.shared.disk.is_low() {
+				if !self.take_in(inbox, Duration::from_millis(500)) {
+					return self.stop();
+				}
+				continue;
+			}
 			// 2. Train as far as the window allows, a few steps at a time.
 			let trained = self.train_some();
 			// 3. Finish a gate that is done; start one when due. A checkpoint right after a

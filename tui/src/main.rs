@@ -19,7 +19,7 @@ use tigers_proto::client::{ClientSettings, error_chain};
 use tigers_tui::engine::Engine;
 use tigers_tui::net_source::{DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
 use tigers_tui::setup::{PlayConfig, PlayerKind, Setup};
-use tigers_tui::{placement_command, suite_command, tablebase_command};
+use tigers_tui::{placement_command, serve_command, suite_command, tablebase_command};
 
 /// Play Tigers and Sheep in the terminal, against the latest net by default.
 #[derive(Debug, Parser)]
@@ -111,7 +111,7 @@ struct ServeArgs {
 	public: bool,
 	/// The token every visitor must show: the login form in a browser, `Authorization: Bearer
 	/// TOKEN` from a script (not the coordinator's --token, which fetches the net).
-	#[arg(long, value_name = "T", env = tigers_tui::serve_command::PAGES_TOKEN_ENV,
+	#[arg(long, value_name = "T", env = serve_command::PAGES_TOKEN_ENV,
 		hide_env_values = true)]
 	pages_token: Option<String>,
 	/// How long a login lasts, in hours (1 to 8760).
@@ -383,7 +383,7 @@ fn games(path: &Path) -> anyhow::Result<()> {
 /// `tui serve`: the pages in a browser until Ctrl-C.
 fn serve(args: ServeArgs) -> anyhow::Result<()> {
 	let token = args.pages_token.clone().filter(|token| !token.is_empty());
-	tigers_tui::serve_command::check_address(args.listen, args.public, token.is_some())?;
+	serve_command::check_address(args.listen, args.public, token.is_some())?;
 	let found = args.table.find()?;
 	if let Some(note) = &found.note {
 		say!("tui serve: {note}; positions of the movement phase are served without values");
@@ -397,19 +397,10 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 	};
 	let client = args.client.settings();
 	let source = args.net.as_deref().map(NetSource::parse);
-	let mut reload = net_finder(source, args.run_dir.clone(), client);
-	let net = match reload() {
-		Ok(net) => {
-			say!("tui serve: the net is {}", net.origin);
-			Some(net)
-		}
-		Err(error) if args.net.is_some() => anyhow::bail!(error),
-		Err(error) => {
-			say!("tui serve: no net ({error}); the pages offer the other players");
-			None
-		}
-	};
-	let follow = (args.net_refresh_s > 0).then(|| tigers_tui::serve_command::Follow {
+	let explicit = source.is_some();
+	let mut reload = serve_command::net_finder(source, args.run_dir.clone(), client);
+	let net = serve_command::first_net(&mut reload, explicit)?;
+	let follow = (args.net_refresh_s > 0).then(|| serve_command::Follow {
 		every: Duration::from_secs(args.net_refresh_s),
 		reload,
 	});
@@ -420,7 +411,7 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 		lookups_per_s: args.client_lookups,
 		..Limits::default()
 	};
-	let config = tigers_tui::serve_command::ServeConfig {
+	let config = serve_command::ServeConfig {
 		listen: args.listen,
 		public: args.public,
 		token,
@@ -437,22 +428,8 @@ fn serve(args: ServeArgs) -> anyhow::Result<()> {
 	} else {
 		"http"
 	};
-	tigers_tui::serve_command::run(config, |address| {
+	serve_command::run(config, |address| {
 		say!("tui serve: {scheme}://{address}/play and {scheme}://{address}/analysis");
-	})
-}
-
-/// How `tui serve` finds its net, now and at every later look: `source` if given, else the
-/// best in `run_dir`, else the local coordinator's best.
-fn net_finder(
-	source: Option<NetSource>,
-	run_dir: PathBuf,
-	client: ClientSettings,
-) -> Box<dyn FnMut() -> Result<tigers_tui::net_source::LoadedNet, String> + Send> {
-	Box::new(move || match &source {
-		Some(source) => tigers_tui::net_source::load(source, &client).map_err(|e| e.to_string()),
-		None => tigers_tui::net_source::find_best(&run_dir, DEFAULT_COORDINATOR, &client)
-			.map_err(|e| e.to_string()),
 	})
 }
 

@@ -18,7 +18,11 @@ use tigers_play::players::ServedNet;
 use tigers_play::{Server, Source};
 use tigers_process::console;
 
-use crate::net_source::LoadedNet;
+use std::path::PathBuf;
+
+use tigers_proto::client::ClientSettings;
+
+use crate::net_source::{self, DEFAULT_COORDINATOR, LoadedNet, NetSource};
 
 /// What `tui serve` is asked to serve.
 pub struct ServeConfig {
@@ -32,7 +36,7 @@ pub struct ServeConfig {
 	/// How long a login lasts.
 	pub session: Duration,
 	/// The TLS certificate and key (PEM), if serving HTTPS.
-	pub tls: Option<(std::path::PathBuf, std::path::PathBuf)>,
+	pub tls: Option<(PathBuf, PathBuf)>,
 	/// The net, if one was found.
 	pub net: Option<LoadedNet>,
 	/// The movement table, if any.
@@ -52,7 +56,39 @@ pub struct Follow {
 	/// How long between looks.
 	pub every: Duration,
 	/// One look: the net found, or why none was.
-	pub reload: Box<dyn FnMut() -> Result<LoadedNet, String> + Send>,
+	pub reload: Reload,
+}
+
+/// One look for the net.
+pub type Reload = Box<dyn FnMut() -> Result<LoadedNet, String> + Send>;
+
+/// How `tui serve` finds its net, now and at every later look: `source` if given, else the
+/// best in `run_dir`, else the local coordinator's best.
+pub fn net_finder(source: Option<NetSource>, run_dir: PathBuf, client: ClientSettings) -> Reload {
+	Box::new(move || match &source {
+		Some(source) => net_source::load(source, &client).map_err(|e| e.to_string()),
+		None => {
+			net_source::find_best(&run_dir, DEFAULT_COORDINATOR, &client).map_err(|e| e.to_string())
+		}
+	})
+}
+
+/// The net to start with: the first look's, said on stderr. A net asked for by name that is
+/// not found is an error; without one, the pages offer the other players.
+pub fn first_net(reload: &mut Reload, explicit: bool) -> anyhow::Result<Option<LoadedNet>> {
+	match reload() {
+		Ok(net) => {
+			console::err(format_args!("tui serve: the net is {}", net.origin));
+			Ok(Some(net))
+		}
+		Err(error) if explicit => anyhow::bail!(error),
+		Err(error) => {
+			console::err(format_args!(
+				"tui serve: no net ({error}); the pages offer the other players"
+			));
+			Ok(None)
+		}
+	}
 }
 
 /// The tables, and a net that [`Follow`] may replace.

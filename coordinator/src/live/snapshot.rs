@@ -52,6 +52,7 @@ impl Shared {
 			games: self.committer.games(),
 			placement: self.placement.status(),
 			setup: self.setup(),
+			disk: self.disk.to_wire(),
 		};
 		live.progress(now, unix_now(), held)
 	}
@@ -68,6 +69,7 @@ struct HeldApart {
 	games: Option<v1::GameArchive>,
 	placement: v1::PlacementLayers,
 	setup: v1::RunSetup,
+	disk: v1::DiskSpace,
 }
 
 impl Live {
@@ -88,6 +90,7 @@ impl Live {
 			placement_solve: None,
 			placement: Some(held.placement),
 			setup: Some(held.setup),
+			disk: Some(held.disk),
 			generation: self.generation,
 			generation_since: self.generation_since,
 			samples_total: self.samples_total,

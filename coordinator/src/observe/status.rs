@@ -65,6 +65,15 @@ pub fn progress_json(progress: &v1::Progress) -> Value {
 			"gate": s.gate,
 		})
 	});
+	json["disk"] = progress.disk.as_ref().map_or(Value::Null, |d| {
+		json!({
+			"dir": d.dir,
+			"free_bytes": d.free_bytes,
+			"margin_bytes": d.margin_bytes,
+			"low": d.low,
+			"low_since": (d.low_since > 0.0).then_some(d.low_since),
+		})
+	});
 	json["grades"] = progress
 		.grades
 		.iter()

@@ -69,8 +69,8 @@ pub(crate) fn open_run(
 		settings.clone(),
 		current,
 		live,
-		tablebase,
-		placement,
+		(tablebase, placement),
+		config.min_free_bytes,
 	)
 	.map_err(|source| CoordinatorError::Io {
 		path: "the ledger's writer thread".into(),

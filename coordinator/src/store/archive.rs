@@ -39,6 +39,7 @@ use tigers_proto::v1;
 use tracing::{info, warn};
 
 use crate::clock::unix_now;
+use crate::store::disk::{Disk, is_out_of_space};
 use crate::store::ledger::{GameFileRow, Ledger, PendingGames};
 use crate::store::storage_error::StorageError;
 
@@ -123,11 +124,12 @@ impl GameArchive {
 	/// again while a round fills its chunk), off the ledger's writer: sessions wait for the
 	/// writer's commits, so its time is ingest's. The thread takes the ledger's lock only to
 	/// read the games and to record them archived (a failure is logged, and the games wait in
-	/// the ledger for the next round); dropping the returned sender stops it after a last
-	/// round.
+	/// the ledger for the next round; while `disk` is short of space it does nothing);
+	/// dropping the returned sender stops it after a last round.
 	pub(crate) fn spawn(
 		mut self,
 		ledger: Arc<Mutex<Ledger>>,
+		disk: Arc<Disk>,
 	) -> Result<(Sender<()>, JoinHandle<()>), std::io::Error> {
 		let (stop, stopping) = channel::<()>();
 		let thread = std::thread::Builder::new()
@@ -139,9 +141,21 @@ impl GameArchive {
 						stopping.recv_timeout(wait),
 						Err(RecvTimeoutError::Disconnected)
 					);
+					if disk.is_low() {
+						// The games wait in the ledger until space returns.
+						wait = ARCHIVE_EVERY;
+						if last {
+							break;
+						}
+						continue;
+					}
 					wait = match self.work(&ledger, ARCHIVE_CHUNK) {
 						Ok(written) if written >= ARCHIVE_CHUNK => Duration::ZERO,
 						Ok(_) => ARCHIVE_EVERY,
+						Err(e) if is_out_of_space(&e) => {
+							disk.write_failed("writing games to the archive");
+							ARCHIVE_EVERY
+						}
 						Err(e) => {
 							warn!(%e, "writing games to the archive failed; trying again later");
 							ARCHIVE_EVERY

@@ -38,6 +38,7 @@ use tracing::{error, info, warn};
 
 use crate::clock::unix_now;
 use crate::store::archive::{ArchiveCounts, GameArchive};
+use crate::store::disk::{Disk, is_out_of_space};
 use crate::store::ledger::{BatchInsert, COMPACT_AFTER, FORGET_SILENT_AFTER, Ledger, NewBatch};
 use crate::store::storage_error::StorageError;
 
@@ -53,6 +54,9 @@ pub(crate) const LEDGER_COMMITS: &str = "tigers_ledger_commits_total";
 
 /// The metric of batch rows folded into their workers' totals by compaction. A counter.
 pub(crate) const LEDGER_COMPACTED: &str = "tigers_ledger_batches_compacted_total";
+
+/// How often the writer looks at the disk again while it is short of space.
+const SHORT_OF_SPACE_POLL: Duration = Duration::from_millis(250);
 
 /// How often pruning and compaction run while there is nothing left over.
 const HOUSEWORK_EVERY: Duration = Duration::from_secs(1);
@@ -78,10 +82,11 @@ enum Job {
 		sequence: u64,
 		reply: oneshot::Sender<Result<bool, WriteError>>,
 	},
-	/// Any other write, nobody waiting; a failure is logged, saying what it was.
+	/// Any other write, nobody waiting; a failure is logged, saying what it was. The write is
+	/// taken when it is done.
 	Later {
 		what: &'static str,
-		write: LaterWrite,
+		write: Option<LaterWrite>,
 	},
 	/// Prune the samples of the batches before this id, a chunk at a time.
 	Prune(i64),
@@ -117,6 +122,7 @@ impl Committer {
 	pub(crate) fn start(
 		ledger: Arc<Mutex<Ledger>>,
 		archive: Option<GameArchive>,
+		disk: Arc<Disk>,
 	) -> Result<Committer, std::io::Error> {
 		let (jobs, queue) = channel();
 		let counts = Arc::new(CommitCounts::default());
@@ -124,12 +130,14 @@ impl Committer {
 			.as_ref()
 			.map(|archive| (archive.counts(), archive.keep_generations()));
 		let archiver = match archive {
-			Some(archive) => Some(archive.spawn(ledger.clone())?),
+			Some(archive) => Some(archive.spawn(ledger.clone(), disk.clone())?),
 			None => None,
 		};
 		let writer = Writer {
 			ledger,
 			queue,
+			disk,
+			waiting: VecDeque::new(),
 			counts: counts.clone(),
 			archive_counts: archive_counts.as_ref().map(|(counts, _)| counts.clone()),
 			last_housework: Instant::now(),
@@ -210,7 +218,7 @@ impl Committer {
 	) {
 		self.send(Job::Later {
 			what,
-			write: Box::new(write),
+			write: Some(Box::new(write)),
 		});
 	}
 
@@ -269,6 +277,11 @@ impl From<StorageError> for WriteError {
 struct Writer {
 	ledger: Arc<Mutex<Ledger>>,
 	queue: Receiver<Job>,
+	/// The run directory's disk: while it is short of space, writes wait in `waiting`.
+	disk: Arc<Disk>,
+	/// Writes taken from the queue and not yet done: those that came while the disk was short
+	/// of space, and those of a group undone for lack of it; done first, in their order.
+	waiting: VecDeque<Job>,
 	counts: Arc<CommitCounts>,
 	/// The archive's counts, whose pending games grow with each commit.
 	archive_counts: Option<Arc<ArchiveCounts>>,
@@ -284,47 +297,124 @@ struct Writer {
 	started_compacting: bool,
 }
 
-/// A write of the group and how to answer it once the group is committed.
-enum Answer {
-	Batch(
-		oneshot::Sender<Result<BatchInsert, WriteError>>,
-		Result<BatchInsert, WriteError>,
-	),
-	Refusal(
-		oneshot::Sender<Result<bool, WriteError>>,
-		Result<bool, WriteError>,
-	),
+/// What a write of the group came to, to be answered once the group is committed.
+enum Outcome {
+	Batch(Result<BatchInsert, WriteError>),
+	Refusal(Result<bool, WriteError>),
 	Later(&'static str, Result<(), WriteError>),
+}
+
+impl Outcome {
+	/// Whether the write failed for lack of space.
+	fn out_of_space(&self) -> bool {
+		match self {
+			Outcome::Batch(result) => out_of_space(result),
+			Outcome::Refusal(result) => out_of_space(result),
+			Outcome::Later(_, result) => out_of_space(result),
+		}
+	}
+}
+
+/// Whether `result` failed for lack of space.
+fn out_of_space<T>(result: &Result<T, WriteError>) -> bool {
+	matches!(result, Err(WriteError::Failed(error)) if is_out_of_space(error))
+}
+
+impl Job {
+	/// Answers the job with `outcome`, or with the commit's failure.
+	fn answer(self, outcome: Outcome, committed: &Result<(), WriteError>) {
+		// A session that went away no longer waits for its answer: nothing to do then.
+		match (self, outcome) {
+			(Job::Batch { reply, .. }, Outcome::Batch(result)) => {
+				let _ = reply.send(unless_failed(committed, result));
+			}
+			(Job::Refusal { reply, .. }, Outcome::Refusal(result)) => {
+				let _ = reply.send(unless_failed(committed, result));
+			}
+			(_, Outcome::Later(what, result)) => {
+				if let Err(why) = unless_failed(committed, result) {
+					error!(what, %why, "a write to the ledger failed");
+				}
+			}
+			_ => {}
+		}
+	}
+
+	/// Answers the job with `error`, undone.
+	fn refuse(self, error: WriteError) {
+		match self {
+			Job::Batch { reply, .. } => {
+				let _ = reply.send(Err(error));
+			}
+			Job::Refusal { reply, .. } => {
+				let _ = reply.send(Err(error));
+			}
+			Job::Later { .. } | Job::Prune(_) => {}
+		}
+	}
+
+	/// The job to do again after its group was undone for lack of space: batches and
+	/// refusals, whose senders wait; a write nobody waits for is done with its group or lost.
+	fn again(self) -> Option<Job> {
+		match self {
+			Job::Later { what, write: None } => {
+				error!(
+					what,
+					"a write to the ledger was undone for lack of space and is lost"
+				);
+				None
+			}
+			job => Some(job),
+		}
+	}
 }
 
 impl Writer {
 	fn run(mut self) {
 		loop {
-			let wait = if self.housework_left {
+			let wait = if self.housework_left && !self.disk.is_low() {
 				Duration::ZERO
 			} else {
 				HOUSEWORK_EVERY.saturating_sub(self.last_housework.elapsed())
 			};
-			let first = match self.queue.recv_timeout(wait) {
+			let first = match self.queue.recv_timeout(wait.min(SHORT_OF_SPACE_POLL)) {
 				Ok(job) => Some(job),
 				Err(RecvTimeoutError::Timeout) => None,
 				Err(RecvTimeoutError::Disconnected) => break,
 			};
-			let mut group: Vec<Job> = first.into_iter().collect();
-			while group.len() < MAX_GROUP {
-				match self.queue.try_recv() {
-					Ok(job) => group.push(job),
-					Err(_) => break,
-				}
+			self.waiting.extend(first);
+			while let Ok(job) = self.queue.try_recv() {
+				self.waiting.push_back(job);
 			}
-			if !group.is_empty() {
-				self.commit(group);
+			if self.disk.is_low() {
+				// Nothing is written, and nothing answered: the sessions wait.
+				continue;
+			}
+			while !self.waiting.is_empty() && !self.disk.is_low() {
+				let take = self.waiting.len().min(MAX_GROUP);
+				let group: Vec<Job> = self.waiting.drain(..take).collect();
+				let undone = self.commit(group);
+				for job in undone.into_iter().rev() {
+					self.waiting.push_front(job);
+				}
 			}
 			if self.housework_left || self.last_housework.elapsed() >= HOUSEWORK_EVERY {
 				self.housework();
 			}
 		}
-		// The queue is closed and empty: a last round for a final checkpoint's pruning.
+		// The queue is closed: what waits is written if there is room, else answered as not
+		// stored (the workers send it again); then a last round for a final checkpoint's
+		// pruning.
+		while !self.waiting.is_empty() && !self.disk.is_low() {
+			let take = self.waiting.len().min(MAX_GROUP);
+			let group: Vec<Job> = self.waiting.drain(..take).collect();
+			if !self.commit(group).is_empty() {
+				break;
+			}
+		}
+		for job in self.waiting.drain(..) {
+			job.refuse(WriteError::Stopped);
+		}
 		self.housework();
 	}
 
@@ -336,18 +426,38 @@ impl Writer {
 			.unwrap_or_else(std::sync::PoisonError::into_inner)
 	}
 
-	/// Writes `group` in one transaction and answers each write once it is committed.
-	fn commit(&self, group: Vec<Job>) {
+	/// Writes `group` in one transaction and answers each write once it is committed. If a
+	/// write or the commit fails for lack of space, the transaction is undone, the disk's
+	/// state begins, and the group's writes are given back, unanswered, to be done again.
+	fn commit(&self, group: Vec<Job>) -> Vec<Job> {
 		let mut ledger = self.ledger();
 		// A transaction left open by a panic mid-group must not swallow this one.
 		ledger.rollback();
 		let began = ledger.begin().map_err(WriteError::from);
 		let mut stored = Stored::default();
-		let answers: Vec<Answer> = group
-			.into_iter()
-			.filter_map(|job| write_job(&mut ledger, &began, job, &mut stored))
-			.collect();
-		let committed = began.and_then(|()| ledger.commit().map_err(WriteError::from));
+		let mut done: Vec<(Job, Option<Outcome>)> = Vec::with_capacity(group.len());
+		for mut job in group {
+			let answer = write_job(&mut ledger, &began, &mut job, &mut stored);
+			done.push((job, answer));
+		}
+		let short = out_of_space(&began)
+			|| done
+				.iter()
+				.any(|(_, outcome)| outcome.as_ref().is_some_and(Outcome::out_of_space));
+		let committed = if short {
+			Err(WriteError::Stopped)
+		} else {
+			began.and_then(|()| ledger.commit().map_err(WriteError::from))
+		};
+		if short || out_of_space(&committed) {
+			ledger.rollback();
+			drop(ledger);
+			self.disk.write_failed("a write to the ledger");
+			return done
+				.into_iter()
+				.filter_map(|(job, _)| job.again())
+				.collect();
+		}
 		// Counted before the lock goes, so that the archive's thread, which takes the games
 		// off under the lock, never counts them off before they were counted on.
 		if committed.is_ok()
@@ -356,29 +466,20 @@ impl Writer {
 			archive.pending.fetch_add(stored.games, Ordering::Relaxed);
 		}
 		drop(ledger);
-		if committed.is_ok() && !answers.is_empty() {
+		let writes = done.iter().filter(|(_, outcome)| outcome.is_some()).count();
+		if committed.is_ok() && writes > 0 {
 			self.counts.commits.fetch_add(1, Ordering::Relaxed);
 			self.counts
 				.batches
 				.fetch_add(stored.batches, Ordering::Relaxed);
 			counter!(LEDGER_COMMITS).increment(1);
 		}
-		for answer in answers {
-			// A session that went away no longer waits for its answer: nothing to do then.
-			match answer {
-				Answer::Batch(reply, result) => {
-					let _ = reply.send(unless_failed(&committed, result));
-				}
-				Answer::Refusal(reply, result) => {
-					let _ = reply.send(unless_failed(&committed, result));
-				}
-				Answer::Later(what, result) => {
-					if let Err(why) = unless_failed(&committed, result) {
-						error!(what, %why, "a write to the ledger failed");
-					}
-				}
+		for (job, outcome) in done {
+			if let Some(outcome) = outcome {
+				job.answer(outcome, &committed);
 			}
 		}
+		Vec::new()
 	}
 
 	/// Prunes and compacts a chunk of rows each, in a transaction of their own.
@@ -464,51 +565,54 @@ struct Stored {
 }
 
 /// Does `job` in the group's transaction (if it `began`), each write in a savepoint of its own;
-/// what to answer once the group is committed (nothing for a request to prune, which is only
-/// noted). Counts the batches stored in `stored`.
+/// what it came to, to answer once the group is committed (nothing for a request to prune,
+/// which is only noted). Counts the batches stored in `stored`.
 fn write_job(
 	ledger: &mut Ledger,
 	began: &Result<(), WriteError>,
-	job: Job,
+	job: &mut Job,
 	stored: &mut Stored,
-) -> Option<Answer> {
-	let answer = match job {
-		Job::Batch { batch, reply } => {
+) -> Option<Outcome> {
+	let outcome = match job {
+		Job::Batch { batch, .. } => {
 			let result = began.clone().and_then(|()| {
 				ledger
-					.write_unit(|ledger| ledger.store_batch(&batch))
+					.write_unit(|ledger| ledger.store_batch(batch))
 					.map_err(WriteError::from)
 			});
 			if let Ok(BatchInsert::Inserted { .. }) = result {
 				stored.batches += 1;
 				stored.games += batch.game_count() as u64;
 			}
-			Answer::Batch(reply, result)
+			Outcome::Batch(result)
 		}
 		Job::Refusal {
 			worker_id,
 			sequence,
-			reply,
+			..
 		} => {
 			let result = began.clone().and_then(|()| {
 				ledger
-					.record_refusal(&worker_id, sequence)
+					.record_refusal(worker_id, *sequence)
 					.map_err(WriteError::from)
 			});
-			Answer::Refusal(reply, result)
+			Outcome::Refusal(result)
 		}
 		Job::Later { what, write } => {
-			let result = began
-				.clone()
-				.and_then(|()| ledger.write_unit(write).map_err(WriteError::from));
-			Answer::Later(what, result)
+			let result = match write.take() {
+				Some(write) => began
+					.clone()
+					.and_then(|()| ledger.write_unit(write).map_err(WriteError::from)),
+				None => Err(WriteError::Stopped),
+			};
+			Outcome::Later(what, result)
 		}
 		Job::Prune(id) => {
-			ledger.request_prune(id);
+			ledger.request_prune(*id);
 			return None;
 		}
 	};
-	Some(answer)
+	Some(outcome)
 }
 
 /// A write's result once its group's commit is known: nothing of the group is on disk if the
@@ -524,135 +628,4 @@ fn unless_failed<T>(
 }
 
 #[cfg(test)]
-mod tests {
-	use tigers_core::selfplay::Sample;
-	use tigers_core::{GameBoard, Turn};
-
-	use super::*;
-	use crate::test_support::TestDir;
-
-	fn batch(worker: &str, sequence: u64) -> NewBatch {
-		let samples: Vec<Sample> = (0..3)
-			.map(|ply| Sample {
-				board: GameBoard::default(),
-				turn: Turn::Sheep,
-				score: 0.5,
-				result: 1.0,
-				ply,
-				generation: 0,
-			})
-			.collect();
-		NewBatch::new(worker, sequence, &samples, &["game".to_string()]).unwrap()
-	}
-
-	fn ledger(dir: &TestDir) -> Arc<Mutex<Ledger>> {
-		Arc::new(Mutex::new(
-			Ledger::open(&dir.path().join("ledger.sqlite")).unwrap(),
-		))
-	}
-
-	#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-	async fn batches_that_arrive_together_share_a_commit_and_are_stored_once() {
-		let dir = TestDir::new("committer-group");
-		let shared = ledger(&dir);
-		let committer = Committer::start(shared.clone(), None).unwrap();
-		// While the ledger is held (by another thread), every batch queues up; the writer then
-		// takes them in at most two groups: what it took before finding the lock held, and
-		// the rest.
-		let (locked, is_locked) = channel();
-		let (release, released) = channel::<()>();
-		let holder = {
-			let shared = shared.clone();
-			std::thread::spawn(move || {
-				let _held = shared.lock().unwrap();
-				locked.send(()).unwrap();
-				let _ = released.recv();
-			})
-		};
-		is_locked.recv().unwrap();
-		let mut answers = Vec::new();
-		for worker in 0..50 {
-			for sequence in 1..=4 {
-				answers.push(committer.submit(batch(&format!("w{worker}"), sequence)));
-			}
-		}
-		// The same batch twice in one group, as two sessions of one identity would send it.
-		let twice = [
-			committer.submit(batch("twice", 1)),
-			committer.submit(batch("twice", 1)),
-		];
-		release.send(()).unwrap();
-		holder.join().unwrap();
-		for answer in answers {
-			assert!(matches!(
-				answer.await.unwrap(),
-				Ok(BatchInsert::Inserted { .. })
-			));
-		}
-		let mut twice_answers = Vec::new();
-		for answer in twice {
-			twice_answers.push(answer.await.unwrap().unwrap());
-		}
-		assert!(
-			matches!(twice_answers[0], BatchInsert::Inserted { .. }),
-			"{twice_answers:?}"
-		);
-		assert_eq!(twice_answers[1], BatchInsert::Duplicate);
-		let counts = committer.counts();
-		assert_eq!(counts.batches.load(Ordering::Relaxed), 201);
-		let commits = counts.commits.load(Ordering::Relaxed);
-		assert!(
-			(1..=2).contains(&commits),
-			"{commits} commits for 202 batches"
-		);
-		let totals = shared.lock().unwrap().totals().unwrap();
-		assert_eq!((totals.batches, totals.samples), (201, 603));
-	}
-
-	#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-	async fn a_failing_write_is_undone_alone_and_refusals_are_answered_after_the_commit() {
-		let dir = TestDir::new("committer-failure");
-		let shared = ledger(&dir);
-		let committer = Committer::start(shared.clone(), None).unwrap();
-		assert!(matches!(
-			committer.store(batch("w", 1)).await,
-			Ok(BatchInsert::Inserted { .. })
-		));
-		committer.later("a write that fails", |ledger| ledger.record_flag("nobody"));
-		committer.later("recording a loss", |ledger| ledger.record_loss(7, 0.5, 1.0));
-		assert!(committer.submit_refusal("w", 2).await.unwrap().unwrap());
-		assert!(!committer.submit_refusal("w", 9).await.unwrap().unwrap());
-		assert_eq!(
-			committer.store(batch("w", 2)).await.unwrap(),
-			BatchInsert::OutOfOrder { expected: 3 }
-		);
-		assert_eq!(
-			committer.store(batch("w", 1)).await.unwrap(),
-			BatchInsert::Duplicate
-		);
-		drop(committer);
-		let ledger = shared.lock().unwrap();
-		assert_eq!(ledger.losses(0).unwrap(), [(7, 0.5)]);
-		assert_eq!(ledger.last_sequence("w").unwrap(), 2);
-		assert_eq!(ledger.totals().unwrap().batches, 1);
-	}
-
-	#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-	async fn pruning_asked_for_is_done_between_groups() {
-		let dir = TestDir::new("committer-prune");
-		let shared = ledger(&dir);
-		let committer = Committer::start(shared.clone(), None).unwrap();
-		let mut last = 0;
-		for sequence in 1..=3 {
-			if let Ok(BatchInsert::Inserted { id }) = committer.store(batch("w", sequence)).await {
-				last = id;
-			}
-		}
-		committer.prune_before(last);
-		// Dropping waits for the queue and a last round of housework.
-		drop(committer);
-		let ledger = shared.lock().unwrap();
-		assert_eq!(ledger.batches_after(last - 1).unwrap().len(), 1);
-		assert!(ledger.batches_after(0).is_err(), "the first two are pruned");
-	}
-}
+mod tests;

@@ -50,6 +50,29 @@ pub(crate) async fn page(State(web): State<Arc<Web>>) -> Response {
 	}
 }
 
+/// The run directory's disk in words: its free space and margin, and whether the run waits
+/// for space.
+fn disk_text(disk: Option<&v1::DiskSpace>) -> String {
+	let Some(disk) = disk else {
+		return "-".into();
+	};
+	let free = disk
+		.free_bytes
+		.map_or("free space unknown".to_string(), |b| {
+			format!("{} MiB free", b >> 20)
+		});
+	let state = if disk.low {
+		"SHORT OF SPACE: batches wait unacknowledged and training pauses until space is freed"
+	} else {
+		"ok"
+	};
+	format!(
+		"{state} ({free} in {}, {} MiB kept)",
+		disk.dir,
+		disk.margin_bytes >> 20
+	)
+}
+
 /// The figures as a table; each value's cell has the id the script fills it by.
 fn figures(p: &v1::Progress) -> String {
 	let mut html = String::from("<table class=\"figures\">");
@@ -90,6 +113,7 @@ fn rows(p: &v1::Progress) -> Vec<(&'static str, &'static str, String)> {
 			format!("{} (promoted {})", p.generation, utc(p.generation_since)),
 		),
 		("samples", "Samples", p.samples_total.to_string()),
+		("disk", "Disk", disk_text(p.disk.as_ref())),
 		(
 			"games",
 			"Games",

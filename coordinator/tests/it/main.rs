@@ -5,6 +5,7 @@ mod cluster;
 mod common;
 mod copied;
 mod dashboard;
+mod disk;
 mod floods;
 mod help;
 mod identity;

@@ -26,6 +26,15 @@ pub const IDENTITY_IN_USE_SECONDS: f64 = 300.0;
 /// One thing wrong with the run.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Alarm {
+	/// The run directory's disk is short of space: batches wait, training pauses.
+	DiskLow {
+		/// The run directory.
+		dir: String,
+		/// Its free bytes, where measured.
+		free_bytes: Option<u64>,
+		/// The margin kept.
+		margin_bytes: u64,
+	},
 	/// No sample batch stored for a while.
 	NoSamples {
 		/// Seconds since the last.
@@ -90,6 +99,19 @@ pub enum Alarm {
 impl fmt::Display for Alarm {
 	fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
 		match self {
+			Alarm::DiskLow {
+				dir,
+				free_bytes,
+				margin_bytes,
+			} => {
+				let free = free_bytes.map_or("unknown".to_string(), |b| format!("{} MiB", b >> 20));
+				write!(
+					f,
+					"the disk of {dir} is short of space ({free} free, {} MiB kept): batches \
+					 wait and training pauses until space is freed",
+					margin_bytes >> 20
+				)
+			}
 			Alarm::NoSamples { seconds } => {
 				write!(f, "no samples for {}", format::duration(*seconds))
 			}
@@ -147,7 +169,8 @@ pub fn alarms(progress: &v1::Progress) -> Vec<Alarm> {
 }
 
 /// The checks that raise the alarms, in the order the alarms are shown.
-const CHECKS: [fn(&v1::Progress) -> Option<Alarm>; 10] = [
+const CHECKS: [fn(&v1::Progress) -> Option<Alarm>; 11] = [
+	disk_low,
 	no_samples,
 	all_draws,
 	loss_not_finite,
@@ -159,6 +182,16 @@ const CHECKS: [fn(&v1::Progress) -> Option<Alarm>; 10] = [
 	tablebase_failed,
 	untrained,
 ];
+
+/// The run directory's disk short of space.
+fn disk_low(progress: &v1::Progress) -> Option<Alarm> {
+	let disk = progress.disk.as_ref().filter(|d| d.low)?;
+	Some(Alarm::DiskLow {
+		dir: disk.dir.clone(),
+		free_bytes: disk.free_bytes,
+		margin_bytes: disk.margin_bytes,
+	})
+}
 
 /// No samples for [`NO_SAMPLES_SECONDS`], while workers are connected or once the run has been
 /// up that long.
@@ -379,10 +412,29 @@ mod tests {
 		progress.identity_in_use_refusals = 2;
 		progress.last_identity_in_use = "worker w1 already has a live session".into();
 		progress.last_identity_in_use_at = progress.taken_at - IDENTITY_IN_USE_SECONDS + 1.0;
+		progress.disk = Some(v1::DiskSpace {
+			dir: "runs/default".into(),
+			free_bytes: Some(512 << 20),
+			margin_bytes: 1 << 30,
+			low: true,
+			low_since: progress.taken_at - 10.0,
+		});
 		let found = alarms(&progress);
+		assert!(
+			found[0]
+				.to_string()
+				.contains("runs/default is short of space (512 MiB free, 1024 MiB kept)"),
+			"{}",
+			found[0]
+		);
 		assert_eq!(
 			found,
 			[
+				Alarm::DiskLow {
+					dir: "runs/default".into(),
+					free_bytes: Some(512 << 20),
+					margin_bytes: 1 << 30,
+				},
 				Alarm::NoSamples { seconds: 300.0 },
 				Alarm::AllDraws {
 					draws: 99,
@@ -413,18 +465,18 @@ mod tests {
 				},
 			]
 		);
-		assert_eq!(found[0].to_string(), "no samples for 5m 00s");
+		assert_eq!(found[1].to_string(), "no samples for 5m 00s");
 		assert_eq!(
-			found[5].to_string(),
+			found[6].to_string(),
 			"3 joins refused for the worker's version; the last: upgrade the worker to build 0.2.0"
 		);
 		assert_eq!(
-			found[6].to_string(),
+			found[7].to_string(),
 			"2 refusals of a worker whose identity another process holds; the last: worker w1 \
 			 already has a live session"
 		);
 		assert_eq!(
-			found[8].to_string(),
+			found[9].to_string(),
 			"only 40% of samples trained on (self-play depth 5 of at most 5): the fleet outruns \
 			 the trainer"
 		);

@@ -72,6 +72,12 @@ pub(crate) struct ServiceArgs {
 		default_value_t = tigers_play::access::DEFAULT_SESSION.as_secs() / 3600,
 		value_parser = clap::value_parser!(u64).range(1..=8760))]
 	web_session_hours: u64,
+	/// Free space to keep on the run directory's disk, in MiB: below it, batches wait
+	/// unacknowledged (sessions stay open) and training, checkpoints and the game archive
+	/// pause until space returns (0 to wait only once a write fails for lack of space).
+	#[arg(long, value_name = "MIB",
+		default_value_t = tigers_coordinator::config::DEFAULT_MIN_FREE_MB)]
+	min_free_mb: u64,
 	/// Searches at once for the play and analysis pages' visitors (1 to 64): the cores they
 	/// may take from training; more are refused at once with 429 Too Many Requests.
 	#[arg(long, value_name = "N", default_value_t = 1,
@@ -111,6 +117,7 @@ impl ServiceArgs {
 		config.metrics_listen = self.metrics_listen;
 		config.http_listen = self.http_listen;
 		config.web_session = Duration::from_secs(self.web_session_hours * 3600);
+		config.min_free_bytes = self.min_free_mb.saturating_mul(1 << 20);
 		config.play.searches = usize::try_from(self.play_searches).unwrap_or(1);
 		config.play.max_ms = self.play_max_ms;
 		let limits = &mut config.limits;

@@ -57,6 +57,8 @@ const ARRIVING: &str = "tigers_samples_arriving_per_second";
 const TRAINABLE: &str = "tigers_trainer_capacity_samples_per_second";
 const TRAINED_SHARE: &str = "tigers_samples_trained_share";
 const MEAN_USES: &str = "tigers_samples_mean_uses";
+const DISK_FREE: &str = "tigers_disk_free_bytes";
+const DISK_LOW: &str = "tigers_disk_low";
 const GAMES_KEPT: &str = "tigers_games_kept";
 const GAMES_PENDING: &str = "tigers_games_pending";
 const GAMES_PRUNED: &str = "tigers_games_pruned_total";
@@ -98,6 +100,16 @@ fn describe_totals() {
 		GAME_ARCHIVE_BYTES,
 		Unit::Bytes,
 		"The game archive's files, compressed."
+	);
+	describe_gauge!(
+		DISK_FREE,
+		Unit::Bytes,
+		"Bytes the coordinator may still write on the run directory's disk."
+	);
+	describe_gauge!(
+		DISK_LOW,
+		"1 while the run directory's disk is short of space (below --min-free-mb, or a write \
+		 failed for lack of it): batches wait unacknowledged and training pauses; else 0."
 	);
 	describe_counter!(
 		REJECTED,
@@ -388,6 +400,8 @@ pub(crate) struct Figures {
 	/// What the game archive holds, if there is one (not in the live state: the ledger's
 	/// writer keeps it).
 	pub games_archive: Option<v1::GameArchive>,
+	/// The run directory's disk (not in the live state either).
+	pub disk: Option<v1::DiskSpace>,
 }
 
 /// The latest measurement at equal time.
@@ -463,6 +477,7 @@ impl Figures {
 			timed_pairs_done: live.timed_running().map_or(0, |r| r.pairs_done),
 			work: live.work(),
 			games_archive: None,
+			disk: None,
 		}
 	}
 
@@ -478,6 +493,12 @@ impl Figures {
 		});
 		gauge!(TABLEBASE_PROGRESS).set(self.tablebase.unwrap_or(0.0));
 		self.publish_work();
+		if let Some(disk) = &self.disk {
+			if let Some(free) = disk.free_bytes {
+				gauge!(DISK_FREE).set(free as f64);
+			}
+			gauge!(DISK_LOW).set(if disk.low { 1.0 } else { 0.0 });
+		}
 		if let Some(archive) = self.games_archive {
 			gauge!(GAMES_KEPT).set(archive.kept as f64);
 			gauge!(GAMES_PENDING).set(archive.pending as f64);
@@ -584,6 +605,7 @@ pub(crate) async fn publish_every(shared: Arc<Shared>) {
 				let mut figures =
 					Figures::read(&mut shared.live(), Instant::now(), shared.started, tablebase);
 				figures.games_archive = shared.committer().games();
+				figures.disk = Some(shared.disk.to_wire());
 				figures.publish();
 			}
 		}

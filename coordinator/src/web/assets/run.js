@@ -8,6 +8,13 @@
 	const figures = {
 		generation: (s) => `${s.generation} (promoted ${utc(s.generation_since)})`,
 		samples: (s) => `${s.samples_total}`,
+		disk: (s) => {
+			const d = s.disk;
+			if (!d) return "-";
+			const free = d.free_bytes === null ? "free space unknown" : `${Math.floor(d.free_bytes / 1048576)} MiB free`;
+			const state = d.low ? "SHORT OF SPACE: batches wait unacknowledged and training pauses until space is freed" : "ok";
+			return `${state} (${free} in ${d.dir}, ${Math.floor(d.margin_bytes / 1048576)} MiB kept)`;
+		},
 		games: (s) => `${s.games_total} (${s.games_kept} kept)`,
 		setup: (s) => (s.setup ? `net ${s.setup.net_shape}, encoding ${s.setup.input_version}, gate ${s.setup.gate}` : "unknown"),
 		steps: (s) => `${s.training_steps}`,
