@@ -91,6 +91,15 @@ fn the_defaults_bound_a_crash_and_a_vanished_worker() {
 }
 
 #[test]
+fn a_gigabyte_is_kept_free_and_a_login_lasts_a_week_by_default() {
+	// docs/deploy.md ("A full disk") and docs/web.md ("Security") quote these.
+	let config = CoordinatorConfig::new("127.0.0.1:0".parse().unwrap(), "run".into());
+	assert_eq!(config.min_free_bytes, 1 << 30);
+	assert_eq!(DEFAULT_MIN_FREE_MB, 1024);
+	assert_eq!(config.web_session, Duration::from_secs(7 * 24 * 3600));
+}
+
+#[test]
 fn self_play_starts_at_depth_3_and_may_go_to_5_deciding_each_minute() {
 	let run = RunSettings::default();
 	assert_eq!(run.depth, 3);
