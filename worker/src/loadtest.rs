@@ -75,6 +75,9 @@ pub struct LoadtestSettings {
 	/// Batches a second offered by all sessions together, 1 to [`MAX_RATE`]; `None` to
 	/// saturate.
 	pub rate: Option<u32>,
+	/// How often each session sends a heartbeat, from its opening to its end, as a real
+	/// worker does (the worker's own default, 5 s); 10 ms to a minute.
+	pub heartbeat: Duration,
 }
 
 /// The highest offered rate, in batches a second.
@@ -90,6 +93,7 @@ impl LoadtestSettings {
 			in_flight: 4,
 			setup_timeout: Duration::from_secs(120),
 			rate: None,
+			heartbeat: WorkerConfig::new(String::new()).heartbeat_interval,
 		}
 	}
 
@@ -109,6 +113,12 @@ impl LoadtestSettings {
 		}
 		if !(1..=1000).contains(&self.in_flight) {
 			return fail(format!("in-flight is {}, outside 1..=1000", self.in_flight));
+		}
+		if !(Duration::from_millis(10)..=Duration::from_secs(60)).contains(&self.heartbeat) {
+			return fail(format!(
+				"the heartbeat interval is {:?}, outside 10 ms to a minute",
+				self.heartbeat
+			));
 		}
 		if let Some(rate) = self.rate.filter(|rate| !(1..=MAX_RATE).contains(rate)) {
 			return fail(format!(
@@ -280,9 +290,10 @@ async fn open_all(
 			let (connector, permits) = (connector.clone(), permits.clone());
 			let worker_id = format!("{prefix}-{index:05}");
 			let queue = settings.in_flight + 2;
+			let heartbeat = settings.heartbeat;
 			tokio::spawn(async move {
 				let _permit = permits.acquire_owned().await;
-				open_session(&connector, worker_id, queue).await
+				open_session(&connector, worker_id, queue, heartbeat).await
 			})
 		})
 		.collect();
@@ -311,6 +322,7 @@ async fn open_session(
 	connector: &Connector,
 	worker_id: String,
 	queue: usize,
+	heartbeat: Duration,
 ) -> Result<Opened, String> {
 	let mut client = connector
 		.connect_training()
@@ -331,6 +343,7 @@ async fn open_session(
 		.map_err(|status| format!("Session failed: {} ({})", status.message(), status.code()))?
 		.into_inner();
 	let assignment = first_assignment(&mut inbound).await?;
+	tokio::spawn(beat(outbound.downgrade(), heartbeat, assignment.generation));
 	Ok(Opened {
 		client,
 		outbound,
@@ -339,6 +352,31 @@ async fn open_session(
 		next_sequence: joined.last_acked_sequence + 1,
 		run_id: joined.run_id,
 	})
+}
+
+/// Sends a heartbeat on `outbound` every `every`, as a real worker does, while waiting for the
+/// other sessions to open and while sending; ends with the session (when its sender goes).
+async fn beat(outbound: mpsc::WeakSender<WorkerMessage>, every: Duration, generation: u64) {
+	let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+	loop {
+		ticks.tick().await;
+		let Some(outbound) = outbound.upgrade() else {
+			return;
+		};
+		let heartbeat = worker_message::Body::Heartbeat(v1::Heartbeat {
+			generation: Some(generation),
+			..v1::Heartbeat::default()
+		});
+		if outbound
+			.send(WorkerMessage {
+				body: Some(heartbeat),
+			})
+			.await
+			.is_err()
+		{
+			return;
+		}
+	}
 }
 
 /// Joins as `worker_id`, a new identity, waiting out the coordinator's limit on new identities.

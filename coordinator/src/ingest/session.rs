@@ -12,8 +12,8 @@
 //! A session ends when the worker closes it, when a message does not decode or is too large
 //! (INVALID_ARGUMENT or RESOURCE_EXHAUSTED), at the first batch that cannot be stored
 //! (INVALID_ARGUMENT with the refused sequence, or UNAVAILABLE), when the worker says nothing
-//! for the idle timeout while the session reads (DEADLINE_EXCEEDED; a session whose batches in
-//! flight are full waits for the ledger, however long, and does not count that), when a newer session of the same identity takes
+//! for the idle timeout while none of its batches is in flight (DEADLINE_EXCEEDED; a session
+//! whose batches wait for the ledger waits however long, and does not count that), when a newer session of the same identity takes
 //! over (ABORTED), or when the coordinator shuts down (UNAVAILABLE). Whichever way it ends, the
 //! worker is shown disconnected unless a newer session of it is open.
 
@@ -206,10 +206,10 @@ impl Session {
 					info!(worker = %self.worker_id, "a newer session took over");
 					Step::Break(Some(ServiceError::TakenOver))
 				}
-				// Idleness counts only while the session reads: a session whose batches in
-				// flight are full waits for the ledger (a full disk, more offered than it
-				// takes), and the worker's silence then is the coordinator's own.
-				() = &mut idle, if flight.has_room() => {
+				// Idleness counts only while the coordinator owes the worker nothing: while
+				// batches of the session wait for the ledger (a full disk, more offered than
+				// it takes), the worker's silence is the coordinator's own doing.
+				() = &mut idle, if flight.is_empty() => {
 					warn!(worker = %self.worker_id, "no message within the idle timeout; ending the session");
 					Step::Break(Some(ServiceError::Idle(self.idle_timeout.as_secs())))
 				}

@@ -195,3 +195,38 @@ async fn nonsense_settings_are_refused() {
 		assert!(loadtest(&config, &settings).await.is_err(), "{settings:?}");
 	}
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offered_more_than_it_takes_the_coordinator_slows_sessions_and_ends_none() {
+	let dir = temp_dir("loadtest-overload");
+	let mut coordinator = test_config(dir.to_path_buf(), None);
+	coordinator.limits.accept_loadtest = true;
+	// Far shorter than a batch waits for the ledger here: a session whose batches wait is not
+	// ended for a silence of the coordinator's own making. The simulated workers heartbeat
+	// more often than that, as real ones do within the default timeout.
+	coordinator.limits.session_idle_timeout = Duration::from_secs(1);
+	let running = start(coordinator).await;
+	let config = WorkerConfig::new(format!("http://{}", running.address));
+	// Every session keeps twice as many batches unacknowledged as the coordinator reads from
+	// one at a time, sending as fast as acknowledgements allow: far more than it stores.
+	let settings = LoadtestSettings {
+		in_flight: 64,
+		heartbeat: Duration::from_millis(250),
+		..LoadtestSettings::new(100, Duration::from_secs(4))
+	};
+	let report = loadtest(&config, &settings).await.expect("a report");
+	let line = report.to_string();
+	let figures = parse_line(&line);
+	assert_eq!(
+		figure(&figures, "errors"),
+		0.0,
+		"{line}: {:?}",
+		report.first_error
+	);
+	assert_eq!(report.opened, 100);
+	assert!(report.batches > 0, "{line}");
+	let mut client = client(running.address, None).await;
+	let status = status(&mut client).await;
+	assert!(status.samples_total >= report.samples, "{line}");
+	running.stop().await;
+}
