@@ -1,9 +1,10 @@
 //! `PlacementTable`: the placement layers found in a directory, probed one byte at a time from
-//! disk (a format-2 layer's block inflated from its start up to the byte).
+//! disk (a format-2 layer's block inflated from its start up to the byte). Probes read with
+//! positioned reads, so probes of one layer from many threads read side by side; each takes
+//! an inflater from the layer's pool for the time it inflates.
 
 use std::collections::BTreeMap;
 use std::fs::File;
-use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -23,8 +24,11 @@ pub struct PlacementTable {
 
 struct Layer {
 	shape: LayerShape,
-	/// The file and the inflater that probes share, one probe at a time.
-	file: Mutex<(File, blocks::Inflater)>,
+	/// The file, read at positions (no shared cursor).
+	file: File,
+	/// Inflaters that probes done with them left for the next (their tables cost more to make
+	/// than a short prefix costs to inflate).
+	inflaters: Mutex<Vec<blocks::Inflater>>,
 	/// The blocks' offsets for format 2, `None` for format 1's entries as they are.
 	blocks: Option<BlockIndex>,
 	/// The header's and the index's bytes.
@@ -54,7 +58,8 @@ impl PlacementTable {
 				id,
 				Layer {
 					shape: LayerShape::of(id),
-					file: Mutex::new((file, blocks::Inflater::default())),
+					file,
+					inflaters: Mutex::new(Vec::new()),
 					blocks,
 					before_blocks: header.before_blocks(),
 					length: header.length,
@@ -123,28 +128,52 @@ impl Layer {
 	/// Byte `byte` of the layer's entries: read as it is (format 1), or inflated from the start
 	/// of its block up to it (format 2).
 	fn read_byte(&self, byte: u64) -> Result<u8, ReadFailure> {
-		let mut held = self.file.lock().expect("no probe panics holding it");
-		let (file, inflater) = &mut *held;
 		let Some(index) = &self.blocks else {
 			let mut one = [0u8];
-			file.seek(SeekFrom::Start(HEADER_BYTES as u64 + byte))
-				.and_then(|_| file.read_exact(&mut one))
+			read_exact_at(&self.file, &mut one, HEADER_BYTES as u64 + byte)
 				.map_err(ReadFailure::Io)?;
 			return Ok(one[0]);
 		};
 		let block = (byte / BLOCK_BYTES as u64) as usize;
 		let (from, to) = (index.offsets[block], index.offsets[block + 1]);
 		let mut stored = vec![0u8; (to - from) as usize];
-		file.seek(SeekFrom::Start(self.before_blocks + from))
-			.and_then(|_| file.read_exact(&mut stored))
+		read_exact_at(&self.file, &mut stored, self.before_blocks + from)
 			.map_err(ReadFailure::Io)?;
 		let mut out = [0u8; BLOCK_BYTES];
 		let out = &mut out[..=(byte % BLOCK_BYTES as u64) as usize];
-		inflater
-			.prefix(&stored, blocks::block_length(self.length, block), out)
-			.map_err(|reason| ReadFailure::Damaged(format!("block {block}: {reason}")))?;
+		let mut inflater = self.lock_inflaters().pop().unwrap_or_default();
+		let inflated = inflater.prefix(&stored, blocks::block_length(self.length, block), out);
+		self.lock_inflaters().push(inflater);
+		inflated.map_err(|reason| ReadFailure::Damaged(format!("block {block}: {reason}")))?;
 		Ok(out[out.len() - 1])
 	}
+
+	fn lock_inflaters(&self) -> std::sync::MutexGuard<'_, Vec<blocks::Inflater>> {
+		self.inflaters
+			.lock()
+			.unwrap_or_else(std::sync::PoisonError::into_inner)
+	}
+}
+
+/// Fills `buffer` from `file` at `offset`, without moving a shared cursor.
+#[cfg(unix)]
+fn read_exact_at(file: &File, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
+	std::os::unix::fs::FileExt::read_exact_at(file, buffer, offset)
+}
+
+/// Fills `buffer` from `file` at `offset`, without moving a shared cursor.
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buffer: &mut [u8], mut offset: u64) -> std::io::Result<()> {
+	while !buffer.is_empty() {
+		match std::os::windows::fs::FileExt::seek_read(file, buffer, offset)? {
+			0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+			read => {
+				buffer = &mut buffer[read..];
+				offset += read as u64;
+			}
+		}
+	}
+	Ok(())
 }
 
 impl std::fmt::Debug for PlacementTable {
