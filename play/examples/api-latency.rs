@@ -4,8 +4,11 @@
 //! not cached between probes). Prints the percentiles of each phase.
 //!
 //! ```text
-//! cargo run --release -p tigers-play --example api-latency -- [CLIENTS] [REQUESTS_EACH]
+//! cargo run --release -p tigers-play --example api-latency -- [CLIENTS] [REQUESTS_EACH] [--keep-alive]
 //! ```
+//!
+//! Each request comes on a connection of its own, or with `--keep-alive` each client sends all
+//! of its requests on one connection, as a browser does.
 //!
 //! It needs the movement table and the placement layers at their default paths
 //! (`tui tablebase build`, `tui tablebase build --placement`); a phase whose table is missing
@@ -24,6 +27,7 @@ use tigers_play::limits::Limits;
 use tigers_play::{Fixed, Server, query};
 use tigers_process::locations;
 use tigers_testkit::http::get;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Random positions of one phase: the movement table's entries, or random placements.
 fn positions(table: &Tablebase, placement: bool, count: usize, seed: u64) -> Vec<String> {
@@ -55,7 +59,53 @@ fn quantile(sorted: &[Duration], q: f64) -> Duration {
 	sorted[((sorted.len() - 1) as f64 * q).round() as usize]
 }
 
-async fn phase(address: SocketAddr, name: &str, all: Vec<String>, clients: usize) {
+/// One client on one kept-alive connection: each request's time to its whole answer.
+async fn keep_alive(address: SocketAddr, positions: &[String]) -> Vec<Duration> {
+	let mut stream = tokio::net::TcpStream::connect(address)
+		.await
+		.expect("a connection");
+	stream.set_nodelay(true).expect("no delay");
+	let mut times = Vec::with_capacity(positions.len());
+	let mut buffer = Vec::new();
+	let mut chunk = [0u8; 16384];
+	for position in positions {
+		let path = format!("/api/v1/position?position={}", query::encode(position));
+		let asked = Instant::now();
+		let request = format!("GET {path} HTTP/1.1\r\nHost: {address}\r\n\r\n");
+		stream
+			.write_all(request.as_bytes())
+			.await
+			.expect("the request is sent");
+		buffer.clear();
+		loop {
+			let read = stream.read(&mut chunk).await.expect("the answer is read");
+			assert!(read > 0, "the server closed a kept-alive connection");
+			buffer.extend_from_slice(&chunk[..read]);
+			let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") else {
+				continue;
+			};
+			let head = String::from_utf8_lossy(&buffer[..end]).to_ascii_lowercase();
+			assert!(head.starts_with("http/1.1 200"), "{position}: {head}");
+			let length: usize = head
+				.lines()
+				.find_map(|line| line.strip_prefix("content-length:")?.trim().parse().ok())
+				.expect("a length");
+			if buffer.len() >= end + 4 + length {
+				break;
+			}
+		}
+		times.push(asked.elapsed());
+	}
+	times
+}
+
+async fn phase(
+	address: SocketAddr,
+	name: &str,
+	all: Vec<String>,
+	clients: usize,
+	kept_alive: bool,
+) {
 	let per = all.len() / clients;
 	let all = Arc::new(all);
 	let started = Instant::now();
@@ -63,8 +113,12 @@ async fn phase(address: SocketAddr, name: &str, all: Vec<String>, clients: usize
 	for client in 0..clients {
 		let all = all.clone();
 		tasks.push(tokio::spawn(async move {
+			let mine = &all[client * per..(client + 1) * per];
+			if kept_alive {
+				return keep_alive(address, mine).await;
+			}
 			let mut times = Vec::with_capacity(per);
-			for position in &all[client * per..(client + 1) * per] {
+			for position in mine {
 				let path = format!("/api/v1/position?position={}", query::encode(position));
 				let asked = Instant::now();
 				let answer = get(address, &path, &[]).await;
@@ -80,8 +134,13 @@ async fn phase(address: SocketAddr, name: &str, all: Vec<String>, clients: usize
 	}
 	let wall = started.elapsed();
 	times.sort();
+	let connections = if kept_alive {
+		"a kept-alive connection each"
+	} else {
+		"a connection a request"
+	};
 	println!(
-		"{name}: {} requests from {clients} clients in {:.2} s ({:.0} a second): p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+		"{name} ({connections}): {} requests from {clients} clients in {:.2} s ({:.0} a second): p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
 		times.len(),
 		wall.as_secs_f64(),
 		times.len() as f64 / wall.as_secs_f64(),
@@ -93,16 +152,18 @@ async fn phase(address: SocketAddr, name: &str, all: Vec<String>, clients: usize
 }
 
 /// The usage line `--help` prints.
-const USAGE: &str = "usage: api-latency [CLIENTS] [REQUESTS_EACH]   (50 and 40 by default)\n\
+const USAGE: &str = "usage: api-latency [CLIENTS] [REQUESTS_EACH] [--keep-alive]   (50 and 40 by default)\n\
 	Serves the play API with the tables at their default paths and prints the percentiles of\n\
-	GET /api/v1/position from CLIENTS concurrent clients, in each phase.";
+	GET /api/v1/position from CLIENTS concurrent clients, in each phase: each request on a new\n\
+	connection, or with --keep-alive each client's requests on one connection, as a browser's.";
 
 fn main() {
 	if std::env::args().skip(1).any(|a| a == "--help" || a == "-h") {
 		println!("{USAGE}");
 		return;
 	}
-	let mut args = std::env::args().skip(1);
+	let kept_alive = std::env::args().any(|a| a == "--keep-alive");
+	let mut args = std::env::args().skip(1).filter(|a| a != "--keep-alive");
 	let clients: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
 	let each: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(40);
 	let movement = locations::tablebase_path(None)
@@ -152,6 +213,7 @@ fn main() {
 			"movement",
 			positions(&table, false, count, 1),
 			clients,
+			kept_alive,
 		)
 		.await;
 		match &placement {
@@ -161,6 +223,7 @@ fn main() {
 					"placement",
 					positions(&table, true, count, 2),
 					clients,
+					kept_alive,
 				)
 				.await;
 			}
