@@ -1,12 +1,14 @@
 //! What the workspace's integration tests share, so that each crate's tests speak to servers
 //! and browsers the same way: a dev-dependency only, never linked into a binary.
 //!
+//! - [`disk`]: a small tmpfs to fill and free, for the tests of a full disk;
 //! - [`http`]: a plain HTTP/1.1 client of one request a connection;
 //! - [`webdriver`]: headless Chromium through chromedriver;
 //! - [`play_pages`]: the browser test of the play and analysis pages, for each of their servers;
 //! - [`tables`]: the solved tables the tests share, solved once into the target directory;
 //! - [`free_port`]: a loopback port nobody listens on.
 
+pub mod disk;
 pub mod http;
 pub mod play_pages;
 pub mod tables;

@@ -148,7 +148,7 @@ impl Batcher {
 				Ok(sequence) => {
 					pending.take();
 					if let Some(since) = paused_since {
-						tracing::info!(paused = ?since.elapsed(), "spool has room again; self-play resumes");
+						tracing::info!(paused = ?since.elapsed(), "the spool takes batches again; self-play resumes");
 					}
 					tracing::debug!(sequence, "batch spooled");
 					self.spooled.notify_one();
@@ -173,8 +173,19 @@ impl Batcher {
 					}
 				}
 				Err(error) => {
-					// A disk that is full or failing may recover; meanwhile self-play waits.
-					tracing::error!(%error, "cannot write a batch to the spool; retrying");
+					// A disk that is full or failing may recover; meanwhile self-play waits, and
+					// the games played stay in memory. Said once, until a write works again.
+					if paused_since.is_none() {
+						let why = if is_out_of_space(&error) {
+							"the spool's disk is full: self-play pauses, keeping its games, \
+							 until space returns"
+						} else {
+							"cannot write a batch to the spool: self-play pauses, keeping its \
+							 games, and the write is tried again"
+						};
+						tracing::error!(%error, games = pending.games(), "{why}");
+						paused_since = Some(Instant::now());
+					}
 					if self.control.is_stopping() {
 						break;
 					}
@@ -188,6 +199,12 @@ impl Batcher {
 		);
 		pending.take();
 	}
+}
+
+/// Whether `error` is a write that failed for lack of space on the spool's disk.
+fn is_out_of_space(error: &SpoolError) -> bool {
+	matches!(error, SpoolError::Io { source, .. }
+		if matches!(source.kind(), std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded))
 }
 
 #[cfg(test)]

@@ -3,76 +3,12 @@
 //! keeps its sessions open and acknowledges nothing, `status` says so, and once space returns
 //! every batch is stored and acknowledged, once.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use tigers_proto::v1;
+use tigers_testkit::disk::{Tmpfs, fill};
 
 use crate::common::*;
-
-/// A tmpfs of `megabytes` mounted on a fresh directory, unmounted when dropped.
-struct Tmpfs {
-	dir: PathBuf,
-	_holder: tempfile::TempDir,
-}
-
-impl Tmpfs {
-	/// The mount, or `None` (with a note) where this process may not mount.
-	fn mount(tag: &str, megabytes: u32) -> Option<Tmpfs> {
-		let holder = tempfile::Builder::new()
-			.prefix(&format!("tigers-disk-{tag}-"))
-			.tempdir()
-			.expect("a temporary directory");
-		let dir = holder.path().join("fs");
-		std::fs::create_dir(&dir).unwrap();
-		let mounted = Command::new("mount")
-			.args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
-			.arg(&dir)
-			.status()
-			.is_ok_and(|status| status.success());
-		if !mounted {
-			eprintln!("skipped: mounting a tmpfs needs root (CI runs as root)");
-			return None;
-		}
-		Some(Tmpfs {
-			dir,
-			_holder: holder,
-		})
-	}
-}
-
-impl Drop for Tmpfs {
-	fn drop(&mut self) {
-		let _ = Command::new("umount").arg("-l").arg(&self.dir).status();
-	}
-}
-
-/// Fills the filesystem of `dir` with a ballast file until `keep` bytes are left free (or it
-/// is full, for 0); the ballast's path.
-fn fill(dir: &Path, keep: u64) -> PathBuf {
-	let path = dir.join("ballast");
-	let mut file = std::fs::File::create(&path).unwrap();
-	let chunk = vec![0x5a_u8; 64 * 1024];
-	loop {
-		let free = free_bytes(dir);
-		if free <= keep {
-			break;
-		}
-		let size = (free - keep).min(chunk.len() as u64) as usize;
-		if file.write_all(&chunk[..size]).is_err() {
-			break;
-		}
-	}
-	let _ = file.sync_all();
-	path
-}
-
-fn free_bytes(dir: &Path) -> u64 {
-	let stat = rustix::fs::statvfs(dir).expect("statvfs");
-	stat.f_bavail * stat.f_frsize
-}
 
 /// The run's disk as `status` shows it.
 async fn disk(client: &mut Client) -> v1::DiskSpace {
@@ -122,7 +58,7 @@ async fn below_the_margin_batches_wait_with_the_session_open_and_are_stored_once
 	let Some(fs) = Tmpfs::mount("margin", 48) else {
 		return;
 	};
-	let mut config = test_config(fs.dir.join("run"), None);
+	let mut config = test_config(fs.dir().join("run"), None);
 	config.min_free_bytes = 8 << 20;
 	// Shorter than the wait below: a session waiting for the disk must not end for idleness.
 	config.limits.session_idle_timeout = Duration::from_secs(2);
@@ -136,7 +72,7 @@ async fn below_the_margin_batches_wait_with_the_session_open_and_are_stored_once
 	acks(&mut inbound, 1).await;
 	assert!(!disk(&mut client).await.low);
 
-	let ballast = fill(&fs.dir, 4 << 20);
+	let ballast = fill(fs.dir(), 4 << 20);
 	let short = until_disk(&mut client, true).await;
 	assert!(short.free_bytes.unwrap() < short.margin_bytes, "{short:?}");
 	assert!(
@@ -176,7 +112,7 @@ async fn a_write_that_fails_for_lack_of_space_is_done_again_once_space_returns()
 	let Some(fs) = Tmpfs::mount("full", 48) else {
 		return;
 	};
-	let mut config = test_config(fs.dir.join("run"), None);
+	let mut config = test_config(fs.dir().join("run"), None);
 	// No margin: only a failed write starts the state.
 	config.min_free_bytes = 0;
 	let running = start(config).await;
@@ -189,7 +125,7 @@ async fn a_write_that_fails_for_lack_of_space_is_done_again_once_space_returns()
 		.unwrap();
 	acks(&mut inbound, 1).await;
 
-	let ballast = fill(&fs.dir, 0);
+	let ballast = fill(fs.dir(), 0);
 	// Enough batches to outgrow what the ledger's files hold already.
 	let batches = 300u64;
 	let sending = tokio::spawn(async move {

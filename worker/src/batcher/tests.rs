@@ -146,6 +146,51 @@ fn a_full_spool_pauses_the_batcher_without_dropping_games() {
 }
 
 #[test]
+fn a_full_disk_pauses_the_batcher_keeping_its_games_until_space_returns() {
+	let Some(fs) = tigers_testkit::disk::Tmpfs::mount("spool", 4) else {
+		return;
+	};
+	let spool = Arc::new(Spool::open(fs.dir(), 10).unwrap());
+	let control = Arc::new(Control::default());
+	control.set(playing(5, 1, 1));
+	let stats = Arc::new(Stats::new(Instant::now()));
+	let (sender, games_in) = sync_channel(1);
+	let batcher = Batcher {
+		games: games_in,
+		spool: spool.clone(),
+		control: control.clone(),
+		stats: stats.clone(),
+		spooled: Arc::new(Notify::new()),
+	};
+	let mut running = Running {
+		games: Some(sender),
+		spool,
+		control,
+		stats,
+		thread: Some(std::thread::spawn(move || batcher.run())),
+	};
+	let played = games(2);
+	let ballast = tigers_testkit::disk::fill(fs.dir(), 0);
+	running.send(played[0].clone());
+	running.wait_for("the game taken", |r| {
+		r.stats.snapshot(Instant::now()).games == 1
+	});
+	// Nothing can be written: the batch waits in memory, and the next game waits in the
+	// channel, which holds the self-play threads.
+	running.send(played[1].clone());
+	std::thread::sleep(Duration::from_millis(300));
+	assert_eq!(running.spool.len(), 0);
+	std::fs::remove_file(ballast).unwrap();
+	running.wait_for("both batches spooled", |r| r.spool.len() == 2);
+	running.stop();
+	let records: Vec<String> = (1..=2)
+		.flat_map(|s| running.spool.read(s).unwrap().unwrap().game_records)
+		.collect();
+	let expected: Vec<String> = played.iter().map(|g| g.record.to_text()).collect();
+	assert_eq!(records, expected);
+}
+
+#[test]
 fn batches_are_cut_before_passing_the_wire_limits() {
 	let [game] = <[SelfPlayGame; 1]>::try_from(games(1)).unwrap();
 	let sample = game.samples[0];
