@@ -43,7 +43,7 @@ async fn visit(
 	let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
 	let mut round = 0u64;
 	while Instant::now() < until {
-		let visitor = if round % 2 == 0 {
+		let visitor = if round.is_multiple_of(2) {
 			Turn::Sheep
 		} else {
 			Turn::Tiger
