@@ -29,6 +29,7 @@ use subtle::ConstantTimeEq;
 use tracing::{info, warn};
 
 use crate::listen::client_address;
+use crate::pages::escape;
 use crate::query::form_value;
 use crate::throttle::{LoginLimits, Throttle, Wait};
 
@@ -309,22 +310,6 @@ fn sha256(bytes: &[u8]) -> [u8; 32] {
 /// Whether `presented` hashes to `expected`, compared in constant time.
 fn same(presented: &[u8], expected: &[u8; 32]) -> bool {
 	sha256(presented).ct_eq(expected).into()
-}
-
-/// `text` with the characters HTML gives a meaning escaped.
-fn escape(text: &str) -> String {
-	let mut escaped = String::with_capacity(text.len());
-	for c in text.chars() {
-		match c {
-			'&' => escaped.push_str("&amp;"),
-			'<' => escaped.push_str("&lt;"),
-			'>' => escaped.push_str("&gt;"),
-			'"' => escaped.push_str("&quot;"),
-			'\'' => escaped.push_str("&#39;"),
-			_ => escaped.push(c),
-		}
-	}
-	escaped
 }
 
 /// A 429 with `wait`'s sentence and its `Retry-After`: the login form again for a page, plain

@@ -12,6 +12,25 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'
 	style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; \
 	form-action 'self'; frame-ancestors 'none'";
 
+/// `text` with the five characters that mean something in HTML (`& < > " '`) replaced by
+/// their entities, so that it reads as text in an element or a quoted attribute whatever it
+/// holds: the login page's sentences here, and every value the coordinator's run pages show,
+/// above all what a worker chose (its name, host and version).
+pub fn escape(text: &str) -> String {
+	let mut escaped = String::with_capacity(text.len());
+	for c in text.chars() {
+		match c {
+			'&' => escaped.push_str("&amp;"),
+			'<' => escaped.push_str("&lt;"),
+			'>' => escaped.push_str("&gt;"),
+			'"' => escaped.push_str("&quot;"),
+			'\'' => escaped.push_str("&#39;"),
+			c => escaped.push(c),
+		}
+	}
+	escaped
+}
+
 /// The pages' style sheet (the login page of `tui serve` sends it inline).
 pub const STYLE: &str = include_str!("../assets/style.css");
 

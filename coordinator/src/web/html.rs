@@ -21,24 +21,7 @@ const NAVIGATION: [(&str, &str); 7] = [
 	("/analysis", "Analysis"),
 ];
 
-/// `text` with the five characters that mean something in HTML (`& < > " '`) replaced by
-/// their entities, so that it reads as text in an element or a quoted attribute whatever it
-/// holds. Every value a page shows goes through it, above all what a worker chose (its name,
-/// host and version).
-pub(crate) fn escape(text: &str) -> String {
-	let mut escaped = String::with_capacity(text.len());
-	for c in text.chars() {
-		match c {
-			'&' => escaped.push_str("&amp;"),
-			'<' => escaped.push_str("&lt;"),
-			'>' => escaped.push_str("&gt;"),
-			'"' => escaped.push_str("&quot;"),
-			'\'' => escaped.push_str("&#39;"),
-			c => escaped.push(c),
-		}
-	}
-	escaped
-}
+pub(crate) use tigers_play::pages::escape;
 
 /// A whole page: the layout with its navigation around `body` (already HTML), under `title`
 /// (text, escaped here), with `script` (JavaScript from the binary) at its end if any.

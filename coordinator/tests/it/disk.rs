@@ -10,6 +10,13 @@ use tigers_testkit::disk::{Tmpfs, fill};
 
 use crate::common::*;
 
+/// The samples in the batches [`real_batch`] makes for `sequences` (each its own seed).
+fn samples_in(sequences: std::ops::Range<u64>) -> u64 {
+	sequences
+		.map(|sequence| real_batch(sequence, 0, sequence).samples.len() as u64)
+		.sum()
+}
+
 /// The run's disk as `status` shows it.
 async fn disk(client: &mut Client) -> v1::DiskSpace {
 	status(client).await.disk.expect("the run's disk")
@@ -99,9 +106,7 @@ async fn below_the_margin_batches_wait_with_the_session_open_and_are_stored_once
 	acks(&mut inbound, batches as usize).await;
 	let _sender = sending.await.unwrap();
 	let progress = status(&mut client).await;
-	let expected: u64 = (1..2 + batches)
-		.map(|sequence| real_batch(sequence, 0, sequence).samples.len() as u64)
-		.sum();
+	let expected = samples_in(1..2 + batches);
 	assert_eq!(progress.samples_total, expected);
 	assert_eq!(progress.workers_connected, 1);
 	running.stop().await;
@@ -154,9 +159,7 @@ async fn a_write_that_fails_for_lack_of_space_is_done_again_once_space_returns()
 	acks(&mut inbound, (batches - acknowledged) as usize).await;
 	let _sender = sending.await.unwrap();
 	until_disk(&mut client, false).await;
-	let expected: u64 = (1..2 + batches)
-		.map(|sequence| real_batch(sequence, 0, sequence).samples.len() as u64)
-		.sum();
+	let expected = samples_in(1..2 + batches);
 	assert_eq!(status(&mut client).await.samples_total, expected);
 	running.stop().await;
 }

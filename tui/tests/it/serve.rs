@@ -37,6 +37,15 @@ impl Drop for Serving {
 	}
 }
 
+/// Waits up to a minute until `tui serve` listens on `address`.
+fn wait_listening(address: SocketAddr) {
+	let deadline = Instant::now() + Duration::from_secs(60);
+	while std::net::TcpStream::connect(address).is_err() {
+		assert!(Instant::now() < deadline, "tui serve never listened");
+		std::thread::sleep(Duration::from_millis(50));
+	}
+}
+
 /// Starts `tui serve` with the shared tables and a fresh net, and waits until it answers.
 fn serve() -> Serving {
 	let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
@@ -61,11 +70,7 @@ fn serve() -> Serving {
 		.stderr(Stdio::null())
 		.spawn()
 		.expect("tui serve starts");
-	let deadline = Instant::now() + Duration::from_secs(60);
-	while std::net::TcpStream::connect(address).is_err() {
-		assert!(Instant::now() < deadline, "tui serve never listened");
-		std::thread::sleep(Duration::from_millis(50));
-	}
+	wait_listening(address);
 	Serving { child, address }
 }
 
@@ -235,11 +240,7 @@ async fn with_a_token_and_tls_it_serves_https_to_those_who_show_the_token() {
 		.spawn()
 		.expect("tui serve starts");
 	let _serving = Serving { child, address };
-	let deadline = Instant::now() + Duration::from_secs(60);
-	while std::net::TcpStream::connect(address).is_err() {
-		assert!(Instant::now() < deadline, "tui serve never listened");
-		std::thread::sleep(Duration::from_millis(50));
-	}
+	wait_listening(address);
 	let ca = data.join("test-coordinator.pem");
 	let ask = |path: &'static str, headers: Vec<String>| {
 		let ca = ca.clone();
@@ -299,11 +300,7 @@ async fn a_newly_promoted_net_is_served_without_a_restart() {
 		.spawn()
 		.expect("tui serve starts");
 	let _serving = Serving { child, address };
-	let deadline = Instant::now() + Duration::from_secs(60);
-	while std::net::TcpStream::connect(address).is_err() {
-		assert!(Instant::now() < deadline, "tui serve never listened");
-		std::thread::sleep(Duration::from_millis(50));
-	}
+	wait_listening(address);
 	let generation = || async {
 		let about = get(address, "/api/v1/server", &[]).await;
 		let about: Value = serde_json::from_slice(&about.body).expect("JSON");
