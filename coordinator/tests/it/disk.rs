@@ -17,6 +17,23 @@ fn samples_in(sequences: std::ops::Range<u64>) -> u64 {
 		.sum()
 }
 
+/// Sends the batches [`real_batch`] makes for `sequences` on a task of its own (the session
+/// may stop reading), which hands the sender back at the end.
+fn send_in_background(
+	sender: tokio::sync::mpsc::Sender<v1::WorkerMessage>,
+	sequences: std::ops::Range<u64>,
+) -> tokio::task::JoinHandle<tokio::sync::mpsc::Sender<v1::WorkerMessage>> {
+	tokio::spawn(async move {
+		for sequence in sequences {
+			sender
+				.send(batch_message(real_batch(sequence, 0, sequence)))
+				.await
+				.unwrap();
+		}
+		sender
+	})
+}
+
 /// The run's disk as `status` shows it.
 async fn disk(client: &mut Client) -> v1::DiskSpace {
 	status(client).await.disk.expect("the run's disk")
@@ -89,15 +106,7 @@ async fn below_the_margin_batches_wait_with_the_session_open_and_are_stored_once
 	// More batches than a session holds in flight: it stops reading, and neither the worker's
 	// silence nor the wait ends it.
 	let batches = 40u64;
-	let sending = tokio::spawn(async move {
-		for sequence in 2..2 + batches {
-			sender
-				.send(batch_message(real_batch(sequence, 0, sequence)))
-				.await
-				.unwrap();
-		}
-		sender
-	});
+	let sending = send_in_background(sender, 2..2 + batches);
 	silence(&mut inbound, Duration::from_secs(5)).await;
 	assert_eq!(status(&mut client).await.samples_total, per_batch);
 
@@ -133,15 +142,7 @@ async fn a_write_that_fails_for_lack_of_space_is_done_again_once_space_returns()
 	let ballast = fill(fs.dir(), 0);
 	// Enough batches to outgrow what the ledger's files hold already.
 	let batches = 300u64;
-	let sending = tokio::spawn(async move {
-		for sequence in 2..2 + batches {
-			sender
-				.send(batch_message(real_batch(sequence, 0, sequence)))
-				.await
-				.unwrap();
-		}
-		sender
-	});
+	let sending = send_in_background(sender, 2..2 + batches);
 	// Some may be stored before a write fails; then the acknowledgements stop.
 	let mut acknowledged = 0;
 	while let Ok(ack) = tokio::time::timeout(Duration::from_secs(3), next_ack(&mut inbound)).await {
