@@ -210,6 +210,32 @@ fn one_thread_writes_the_same_bytes_and_a_damaged_layer_is_refused() {
 }
 
 #[test]
+fn a_layer_that_finds_no_room_says_so_leaves_nothing_and_is_written_on_the_next_try() {
+	let id = LayerId::new(19, Turn::Tiger).unwrap();
+	let bytes = placement::read_layer(solved(), id, None).unwrap();
+	let dir = scratch("no-room");
+	std::fs::create_dir_all(&dir).unwrap();
+	// The file being written is /dev/full, where every write fails for lack of space.
+	let tmp = dir.join(id.file_name()).with_extension("tmp");
+	std::os::unix::fs::symlink("/dev/full", &tmp).unwrap();
+	let error = placement::write_layer(&dir, id, &bytes, table()).expect_err("no room");
+	let said = error.to_string();
+	assert!(
+		matches!(error, placement::PlacementError::NoSpace { .. }),
+		"{said}"
+	);
+	assert!(said.contains(&dir.display().to_string()), "{said}");
+	assert!(said.contains("placed-19-tigers.tbp"), "{said}");
+	assert!(said.contains("MiB") && said.contains("run the same command again"), "{said}");
+	assert!(!tmp.exists() && std::fs::symlink_metadata(&tmp).is_err());
+	assert!(!dir.join(id.file_name()).exists());
+	// With room, the same write goes through and the layer reads back whole.
+	placement::write_layer(&dir, id, &bytes, table()).unwrap();
+	assert_eq!(placement::read_layer(&dir, id, None).unwrap(), bytes);
+	std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn with_both_tables_a_player_keeps_every_placement_value() {
 	use std::sync::Arc;
 	use tigers_core::{ClaudePlayer, MinimaxPlayer};

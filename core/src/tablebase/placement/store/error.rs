@@ -23,6 +23,20 @@ pub enum PlacementError {
 		/// What is wrong.
 		reason: String,
 	},
+	/// A layer file could not be written for lack of space: nothing of it is left behind.
+	#[error(
+		"{dir} has no room for {layer}: its file needs {needs_mib} MiB more than the disk holds \
+		 free; free space there (or build in another --dir) and run the same command again: the \
+		 layers built so far are kept and the build resumes after them"
+	)]
+	NoSpace {
+		/// The directory.
+		dir: String,
+		/// The layer being written.
+		layer: String,
+		/// The size of its file, in MiB (rounded up).
+		needs_mib: u64,
+	},
 	/// A layer the solve needs is missing.
 	#[error("{path}: missing, but the layer {layer} needs it; build from a lower --from-placed")]
 	Missing {

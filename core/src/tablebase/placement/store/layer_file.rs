@@ -252,12 +252,28 @@ pub fn write_layer(
 	let path = dir.join(id.file_name());
 	let tmp = path.with_extension("tmp");
 	let encoded = blocks::encode(bytes, threads());
-	let mut file = File::create(&tmp).map_err(io_error(&tmp))?;
-	file.write_all(&header(id, bytes, movement))
-		.map_err(io_error(&tmp))?;
-	file.write_all(&encoded).map_err(io_error(&tmp))?;
-	file.sync_all().map_err(io_error(&tmp))?;
-	drop(file);
+	let head = header(id, bytes, movement);
+	let written = File::create(&tmp).and_then(|mut file| {
+		file.write_all(&head)?;
+		file.write_all(&encoded)?;
+		file.sync_all()
+	});
+	if let Err(source) = written {
+		if matches!(
+			source.kind(),
+			std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+		) {
+			// The part written would only take the space the next try needs.
+			let _ = std::fs::remove_file(&tmp);
+			let needs = (head.len() + encoded.len()) as u64;
+			return Err(PlacementError::NoSpace {
+				dir: dir.display().to_string(),
+				layer: id.file_name(),
+				needs_mib: needs.div_ceil(1 << 20),
+			});
+		}
+		return Err(io_error(&tmp)(source));
+	}
 	std::fs::rename(&tmp, &path).map_err(io_error(&path))?;
 	Ok(())
 }
