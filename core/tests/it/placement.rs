@@ -226,7 +226,10 @@ fn a_layer_that_finds_no_room_says_so_leaves_nothing_and_is_written_on_the_next_
 	);
 	assert!(said.contains(&dir.display().to_string()), "{said}");
 	assert!(said.contains("placed-19-tigers.tbp"), "{said}");
-	assert!(said.contains("MiB") && said.contains("run the same command again"), "{said}");
+	assert!(
+		said.contains("MiB") && said.contains("run the same command again"),
+		"{said}"
+	);
 	assert!(!tmp.exists() && std::fs::symlink_metadata(&tmp).is_err());
 	assert!(!dir.join(id.file_name()).exists());
 	// With room, the same write goes through and the layer reads back whole.
