@@ -260,6 +260,10 @@ pub fn batch_message(batch: v1::SampleBatch) -> v1::WorkerMessage {
 	}
 }
 
+/// Held by a test that weighs this process's memory and by a test that loads it heavily, so
+/// that the two never run at once (`cargo test` runs the tests of this binary side by side).
+pub static MEMORY_WEIGHED: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 /// How long a test waits for an answer before failing.
 pub const WAIT: Duration = Duration::from_secs(20);
 

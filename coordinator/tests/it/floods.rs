@@ -116,6 +116,8 @@ where
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_streams_past_the_limits_are_refused_and_status_stays_quick() {
+	// The resident memory below is the whole process's: no heavy test beside it.
+	let _apart = MEMORY_WEIGHED.lock().await;
 	const ATTEMPTS: usize = 2_000;
 	const PER_CONNECTION: usize = 16;
 	const IN_ALL: usize = 200;

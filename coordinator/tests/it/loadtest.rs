@@ -198,6 +198,9 @@ async fn nonsense_settings_are_refused() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn offered_more_than_it_takes_the_coordinator_slows_sessions_and_ends_none() {
+	// Its batches in flight take hundreds of megabytes: not beside a test that weighs the
+	// process.
+	let _apart = MEMORY_WEIGHED.lock().await;
 	let dir = temp_dir("loadtest-overload");
 	let mut coordinator = test_config(dir.to_path_buf(), None);
 	coordinator.limits.accept_loadtest = true;
