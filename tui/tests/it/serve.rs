@@ -37,6 +37,15 @@ impl Drop for Serving {
 	}
 }
 
+/// A fresh net's file in a test directory named after `tag`.
+fn fresh_net(tag: &str) -> std::path::PathBuf {
+	let net = temp_dir(tag).join("net.safetensors");
+	Network::new(Default::default(), 3)
+		.save(&net)
+		.expect("the net is written");
+	net
+}
+
 /// Waits up to a minute until `tui serve` listens on `address`.
 fn wait_listening(address: SocketAddr) {
 	let deadline = Instant::now() + Duration::from_secs(60);
@@ -52,11 +61,7 @@ fn serve() -> Serving {
 	let movement = tables::movement_path(target);
 	tables::movement(target);
 	let layers = tables::last_layers(target);
-	let dir = temp_dir("serve");
-	let net = dir.join("net.safetensors");
-	Network::new(Default::default(), 3)
-		.save(&net)
-		.expect("the net is written");
+	let net = fresh_net("serve");
 	let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
 	let child = Command::new(env!("CARGO_BIN_EXE_tui"))
 		.args(["serve", "--listen", &address.to_string(), "--searches", "2"])
@@ -220,11 +225,7 @@ fn a_public_address_needs_public() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_a_token_and_tls_it_serves_https_to_those_who_show_the_token() {
 	let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../worker/tests/data");
-	let dir = temp_dir("serve-token");
-	let net = dir.join("net.safetensors");
-	Network::new(Default::default(), 3)
-		.save(&net)
-		.expect("the net is written");
+	let net = fresh_net("serve-token");
 	let address = SocketAddr::from(([127, 0, 0, 1], free_port()));
 	let child = Command::new(env!("CARGO_BIN_EXE_tui"))
 		.args(["serve", "--listen", &address.to_string(), "--no-tablebase"])
