@@ -158,8 +158,8 @@ pub(crate) async fn serve(
 struct RunSource(Arc<Shared>);
 
 impl tigers_play::Source for RunSource {
-	fn tables(&self) -> tigers_play::analysis::Tables {
-		tigers_play::analysis::Tables {
+	fn tables(&self) -> tigers_core::analysis::Tables {
+		tigers_core::analysis::Tables {
 			movement: self.0.tablebase.table(),
 			placement: self.0.placement.table().cloned(),
 		}

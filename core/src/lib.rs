@@ -35,8 +35,11 @@
 //! - [`gate`]: the gating match of a candidate net against a reference: `ClaudePlayer`, another
 //!   net (the incumbent) or the perfect player;
 //! - [`tablebase`]: the movement phase solved exactly, its file and its probe;
+//! - [`analysis`]: a position's exact value and every legal move's, best first, from whichever
+//!   solved tables are at hand;
 //! - [`grade`]: a net graded by the exact values on a fixed suite of positions.
 
+pub mod analysis;
 pub mod board;
 pub mod claude;
 pub mod game;

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use tigers_core::analysis::Tables;
 use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::{Game, Position, Tablebase};
-use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
 use tigers_play::{Fixed, Server, query};
 use tigers_process::locations;

@@ -18,10 +18,10 @@ use tigers_core::tablebase::placement::LayerId;
 use tigers_core::{Game, GameBoard, GameRecord, Position, Turn};
 
 use crate::Server;
-use crate::analysis::{AnalysisError, Exact, Tables, analyse, value_of};
 use crate::limits::Busy;
 use crate::players::{self, Player, Unavailable};
 use crate::query;
+use tigers_core::analysis::{AnalysisError, Exact, Tables, analyse, value_of};
 
 /// The longest game `POST /api/v1/game` analyses, in moves.
 pub const MAX_GAME_MOVES: usize = 1_000;

@@ -5,7 +5,6 @@
 //! - `access`: the token, as a bearer header or a login's session cookie, and logout;
 //! - `throttle`: how fast wrong tokens are taken, per address and in all;
 //! - `listen`: the listener, plain or TLS, and the client's address;
-//! - `analysis`: a position's exact value and every move's, best first, from the tables;
 //! - `limits`: the bounds on searches, at once and per visitor, and on look-ups;
 //! - `players`: the net, the perfect player and `ClaudePlayer`, asked for a move at a time;
 //! - `query`: query strings and form bodies;
@@ -17,7 +16,6 @@
 //! search holds one of the server's search slots (`limits::Limits::searches`) while it runs.
 
 pub mod access;
-pub mod analysis;
 mod api;
 pub mod limits;
 pub mod listen;
@@ -32,9 +30,9 @@ use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::response::Redirect;
 use axum::routing::{get, post};
+use tigers_core::analysis::Tables;
 
 use crate::access::Access;
-use crate::analysis::Tables;
 use crate::limits::{Gate, Limits};
 use crate::listen::Listening;
 use crate::players::ServedNet;

@@ -9,7 +9,7 @@ use tigers_core::search::score_to_value;
 use tigers_core::search::{Evaluator, MinimaxPlayer};
 use tigers_core::{ClaudePlayer, Move, Network, NeuralPlayer, Position, SearchSettings};
 
-use crate::analysis::Tables;
+use tigers_core::analysis::Tables;
 
 /// Who moves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use tigers_core::Tablebase;
+use tigers_core::analysis::Tables;
 use tigers_core::tablebase::placement::PlacementTable;
 use tigers_play::access::{Access, AccessSettings};
-use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
 use tigers_play::listen::Listening;
 use tigers_play::players::ServedNet;

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use tigers_core::analysis::Tables;
 use tigers_play::access::AccessSettings;
-use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
 use tigers_play::listen::tls_config;
 use tigers_testkit::http::{get, request, request_tls};

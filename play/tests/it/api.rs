@@ -5,10 +5,10 @@
 use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde_json::Value as Json;
+use tigers_core::analysis::Tables;
 use tigers_core::tablebase::Value;
 use tigers_core::tablebase::placement::Verdict;
 use tigers_core::{Game, GameBoard, Position, Turn};
-use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
 use tigers_testkit::http::get;
 

@@ -6,11 +6,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
+use tigers_core::analysis::Tables;
 use tigers_core::network::Shape;
 use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::{Network, Tablebase};
 use tigers_play::access::{Access, AccessSettings};
-use tigers_play::analysis::Tables;
 use tigers_play::limits::Limits;
 use tigers_play::listen::Listening;
 use tigers_play::players::ServedNet;

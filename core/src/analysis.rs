@@ -10,11 +10,11 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use tigers_core::tablebase::Value;
-use tigers_core::tablebase::placement::{PlacementError, PlacementTable, Verdict};
-use tigers_core::{Game, GameBoard, Move, Position, Tablebase, Turn};
+use crate::tablebase::Value;
+use crate::tablebase::placement::{PlacementError, PlacementTable, Verdict};
+use crate::{Game, GameBoard, Move, Position, Tablebase, Turn};
 
-/// The solved tables a server has: the movement phase, the placement layers, either or none.
+/// The solved tables at hand: the movement phase, the placement layers, either or none.
 #[derive(Clone, Default)]
 pub struct Tables {
 	/// The movement table.
