@@ -20,18 +20,22 @@ import tigers_and_sheep as ts
 MAX_PLIES = 300
 
 
-def batch_playouts(games: int, seed: int) -> tuple[float, int]:
-    """Seconds and plies for `games` random games stepped from Python, one call a ply."""
+def batch_playouts(games: int, seed: int, size: int) -> tuple[float, int]:
+    """Seconds and plies for `games` random games stepped from Python, one call a ply for a
+    batch of `size` games at a time."""
     rng = np.random.default_rng(seed)
-    batch = ts.GameBatch(games, max_plies=MAX_PLIES)
+    plies = 0
     start = time.perf_counter()
-    while True:
-        counts = batch.legal_counts()
-        if not counts.any():
-            break
-        batch.play_nth((rng.random(games) * counts).astype(np.int64))
-    elapsed = time.perf_counter() - start
-    return elapsed, int(batch.plies().sum())
+    for first in range(0, games, size):
+        n = min(size, games - first)
+        batch = ts.GameBatch(n, max_plies=MAX_PLIES)
+        while True:
+            counts = batch.legal_counts()
+            if not counts.any():
+                break
+            batch.play_nth((rng.random(n) * counts).astype(np.int64))
+        plies += int(batch.plies().sum())
+    return time.perf_counter() - start, plies
 
 
 def rust_playouts(games: int, seed: int) -> tuple[float, int]:
@@ -42,7 +46,7 @@ def rust_playouts(games: int, seed: int) -> tuple[float, int]:
 
 def baghchal_playouts(games: int, seed: int) -> tuple[float, int]:
     """The `baghchal` package's own random games: its legal moves, a uniform choice, its move
-    (a game is cut off at the same ply bound)."""
+    without its checks of the move, which is legal (a game is cut off at the same ply bound)."""
     here = os.getcwd()
     try:
         from baghchal.env import Board  # changes the working directory on import
@@ -54,7 +58,7 @@ def baghchal_playouts(games: int, seed: int) -> tuple[float, int]:
     for _ in range(games):
         board = Board()
         while not board.is_game_over() and board.no_of_moves_made < MAX_PLIES:
-            board.pure_move(rng.choice(sorted(board.possible_moves())))
+            board.safe_move(rng.choice(sorted(board.possible_moves())))
             plies += 1
     return time.perf_counter() - start, plies
 
@@ -102,14 +106,17 @@ def probes(count: int, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20_000)
+    parser.add_argument("--batch", type=int, default=4_000, help="games a GameBatch plays at once")
     parser.add_argument("--baghchal-games", type=int, default=100)
     parser.add_argument("--observations", type=int, default=100_000)
     parser.add_argument("--probes", type=int, default=1_000_000)
     args = parser.parse_args()
     rates = {}
+    whole = f"GameBatch of {args.games:,} at once"
     for name, run, games in [
         ("baghchal (pure Python)", baghchal_playouts, args.baghchal_games),
-        ("GameBatch from Python", batch_playouts, args.games),
+        ("GameBatch from Python", lambda n, s: batch_playouts(n, s, args.batch), args.games),
+        (whole, lambda n, s: batch_playouts(n, s, n), args.games),
         ("Rust alone (random_playouts)", rust_playouts, args.games),
     ]:
         seconds, plies = run(games, 1)
@@ -120,7 +127,9 @@ def main() -> None:
         )
     python = rates["GameBatch from Python"]
     print(f"GameBatch / baghchal: {python / rates['baghchal (pure Python)']:.0f}x")
-    print(f"GameBatch / Rust alone: {python / rates['Rust alone (random_playouts)']:.2f}")
+    rust = rates["Rust alone (random_playouts)"]
+    print(f"GameBatch ({args.batch:,} games a batch) / Rust alone: {python / rust:.2f}")
+    print(f"{whole} / Rust alone: {rates[whole] / rust:.2f}")
     observations(args.observations, 2)
     if ts.Tables().has_movement:
         probes(args.probes, 3)

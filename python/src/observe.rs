@@ -9,7 +9,7 @@
 
 use tigers_core::Position;
 use tigers_core::Turn;
-use tigers_core::board::{DEAD_SHEEP_TO_WIN, TOTAL_SHEEP};
+use tigers_core::board::{DEAD_SHEEP_TO_WIN, TOTAL_SHEEP, each_point};
 use tigers_core::pos::POINTS;
 
 /// Planes a position has.
@@ -17,7 +17,8 @@ pub const PLANES: usize = 7;
 /// Values a position's planes hold.
 pub const PLANE_VALUES: usize = PLANES * POINTS;
 
-/// Writes `position`'s planes into `out` (`PLANE_VALUES` long), over whatever was there.
+/// Writes `position`'s planes into `out` (`PLANE_VALUES` long), which must hold zeros: only the
+/// values that are not zero are written.
 pub fn planes_into(position: Position, out: &mut [f32]) {
 	let board = position.board;
 	let masks = [
@@ -27,8 +28,8 @@ pub fn planes_into(position: Position, out: &mut [f32]) {
 		board.capturable_sheep(),
 	];
 	for (plane, mask) in masks.into_iter().enumerate() {
-		for point in 0..POINTS {
-			out[plane * POINTS + point] = f32::from(u8::from(mask >> point & 1 == 1));
+		for point in each_point(mask) {
+			out[plane * POINTS + point.index()] = 1.0;
 		}
 	}
 	let fills = [
@@ -42,6 +43,8 @@ pub fn planes_into(position: Position, out: &mut [f32]) {
 	];
 	for (offset, fill) in fills.into_iter().enumerate() {
 		let plane = 4 + offset;
-		out[plane * POINTS..(plane + 1) * POINTS].fill(fill);
+		if fill != 0.0 {
+			out[plane * POINTS..(plane + 1) * POINTS].fill(fill);
+		}
 	}
 }

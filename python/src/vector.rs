@@ -16,35 +16,47 @@ use crate::game::{self, PyGame, parse_position};
 /// The outcomes by their number in `GameBatch.outcomes`.
 pub const OUTCOMES: [Outcome; 4] = Outcome::ALL;
 
-/// One game of a batch, with its outcome kept so that asking costs nothing.
+/// One game of a batch, with its outcome and legal moves kept from its last move, so that
+/// asking for them costs nothing and each ply generates the moves once.
 #[derive(Clone)]
 struct Slot {
 	game: Game,
 	outcome: Option<Outcome>,
+	legal: MoveList,
 }
 
 impl Slot {
 	fn new(start: Position) -> Slot {
-		let game = Game::new(start);
-		let outcome = game.outcome();
-		Slot { game, outcome }
+		let mut slot = Slot {
+			game: Game::new(start),
+			outcome: None,
+			legal: MoveList::new(),
+		};
+		slot.settle();
+		slot
 	}
 
-	/// The legal moves, none once the game is over or cut off.
-	fn moves(&self, cut: bool) -> MoveList {
-		if self.outcome.is_some() || cut {
+	/// The outcome and legal moves of the current position.
+	fn settle(&mut self) {
+		self.outcome = self.game.outcome();
+		self.legal = if self.outcome.is_some() {
 			MoveList::new()
 		} else {
 			let position = self.game.position();
 			position.board.get_moves(position.turn)
-		}
+		};
+	}
+
+	/// The legal moves, none once the game is over or cut off.
+	fn moves(&self, cut: bool) -> &[Move] {
+		if cut { &[] } else { &self.legal }
 	}
 
 	fn play(&mut self, mv: Move) {
 		self.game
 			.play(mv)
 			.expect("a batch plays only moves it has checked");
-		self.outcome = self.game.outcome();
+		self.settle();
 	}
 }
 
