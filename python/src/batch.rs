@@ -1,13 +1,14 @@
 //! Calls on many positions at once: numpy arrays of position codes in, numpy arrays out, with no
 //! Python object per position. The work runs without the interpreter's lock.
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use tigers_core::network::encode_as;
 use tigers_core::pos::POINTS;
 use tigers_core::{Game, Position};
 
 use crate::actions::Actions;
+use crate::args;
 use crate::codes;
 use crate::errors;
 use crate::game::{self, parse_position};
@@ -33,11 +34,13 @@ pub fn codes_from_notations<'py>(
 
 /// The notation of each position code.
 #[pyfunction]
-pub fn notations_from_codes(codes: PyReadonlyArray1<'_, u64>) -> PyResult<Vec<String>> {
-	Ok(codes::decode_all(codes.as_slice()?)?
-		.iter()
-		.map(Position::to_string)
-		.collect())
+pub fn notations_from_codes(codes: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+	Ok(
+		codes::decode_all(&args::codes(codes, "codes", "position codes")?)?
+			.iter()
+			.map(Position::to_string)
+			.collect(),
+	)
 }
 
 /// The net's inputs for each position, float32 of shape (n, 54) in encoding 1 or (n, 79) in
@@ -46,11 +49,11 @@ pub fn notations_from_codes(codes: PyReadonlyArray1<'_, u64>) -> PyResult<Vec<St
 #[pyo3(signature = (codes, version = 2))]
 pub fn encode<'py>(
 	py: Python<'py>,
-	codes: PyReadonlyArray1<'py, u64>,
+	codes: &Bound<'_, PyAny>,
 	version: u32,
 ) -> PyResult<Bound<'py, PyAny>> {
 	let encoding = game::encoding(version)?;
-	let positions = codes::decode_all(codes.as_slice()?)?;
+	let positions = codes::decode_all(&args::codes(codes, "codes", "position codes")?)?;
 	let width = encoding.inputs();
 	let out = py.detach(|| {
 		let mut out = vec![0.0f32; positions.len() * width];
@@ -67,11 +70,8 @@ pub fn encode<'py>(
 
 /// Each position's board planes, float32 of shape (n, PLANES, 5, 5).
 #[pyfunction]
-pub fn planes<'py>(
-	py: Python<'py>,
-	codes: PyReadonlyArray1<'py, u64>,
-) -> PyResult<Bound<'py, PyAny>> {
-	let positions = codes::decode_all(codes.as_slice()?)?;
+pub fn planes<'py>(py: Python<'py>, codes: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+	let positions = codes::decode_all(&args::codes(codes, "codes", "position codes")?)?;
 	let out = py.detach(|| {
 		let mut out = vec![0.0f32; positions.len() * observe::PLANE_VALUES];
 		for (row, &position) in out.chunks_exact_mut(observe::PLANE_VALUES).zip(&positions) {
@@ -87,11 +87,8 @@ pub fn planes<'py>(
 /// Each position's legal actions as a boolean array of shape (n, ACTIONS); a position where the
 /// game is over by the board (five sheep taken, or the side to move has no move) has none.
 #[pyfunction]
-pub fn legal_masks<'py>(
-	py: Python<'py>,
-	codes: PyReadonlyArray1<'py, u64>,
-) -> PyResult<Bound<'py, PyAny>> {
-	let positions = codes::decode_all(codes.as_slice()?)?;
+pub fn legal_masks<'py>(py: Python<'py>, codes: &Bound<'_, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+	let positions = codes::decode_all(&args::codes(codes, "codes", "position codes")?)?;
 	let actions = Actions::get();
 	let width = actions.count();
 	let out = py.detach(|| {
@@ -113,11 +110,11 @@ pub fn legal_masks<'py>(
 #[pyfunction]
 pub fn play_actions<'py>(
 	py: Python<'py>,
-	codes: PyReadonlyArray1<'py, u64>,
-	actions: PyReadonlyArray1<'py, i64>,
+	codes: &Bound<'_, PyAny>,
+	actions: &Bound<'_, PyAny>,
 ) -> PyResult<Bound<'py, PyArray1<u64>>> {
-	let positions = codes::decode_all(codes.as_slice()?)?;
-	let chosen = actions.as_slice()?;
+	let positions = codes::decode_all(&args::codes(codes, "codes", "position codes")?)?;
+	let chosen = &args::integers(actions, "actions", "action numbers")?;
 	if chosen.len() != positions.len() {
 		return Err(errors::value(format!(
 			"{} codes but {} actions: give one action a position",
@@ -151,9 +148,9 @@ pub fn play_actions<'py>(
 #[pyfunction]
 pub fn terminal<'py>(
 	py: Python<'py>,
-	codes: PyReadonlyArray1<'py, u64>,
+	codes: &Bound<'_, PyAny>,
 ) -> PyResult<Bound<'py, PyArray1<i8>>> {
-	let positions = codes::decode_all(codes.as_slice()?)?;
+	let positions = codes::decode_all(&args::codes(codes, "codes", "position codes")?)?;
 	let out = positions
 		.iter()
 		.map(|p| p.board.outcome(p.turn).map_or(0, |o| o.value() as i8))
@@ -165,11 +162,11 @@ pub fn terminal<'py>(
 #[pyfunction]
 pub fn transform_codes<'py>(
 	py: Python<'py>,
-	codes: PyReadonlyArray1<'py, u64>,
+	codes: &Bound<'_, PyAny>,
 	k: i64,
 ) -> PyResult<Bound<'py, PyArray1<u64>>> {
 	let symmetry = game::symmetry(k)?;
-	let positions = codes::decode_all(codes.as_slice()?)?;
+	let positions = codes::decode_all(&args::codes(codes, "codes", "position codes")?)?;
 	let out = positions
 		.iter()
 		.map(|p| {

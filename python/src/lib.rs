@@ -5,6 +5,7 @@
 //! Modules:
 //!
 //! - `errors`: the package's exceptions, each a subclass of the built-in one to catch;
+//! - `args`: arrays taken from Python, with a sentence for the wrong kind;
 //! - `codes`: positions as 64-bit codes, for arrays of them;
 //! - `actions`: the one fixed action space of both sides;
 //! - `observe`: board planes;
@@ -23,6 +24,7 @@
 #![allow(clippy::needless_pass_by_value)]
 
 mod actions;
+mod args;
 mod batch;
 mod codes;
 mod errors;

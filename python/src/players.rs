@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::PyArray1;
 use pyo3::prelude::*;
 use tigers_core::neural::SELF_PLAY_TABLE_BITS;
 use tigers_core::search::{MAX_DEPTH, MinimaxPlayer, score_to_value};
 use tigers_core::{ClaudePlayer, Network, NeuralPlayer, SearchReport, SearchSettings};
 
+use crate::args;
 use crate::codes;
 use crate::errors::{self, TableMissingError};
 use crate::game::PyGame;
@@ -83,9 +84,9 @@ impl PyNet {
 	fn evaluate_codes<'py>(
 		&self,
 		py: Python<'py>,
-		codes: PyReadonlyArray1<'py, u64>,
+		codes: &Bound<'_, PyAny>,
 	) -> PyResult<Bound<'py, PyArray1<f32>>> {
-		let positions = codes::decode_all(codes.as_slice()?)?;
+		let positions = codes::decode_all(&args::codes(codes, "codes", "position codes")?)?;
 		let net = &self.net;
 		let out = py.detach(|| {
 			positions

@@ -4,13 +4,14 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::PyArray1;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tigers_core::analysis::{self, Exact};
 use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::{Position, Tablebase};
 
+use crate::args;
 use crate::codes;
 use crate::errors::{self, TableMissingError};
 use crate::game::{PyGame, parse_position};
@@ -223,12 +224,8 @@ impl PyTables {
 	/// The exact values of many positions (codes) for their side to move: two arrays, the
 	/// results (int8: 1 win, 0 draw, -1 loss, -2 no loaded table holds it) and the plies to the
 	/// end (int16, -1 where there is none).
-	fn probe_codes<'py>(
-		&self,
-		py: Python<'py>,
-		codes: PyReadonlyArray1<'py, u64>,
-	) -> PyResult<Probes<'py>> {
-		let positions = codes::decode_all(codes.as_slice()?)?;
+	fn probe_codes<'py>(&self, py: Python<'py>, codes: &Bound<'_, PyAny>) -> PyResult<Probes<'py>> {
+		let positions = codes::decode_all(&args::codes(codes, "codes", "position codes")?)?;
 		let tables = &self.tables;
 		let values = py.detach(|| {
 			positions

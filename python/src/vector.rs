@@ -1,7 +1,7 @@
 //! `GameBatch`: many games played side by side, one array call a ply for all of them, with the
 //! whole rules (the repetition rule included), for random playouts and vectorised environments.
 
-use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rand::{RngExt, SeedableRng};
@@ -9,6 +9,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use tigers_core::{Game, Move, MoveList, Outcome, Position};
 
 use crate::actions::Actions;
+use crate::args;
 use crate::codes;
 use crate::errors;
 use crate::game::{self, PyGame, parse_position};
@@ -149,8 +150,8 @@ impl GameBatch {
 	/// Plays in each game that goes on its `choices[i]`-th legal move (in `legal_counts`'s
 	/// order, the core's); games that are over ignore their entry. A choice out of range raises
 	/// `ValueError` naming the game, and no game moves.
-	fn play_nth(&mut self, py: Python<'_>, choices: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
-		let choices = choices.as_slice()?;
+	fn play_nth(&mut self, py: Python<'_>, choices: &Bound<'_, PyAny>) -> PyResult<()> {
+		let choices = &args::integers(choices, "choices", "indices into each game's legal moves")?;
 		self.check_len("choices", choices.len())?;
 		let mut moves = Vec::with_capacity(self.slots.len());
 		for (index, (slot, &choice)) in self.slots.iter().zip(choices).enumerate() {
@@ -185,8 +186,8 @@ impl GameBatch {
 	/// Plays in each game that goes on the move of action `actions[i]`; games that are over
 	/// ignore their entry. An illegal action raises `IllegalMoveError` naming the game, and no
 	/// game moves.
-	fn play_actions(&mut self, actions: PyReadonlyArray1<'_, i64>) -> PyResult<()> {
-		let chosen = actions.as_slice()?;
+	fn play_actions(&mut self, actions: &Bound<'_, PyAny>) -> PyResult<()> {
+		let chosen = &args::integers(actions, "actions", "action numbers")?;
 		self.check_len("actions", chosen.len())?;
 		let mut moves = Vec::with_capacity(self.slots.len());
 		for (index, (slot, &action)) in self.slots.iter().zip(chosen).enumerate() {
@@ -263,11 +264,11 @@ impl GameBatch {
 
 	/// Starts games again from the start: those where `which` is true, or all of them.
 	#[pyo3(signature = (which = None))]
-	fn reset(&mut self, which: Option<PyReadonlyArray1<'_, bool>>) -> PyResult<()> {
+	fn reset(&mut self, which: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
 		match which {
 			None => self.slots.fill(Slot::new(self.start)),
 			Some(which) => {
-				let which = which.as_slice()?;
+				let which = &args::flags(which, "which", "flags, one a game")?;
 				self.check_len("flags", which.len())?;
 				for (slot, &again) in self.slots.iter_mut().zip(which) {
 					if again {

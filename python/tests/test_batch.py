@@ -59,8 +59,13 @@ def test_bad_arrays_are_refused_with_the_index_and_nothing_returned():
         ts.encode(np.array([good, 0], dtype=np.uint64))
     with pytest.raises(ts.PositionError, match="bits"):
         ts.planes(np.array([good | (1 << 62)], dtype=np.uint64))
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"array of float64 with shape \[1\]"):
         ts.encode(np.array([1.5]))
+    with pytest.raises(TypeError, match=r"one-dimensional numpy array of position codes .*\[1, 2\]"):
+        ts.planes(np.zeros((1, 2), dtype=np.uint64))
+    with pytest.raises(TypeError, match="not a str"):
+        ts.legal_masks("codes")
+    assert ts.encode([int(good)]).shape == (1, ts.INPUTS[2])
     with pytest.raises(ValueError, match="one action a position"):
         ts.play_actions(np.array([good], dtype=np.uint64), np.array([0, 1], dtype=np.int64))
     with pytest.raises(ts.IllegalMoveError, match="position 0"):
