@@ -9,8 +9,9 @@
 //! - [`replay`]: the latest self-play game, stepped through;
 //! - [`format`](mod@format): durations, counts and rates as printed;
 //! - [`fit`]: text packed and wrapped to the width at hand;
-//! - [`view`]: the frame (title, tabs, alarms, keys) and the panes [`run_pane`],
-//!   [`gates_pane`], [`fleet_pane`] and [`game_pane`], or for a placement solve [`solve_pane`];
+//! - [`view`]: the frame (title, tabs, alarms, keys) and, in its children, the panes
+//!   [`view::run`], [`view::gates`], [`view::fleet`] and [`view::game`], or for a placement
+//!   solve [`view::solve`];
 //! - [`feed`]: following the stream over gRPC, reconnecting;
 //! - [`recording`]: snapshots saved to a file and read back;
 //! - [`screen`]: the loop on a real terminal;
@@ -20,17 +21,12 @@ pub mod alarms;
 pub mod feed;
 pub mod fit;
 pub mod fleet;
-pub mod fleet_pane;
 pub mod format;
-pub mod game_pane;
-pub mod gates_pane;
 pub mod model;
 pub mod recording;
 pub mod remote;
 pub mod replay;
-pub mod run_pane;
 pub mod screen;
-pub mod solve_pane;
 pub mod view;
 
 pub use feed::{FeedEvent, FeedSettings, follow};

@@ -1,6 +1,15 @@
 //! Drawing the dashboard: a title line, the tabs, the alarms, the pane chosen, and a line of
 //! keys. Every part draws from the snapshot shown, so a recorded snapshot always draws the same
 //! screen; a terminal too small gets a sentence saying how big it must be.
+//!
+//! The panes, each a child: [`run`], [`gates`], [`fleet`], [`game`], and [`solve`] for a
+//! placement solve.
+
+pub mod fleet;
+pub mod game;
+pub mod gates;
+pub mod run;
+pub mod solve;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -11,7 +20,6 @@ use ratatui::widgets::{Paragraph, Tabs, Widget, Wrap};
 use crate::alarms::alarms;
 use crate::model::{Dashboard, Link, Pane};
 use crate::{fit, format};
-use crate::{fleet_pane, game_pane, gates_pane, run_pane, solve_pane};
 
 /// The smallest screen drawn.
 pub const MIN_WIDTH: u16 = 60;
@@ -64,13 +72,13 @@ impl Widget for &Dashboard {
 			// A coordinator that solves has no run to show: its progress takes every pane.
 			Some(progress) if progress.placement_solve.is_some() => {
 				let solve = progress.placement_solve.as_ref().expect("just checked");
-				solve_pane::render(solve, body, buf);
+				solve::render(solve, body, buf);
 			}
 			Some(progress) => match self.pane() {
-				Pane::Run => run_pane::render(self, progress, body, buf),
-				Pane::Gates => gates_pane::render(self, progress, body, buf),
-				Pane::Fleet => fleet_pane::render(self, progress, body, buf),
-				Pane::Game => game_pane::render(self, body, buf),
+				Pane::Run => run::render(self, progress, body, buf),
+				Pane::Gates => gates::render(self, progress, body, buf),
+				Pane::Fleet => fleet::render(self, progress, body, buf),
+				Pane::Game => game::render(self, body, buf),
 			},
 		}
 		Paragraph::new(key_lines).render(keys, buf);
