@@ -19,7 +19,7 @@ use tigers_core::{
 use tigers_proto::client::ClientSettings;
 
 use crate::net_source::{self, NetSource, NetSourceError};
-use crate::player::format_score;
+use crate::screen::player::format_score;
 
 /// The longest `go time` accepted: an hour.
 const MAX_TIME_MS: u64 = 3_600_000;

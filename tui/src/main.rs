@@ -16,10 +16,13 @@ use tigers_process::console;
 use tigers_process::locations;
 use tigers_process::token::TOKEN_ENV;
 use tigers_proto::client::{ClientSettings, error_chain};
+use tigers_tui::commands::{
+	placement as placement_command, serve as serve_command, suite as suite_command,
+	tablebase as tablebase_command,
+};
 use tigers_tui::engine::Engine;
 use tigers_tui::net_source::{DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, NetSource};
-use tigers_tui::setup::{PlayConfig, PlayerKind, Setup};
-use tigers_tui::{placement_command, serve_command, suite_command, tablebase_command};
+use tigers_tui::screen::setup::{PlayConfig, PlayerKind, Setup};
 
 /// Play Tigers and Sheep in the terminal, against the latest net by default.
 #[derive(Debug, Parser)]
@@ -480,14 +483,14 @@ fn play(args: PlayArgs, table: &TableArgs, client: ClientArgs) -> anyhow::Result
 		tablebase: found.table,
 		placement: tablebase_command::find_placement(table.no_tablebase),
 	};
-	let mut setup = tigers_tui::setup::build(&config)?;
+	let mut setup = tigers_tui::screen::setup::build(&config)?;
 	if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
 		anyhow::bail!(
 			"tui plays on a terminal, and this is not one; scripts and other programs can drive \
 			 the search with `tui engine` instead (see docs/engine-protocol.md)"
 		);
 	}
-	tigers_tui::terminal::play(&mut setup.app).context("the terminal failed")?;
+	tigers_tui::screen::terminal::play(&mut setup.app).context("the terminal failed")?;
 	after_the_game(&setup, found.note)
 }
 

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use tigers_core::{GameBoard, Move, Turn};
-use tigers_tui::layout::inner;
+use tigers_tui::screen::layout::inner;
 use tigers_tui::{App, Player};
 
 use crate::support::{

@@ -13,7 +13,7 @@ use tigers_proto::v1::{
 	CoordinatorMessage, FetchNetRequest, JoinRequest, JoinResponse, NetFile, WorkerMessage,
 };
 use tigers_tui::net_source::{self, NetSource, NetSourceError, best_in_run_dir, latest_in_run_dir};
-use tigers_tui::setup::{self, PlayConfig, PlayerKind};
+use tigers_tui::screen::setup::{self, PlayConfig, PlayerKind};
 use tonic::codegen::tokio_stream;
 use tonic::{Request, Response, Status, Streaming};
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use tigers_core::tablebase::placement;
-use tigers_tui::placement_command;
+use tigers_tui::commands::placement as placement_command;
 
 use crate::support::tablebase;
 
@@ -59,7 +59,7 @@ fn a_verify_takes_the_layers_it_finished_on_the_record_while_their_files_stay() 
 #[test]
 fn the_suite_is_drawn_only_from_the_whole_solved_game() {
 	use tigers_core::grade::SuiteShape;
-	use tigers_tui::suite_command::{self, SuiteCommandError};
+	use tigers_tui::commands::suite::{self as suite_command, SuiteCommandError};
 
 	let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("placement-suite-refused");
 	let _ = std::fs::remove_dir_all(&dir);

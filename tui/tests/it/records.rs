@@ -6,7 +6,7 @@ use ratatui::crossterm::event::KeyCode;
 use tigers_core::GameRecord;
 use tigers_tui::App;
 use tigers_tui::record_io::{self, RecordIoError};
-use tigers_tui::setup::{self, PlayConfig, PlayerKind};
+use tigers_tui::screen::setup::{self, PlayConfig, PlayerKind};
 
 use crate::support::{draw, game_after, human, press, temp_dir};
 

@@ -16,7 +16,7 @@ use tigers_core::tablebase::placement::{
 use tigers_core::{GameBoard, Tablebase, Turn};
 use tigers_widgets::progress_bar;
 
-use crate::tablebase_command::TablebaseCommandError;
+use crate::commands::tablebase::TablebaseCommandError;
 
 /// Why a placement command failed.
 #[derive(Debug, Error)]

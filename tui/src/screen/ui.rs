@@ -10,9 +10,9 @@ use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 use tigers_core::Turn;
 use tigers_widgets::{BoardView, HistoryView};
 
-use crate::app::App;
-use crate::exact;
-use crate::layout::{ScreenLayout, inner};
+use crate::screen::app::App;
+use crate::screen::exact;
+use crate::screen::layout::{ScreenLayout, inner};
 
 /// The app's keys, shown on the board's bottom border. Keep in step with `App::handle_key`.
 pub const KEY_BINDS: &str = " ←→ step · u undo · w save · p pause · q quit ";

@@ -7,7 +7,7 @@ use ratatui::DefaultTerminal;
 use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
 use ratatui::crossterm::execute;
 
-use crate::app::App;
+use crate::screen::app::App;
 
 /// How long to wait for input before redrawing: often enough for the thinking clock, seldom
 /// enough to cost nothing.

@@ -13,13 +13,13 @@ use tigers_core::{ClaudePlayer, Game, NeuralPlayer, Tablebase};
 
 use tigers_proto::client::ClientSettings;
 
-use crate::app::{App, DEFAULT_SAVE_PATH};
-use crate::local_player::LocalPlayer;
 use crate::net_source::{
 	self, DEFAULT_COORDINATOR, DEFAULT_RUN_DIR, LoadedNet, NetSource, NetSourceError,
 };
-use crate::player::Player;
 use crate::record_io::{self, RecordIoError};
+use crate::screen::app::{App, DEFAULT_SAVE_PATH};
+use crate::screen::local_player::LocalPlayer;
+use crate::screen::player::Player;
 use tigers_process::locations;
 
 /// Who plays a side.

@@ -10,7 +10,7 @@ use tigers_core::lines::jump_over;
 use tigers_core::{GameBoard, Move, MoveError, Pos, Turn};
 use tigers_widgets::Highlights;
 
-use crate::player::{Input, Player};
+use crate::screen::player::{Input, Player};
 
 /// The longest move in our notation (`ta5xc3`).
 const LONGEST_MOVE: usize = 6;

@@ -4,7 +4,7 @@
 //! A player never blocks the app. An interactive player answers `pick_move` with `None` and
 //! completes its moves from [`Player::handle_input`]; a computer player says so with
 //! [`Player::searches`], and the app then runs its `pick_move` on a background thread (see
-//! [`crate::seat`]) so that the screen and the quit keys stay alive during the search.
+//! [`crate::screen::seat`]) so that the screen and the quit keys stay alive during the search.
 
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::KeyEvent;

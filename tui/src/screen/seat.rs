@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use tigers_core::{GameBoard, Move, Turn};
 
-use crate::player::Player;
+use crate::screen::player::Player;
 
 /// A side of the game and the state of its player.
 pub struct Seat {

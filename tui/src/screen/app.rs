@@ -24,10 +24,10 @@ use ratatui::layout::{Position, Rect};
 use tigers_core::{Game, Move, Tablebase, Turn};
 use tigers_widgets::{BoardView, Highlights, HistoryView};
 
-use crate::layout::{ScreenLayout, inner};
-use crate::player::{Input, Player};
 use crate::record_io;
-use crate::seat::{SearchEvent, Seat};
+use crate::screen::layout::{ScreenLayout, inner};
+use crate::screen::player::{Input, Player};
+use crate::screen::seat::{SearchEvent, Seat};
 
 /// Where `w` writes the game unless told otherwise.
 pub const DEFAULT_SAVE_PATH: &str = "tigers-game.txt";
