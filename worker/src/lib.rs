@@ -21,11 +21,10 @@
 //! - `client`, `fetch`: the gRPC client with its token and TLS; fetching and checking nets;
 //! - [`backoff`]: reconnection delays;
 //! - `session`: join, stream, reconnect;
-//! - [`bench`](mod@bench): this machine's self-play speed;
-//! - [`loadtest`](mod@loadtest): many simulated workers against a coordinator, its ingest rate
-//!   and acknowledgement times;
-//! - [`solve`](mod@solve): `worker solve`, slices of the placement phase computed for
-//!   `coordinator solve`;
+//! - [`commands`], the worker's other commands: [`commands::bench`], this machine's self-play
+//!   speed; [`commands::loadtest`], many simulated workers against a coordinator, its ingest
+//!   rate and acknowledgement times; [`commands::solve`], `worker solve`, slices of the
+//!   placement phase computed for `coordinator solve`;
 //! - [`metrics`]: the worker's figures for the Prometheus endpoint (`tigers_process::metrics`,
 //!   which serves them).
 //!
@@ -36,17 +35,15 @@
 
 pub mod backoff;
 mod batcher;
-pub mod bench;
 mod client;
+pub mod commands;
 pub mod config;
 pub mod error;
 mod fetch;
-pub mod loadtest;
 pub mod metrics;
 mod seed;
 mod selfplay;
 mod session;
-pub mod solve;
 pub mod spool;
 mod state;
 mod stats;
@@ -72,10 +69,10 @@ use tracing::Instrument;
 pub const EXIT_VERSION_REFUSED: u8 = 76;
 
 pub use crate::backoff::BackoffSettings;
-pub use crate::bench::{BenchReport, BenchSettings, bench, bench_with_progress};
+pub use crate::commands::bench::{BenchReport, BenchSettings, bench, bench_with_progress};
+pub use crate::commands::loadtest::{LoadtestReport, LoadtestSettings, loadtest};
 pub use crate::config::WorkerConfig;
 pub use crate::error::WorkerError;
-pub use crate::loadtest::{LoadtestReport, LoadtestSettings, loadtest};
 pub use crate::tablebase::{FetchError, fetch_tablebase, share_tablebase};
 
 use crate::batcher::Batcher;

@@ -15,7 +15,7 @@ use tigers_process::logging::init_logging;
 use tigers_process::signal::shutdown_signal;
 use tigers_process::token::TOKEN_ENV;
 use tigers_proto::client::error_chain;
-use tigers_worker::bench::{DEFAULT_ENCODING, DEFAULT_GAMES_PER_THREAD};
+use tigers_worker::commands::bench::{DEFAULT_ENCODING, DEFAULT_GAMES_PER_THREAD};
 use tigers_worker::config::{DEFAULT_SPOOL_CAPACITY, default_threads};
 use tigers_worker::{
 	BenchSettings, EXIT_VERSION_REFUSED, LoadtestSettings, WorkerConfig, WorkerError,
@@ -303,7 +303,7 @@ fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
 	// Hidden switches for the tests of the coordinator's checks (docs/tablebase.md): a worker
 	// that returns wrong values, and one that takes a slice and never returns it.
 	let test_switch = |name: &str| std::env::var_os(name).is_some_and(|v| v == "1");
-	let settings = tigers_worker::solve::SolveSettings {
+	let settings = tigers_worker::commands::solve::SolveSettings {
 		config,
 		tablebase,
 		lie: test_switch("TIGERS_TEST_SOLVE_LIE"),
@@ -314,7 +314,10 @@ fn run_solve(args: &SolveArgs) -> anyhow::Result<()> {
 		.enable_all()
 		.build()
 		.context("cannot start the async runtime")?;
-	let result = runtime.block_on(tigers_worker::solve::solve(settings, shutdown_signal()));
+	let result = runtime.block_on(tigers_worker::commands::solve::solve(
+		settings,
+		shutdown_signal(),
+	));
 	runtime.shutdown_timeout(RUNTIME_STOP);
 	let report = result?;
 	let fetched: Vec<String> = report

@@ -7,7 +7,7 @@ use super::*;
 fn worker_bench_plays_the_encoding_of_a_new_run() {
 	// Else `worker bench` sizes a fleet by nets the run does not play (docs/scaling.md).
 	assert_eq!(
-		tigers_worker::bench::DEFAULT_ENCODING,
+		tigers_worker::commands::bench::DEFAULT_ENCODING,
 		RunSettings::NEW_RUN_ENCODING
 	);
 }
