@@ -2,6 +2,7 @@
 //! and browsers the same way: a dev-dependency only, never linked into a binary.
 //!
 //! - [`disk`]: a small tmpfs to fill and free, for the tests of a full disk;
+//! - [`help`]: a binary, its subcommands and a package's examples asked for `--help`;
 //! - [`http`]: a plain HTTP/1.1 client of one request a connection;
 //! - [`webdriver`]: headless Chromium through chromedriver;
 //! - [`play_pages`]: the browser test of the play and analysis pages, for each of their servers;
@@ -9,6 +10,7 @@
 //! - [`free_port`]: a loopback port nobody listens on.
 
 pub mod disk;
+pub mod help;
 pub mod http;
 pub mod play_pages;
 pub mod tables;
