@@ -16,11 +16,7 @@ import re
 import sys
 from collections import defaultdict
 
-COMMENT = re.compile(r"//[^\n]*")
-# `#[cfg(test)]` and `#[cfg(all(test, ...))]` test modules, to the end of the file.
-TESTS = re.compile(r"#\[cfg\((?:test|all\(test[^]]*\))\)\]\s*mod tests\s*\{.*", re.S)
-USE = re.compile(r"^[ \t]*(pub(?:\([a-z]+\))?\s+)?use\s+([^;]+);", re.M)
-PATH = re.compile(r"\b(?:crate|super)(?:::[A-Za-z_][A-Za-z0-9_]*)+")
+from rust_source import PATH, USE, source, split_use
 
 
 def modules_of(src):
@@ -42,40 +38,6 @@ def modules_of(src):
 				continue
 			files["::".join(parts)] = path
 	return files
-
-
-def source(path):
-	text = COMMENT.sub("", open(path, encoding="utf-8").read())
-	return TESTS.sub("", text)
-
-
-def split_use(body):
-	"""`a::{b, c::{d, e}}` to ['a::b', 'a::c::d', 'a::c::e']."""
-	body = " ".join(body.split())
-	if "{" not in body or "}" not in body:
-		return [body.split(" as ")[0].strip()]
-	prefix = body[: body.index("{")].strip().rstrip(":")
-	inner = body[body.index("{") + 1 : body.rindex("}")]
-	items, depth, current = [], 0, ""
-	for ch in inner:
-		depth += ch == "{"
-		depth -= ch == "}"
-		if ch == "," and depth == 0:
-			items.append(current)
-			current = ""
-		else:
-			current += ch
-	items.append(current)
-	paths = []
-	for item in items:
-		item = item.strip()
-		if not item:
-			continue
-		if item == "self":
-			paths.append(prefix)
-		else:
-			paths.extend(f"{prefix}::{p}" for p in split_use(item))
-	return paths
 
 
 def absolute(current, path):

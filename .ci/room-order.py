@@ -21,20 +21,14 @@ import pathlib
 import re
 import sys
 
+from rust_source import PATH, TESTS, USE, split_use, without_comments
+
 DOC = pathlib.Path("docs/architecture.md")
 HEADING = re.compile(r"^#{2,3} ", re.M)
 CRATE = re.compile(r"`([a-z/_]+)/`")
 ORDER = re.compile(r"Its rooms, in the order they may call[^:]*:(.*?)\.(?:\s|$)", re.S)
 SPAN = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")
 
-COMMENT = re.compile(r"//[^\n]*")
-# A test module, to the end of the file: `#[cfg(test)]` or `#[cfg(all(test, ...))]`, any
-# visibility.
-TESTS = re.compile(
-	r"#\[cfg\((?:test|all\(test[^]]*\))\)\]\s*(?:pub(?:\([a-z]+\))?\s+)?mod tests\s*\{.*", re.S
-)
-USE = re.compile(r"^[ \t]*(?:pub(?:\([a-z]+\))?\s+)?use\s+([^;]+);", re.M)
-PATH = re.compile(r"(?<![A-Za-z0-9_$])(?:crate|super)(?:::[A-Za-z_][A-Za-z0-9_]*)+")
 MOD = re.compile(r"^((?:#\[[^\n]*\]\s*)*)(?:pub(?:\([a-z]+\))?\s+)?mod ([a-z_][a-z0-9_]*);", re.M)
 
 
@@ -57,42 +51,16 @@ def declared(path):
 	"""The modules a crate root declares: (name, whether only for tests)."""
 	if not path.exists():
 		return []
-	text = COMMENT.sub("", path.read_text(encoding="utf-8"))
+	text = without_comments(path.read_text(encoding="utf-8"))
 	return [(m.group(2), "cfg(test)" in m.group(1)) for m in MOD.finditer(text)]
-
-
-def split_use(body):
-	"""`a::{b, c::{d, e}}` to ['a::b', 'a::c::d', 'a::c::e']."""
-	body = " ".join(body.split())
-	if "{" not in body:
-		return [body.split(" as ")[0].strip()]
-	prefix = body[: body.index("{")].strip().rstrip(":")
-	inner = body[body.index("{") + 1 : body.rindex("}")]
-	items, depth, current = [], 0, ""
-	for ch in inner:
-		depth += ch == "{"
-		depth -= ch == "}"
-		if ch == "," and depth == 0:
-			items.append(current)
-			current = ""
-		else:
-			current += ch
-	items.append(current)
-	paths = []
-	for item in (i.strip() for i in items):
-		if item == "self":
-			paths.append(prefix)
-		elif item:
-			paths.extend(f"{prefix}::{p}" for p in split_use(item))
-	return paths
 
 
 def reexports(lib):
 	"""The names lib.rs re-exports, to the room they come from."""
-	text = COMMENT.sub("", lib.read_text(encoding="utf-8"))
+	text = without_comments(lib.read_text(encoding="utf-8"))
 	rooms = {}
 	for match in USE.finditer(text):
-		for path in split_use(match.group(1)):
+		for path in split_use(match.group(2)):
 			segments = [s for s in path.split("::") if s not in ("crate", "self")]
 			if len(segments) > 1:
 				rooms[segments[-1]] = segments[0]
@@ -127,9 +95,9 @@ def references(text):
 	uses = []
 	for match in USE.finditer(text):
 		uses.append(match.span())
-		for path in split_use(match.group(1)):
+		for path in split_use(match.group(2)):
 			if path.startswith(("crate::", "super::")):
-				yield path, match.start(1)
+				yield path, match.start(2)
 	for match in PATH.finditer(text):
 		if not any(start <= match.start() < end for start, end in uses):
 			yield match.group(0), match.start()
@@ -155,7 +123,7 @@ def check(crate, order):
 		# The binary's modules, those only for tests and the crate root are not rooms.
 		if room not in rooms or file.name == "tests.rs":
 			continue
-		text = TESTS.sub("", COMMENT.sub("", file.read_text(encoding="utf-8")))
+		text = TESTS.sub("", without_comments(file.read_text(encoding="utf-8")))
 		for path, offset in references(text):
 			target = target_room(module, path, rooms, through)
 			if target is None or target == room or target not in rank or room not in rank:
