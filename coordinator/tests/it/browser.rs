@@ -15,7 +15,7 @@ use tigers_core::pos::Pos;
 use tigers_core::record::{GameRecord, split_records};
 
 use crate::common::*;
-use tigers_testkit::play_pages::{Input, play_a_game};
+use tigers_testkit::play_pages::{Input, analysis_agrees_with_the_api, play_a_game};
 use tigers_testkit::webdriver::{ARROW_LEFT, ARROW_RIGHT, Browser};
 
 use crate::web::{bearer, get, start_with_pages};
@@ -153,6 +153,17 @@ async fn the_pages_in_a_real_browser() {
 	let token = bearer("s3cret");
 	let end = play_a_game(&browser, &base, (pages, &token), "sheep", Input::Clicks).await;
 	assert!(end.contains("win") || end.contains("Draw"), "{end}");
+	browser.screenshot("play").await;
+	// And its analysis board, every move of a movement-phase position with its exact value.
+	analysis_agrees_with_the_api(
+		&browser,
+		&base,
+		pages,
+		&token,
+		"SS.SS/SSSSS/SS.TS/STTTS/SSSSS t 0",
+	)
+	.await;
+	browser.screenshot("analysis").await;
 
 	// The Run page's log-out ends the session: the next page asks for the token again.
 	browser.go(&format!("{base}/")).await;
