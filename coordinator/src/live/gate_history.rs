@@ -42,16 +42,21 @@ impl Default for GateHistory {
 }
 
 impl GateHistory {
-	/// Records a finished gate.
+	/// Records a finished gate. A candidate is counted promoted or refused once, whatever
+	/// matches it played: under `--gate both` a winner's head-to-head row and its check's row
+	/// (the same generation and training steps, one after the other) are one candidate.
 	pub(crate) fn push(&mut self, gate: v1::GateSummary) {
 		self.total += 1;
 		if gate.measurement {
 			self.measured += 1;
 		} else {
-			if gate.promoted {
-				self.promoted += 1;
-			} else {
-				self.refused += 1;
+			let counted = self.last_candidate.as_ref().is_some_and(|last| {
+				last.generation == gate.generation && last.training_steps == gate.training_steps
+			});
+			match (counted, gate.promoted) {
+				(true, _) => {}
+				(false, true) => self.promoted += 1,
+				(false, false) => self.refused += 1,
 			}
 			self.last_candidate = Some(gate.clone());
 		}
@@ -81,7 +86,7 @@ impl GateHistory {
 		self.total
 	}
 
-	/// Candidates promoted, candidates refused and measurements, over the run.
+	/// Candidates promoted, candidates refused (each once) and measurements, over the run.
 	pub(crate) fn counts(&self) -> (u64, u64, u64) {
 		(self.promoted, self.refused, self.measured)
 	}
@@ -150,5 +155,28 @@ mod tests {
 		assert_eq!(history.counts(), (1, 0, 1));
 		history.push(gate(5, true, true));
 		assert_eq!(history.last_promoted().unwrap().generation, 5);
+	}
+
+	#[test]
+	fn a_winner_checked_against_claude_player_counts_once() {
+		let mut history = GateHistory::default();
+		let candidate = |generation, training_steps, promoted, opponent| v1::GateSummary {
+			training_steps,
+			opponent_generation: opponent,
+			..gate(generation, promoted, false)
+		};
+		// Promoted: the incumbent measured on the check's openings, the head to head, the check.
+		history.push(gate(4, true, true));
+		history.push(candidate(5, 100, true, Some(4)));
+		history.push(candidate(5, 100, true, None));
+		// Refused by its check.
+		history.push(gate(5, true, true));
+		history.push(candidate(6, 200, false, Some(5)));
+		history.push(candidate(6, 200, false, None));
+		// Refused head to head, never checked; then the next candidate of the same generation.
+		history.push(candidate(6, 300, false, Some(5)));
+		history.push(candidate(6, 400, false, Some(5)));
+		assert_eq!(history.counts(), (1, 3, 2));
+		assert_eq!(history.total(), 8);
 	}
 }

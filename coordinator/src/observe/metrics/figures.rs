@@ -130,10 +130,11 @@ fn describe_totals() {
 	describe_counter!(
 		GATES,
 		Unit::Count,
-		"Gate matches over the run: candidates promoted or refused, each against its opponent \
-		 (the incumbent net head to head under --gate both, the default, and --gate incumbent, \
-		 then ClaudePlayer for a winner's check under --gate both; ClaudePlayer under --gate \
-		 sprt), and measurements of promoted nets against ClaudePlayer."
+		"Gates over the run: candidates promoted or refused, each counted once whatever \
+		 matches it played (head to head against the incumbent under --gate both, the default, \
+		 and --gate incumbent, then a winner's check against ClaudePlayer under --gate both; \
+		 ClaudePlayer under --gate sprt), and measurements of promoted nets against \
+		 ClaudePlayer."
 	);
 }
 
