@@ -4,6 +4,7 @@
 //!
 //! - [`console`]: lines for the terminal that end quietly on a closed pipe;
 //! - [`dates`]: calendar dates and times of day in UTC from Unix time;
+//! - [`disk`]: the free space on a filesystem, before a large file is written;
 //! - [`locations`]: where the binaries keep shared files by default (the tablebase, saved games,
 //!   a worker's state);
 //! - [`logging`]: logs to the terminal, or to a file while the terminal shows a dashboard;
@@ -15,6 +16,7 @@
 
 pub mod console;
 pub mod dates;
+pub mod disk;
 pub mod doc_commands;
 pub mod locations;
 pub mod logging;

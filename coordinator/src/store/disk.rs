@@ -76,7 +76,7 @@ impl Disk {
 
 	/// Measures the free space and moves the state on.
 	fn measure(&self) {
-		let free = free_bytes(&self.dir).unwrap_or(u64::MAX);
+		let free = tigers_process::disk::free_bytes(&self.dir).unwrap_or(u64::MAX);
 		*lock(&self.measured) = Some(Instant::now());
 		self.free.store(free, Ordering::Release);
 		let failed = *lock(&self.failed);
@@ -134,19 +134,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 		.unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The bytes an unprivileged process may still write on the filesystem of `dir`.
-#[cfg(target_os = "linux")]
-pub(crate) fn free_bytes(dir: &Path) -> Option<u64> {
-	let stat = rustix::fs::statvfs(dir).ok()?;
-	Some(stat.f_bavail.saturating_mul(stat.f_frsize))
-}
-
-/// Free space is not measured here: only a failed write starts the state.
-#[cfg(not(target_os = "linux"))]
-pub(crate) fn free_bytes(_dir: &Path) -> Option<u64> {
-	None
-}
-
 /// Whether `error` is a write that failed for lack of space: the filesystem or a quota full,
 /// or SQLite's own "database or disk is full".
 pub(crate) fn is_out_of_space(error: &StorageError) -> bool {
@@ -180,7 +167,7 @@ mod tests {
 	#[test]
 	fn a_margin_above_the_free_space_is_the_state_and_a_failed_write_starts_it_too() {
 		let dir = std::env::temp_dir();
-		let free = free_bytes(&dir).expect("free space is measured on Linux");
+		let free = tigers_process::disk::free_bytes(&dir).expect("free space is measured on Linux");
 		assert!(free > 0);
 		let short = Disk::new(&dir, u64::MAX - 1);
 		assert!(short.is_low());

@@ -85,6 +85,17 @@ pub enum TablebaseFileError {
 		/// Entries in the header.
 		expected: u64,
 	},
+	/// The disk (or a quota) has no room for the file; no part of it is left behind.
+	#[error(
+		"no room in {dir} for the tablebase ({needs_mib} MiB): free some space there (or give \
+		 another path) and build it again"
+	)]
+	NoSpace {
+		/// The directory.
+		dir: String,
+		/// The file's size, in MiB (rounded up).
+		needs_mib: u64,
+	},
 	/// The entries do not hash to the header's digest.
 	#[error("the entries' sha256 is {found}, but the header says {expected}: the file is corrupt")]
 	Digest {
@@ -93,6 +104,12 @@ pub enum TablebaseFileError {
 		/// The digest in the header.
 		expected: String,
 	},
+}
+
+/// The size in bytes of a table file of this program's index: its header and one byte an
+/// entry. A build checks that the disk has room for it before solving.
+pub fn table_file_bytes() -> u64 {
+	HEADER_BYTES as u64 + u64::from(Layout::get().len())
 }
 
 /// The checked entries of a table file's bytes, with the file's header and identity (its
@@ -114,7 +131,8 @@ pub(crate) fn checked_entries(
 }
 
 /// Writes a table file from its header and entries, through a temporary file renamed into
-/// place, so that a reader never sees half a table.
+/// place, so that a reader never sees half a table. A write that fails leaves no temporary
+/// file; one that fails for lack of room says so ([`TablebaseFileError::NoSpace`]).
 pub(crate) fn write_file(
 	path: &Path,
 	header: &[u8],
@@ -124,15 +142,33 @@ pub(crate) fn write_file(
 		path: path.display().to_string(),
 		source,
 	};
-	if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+	let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+	if let Some(dir) = dir {
 		std::fs::create_dir_all(dir).map_err(io)?;
 	}
 	let partial = path.with_extension("partial");
-	let mut file = std::fs::File::create(&partial).map_err(io)?;
-	file.write_all(header).map_err(io)?;
-	file.write_all(values).map_err(io)?;
-	file.sync_all().map_err(io)?;
-	drop(file);
+	let written = (|| {
+		let mut file = std::fs::File::create(&partial)?;
+		file.write_all(header)?;
+		file.write_all(values)?;
+		file.sync_all()
+	})();
+	if let Err(source) = written {
+		// Whatever was written is of no use, and may fill the disk.
+		let _ = std::fs::remove_file(&partial);
+		let full = matches!(
+			source.kind(),
+			std::io::ErrorKind::StorageFull | std::io::ErrorKind::QuotaExceeded
+		);
+		return Err(if full {
+			TablebaseFileError::NoSpace {
+				dir: dir.map_or_else(|| ".".to_string(), |d| d.display().to_string()),
+				needs_mib: (header.len() + values.len()).div_ceil(1 << 20) as u64,
+			}
+		} else {
+			io(source)
+		});
+	}
 	std::fs::rename(&partial, path).map_err(io)
 }
 
@@ -218,5 +254,35 @@ impl Header {
 			bytes: bytes[..HEADER_BYTES].try_into().expect("a whole header"),
 			entries_sha256: bytes[48..80].try_into().expect("32 bytes"),
 		})
+	}
+}
+
+#[cfg(test)]
+mod tests {
+	use super::*;
+
+	#[test]
+	fn a_table_that_finds_no_room_says_so_and_leaves_no_partial_file() {
+		let dir = tempfile::tempdir().unwrap();
+		let path = dir.path().join("movement.tb");
+		// The file being written is /dev/full, where every write fails for lack of space.
+		let partial = path.with_extension("partial");
+		std::os::unix::fs::symlink("/dev/full", &partial).unwrap();
+		let values = vec![7u8; 3 << 20];
+		let refused = write_file(&path, &header_bytes(&values), &values).unwrap_err();
+		assert!(
+			matches!(refused, TablebaseFileError::NoSpace { needs_mib: 4, .. }),
+			"{refused}"
+		);
+		let sentence = refused.to_string();
+		assert!(
+			sentence.contains("no room in") && sentence.contains("4 MiB"),
+			"{sentence}"
+		);
+		assert!(!partial.exists() && partial.symlink_metadata().is_err());
+		assert!(!path.exists());
+		// With room, the same write succeeds.
+		write_file(&path, &header_bytes(&values), &values).unwrap();
+		assert_eq!(std::fs::metadata(&path).unwrap().len(), 80 + (3 << 20));
 	}
 }

@@ -10,10 +10,12 @@ use std::time::Instant;
 
 use thiserror::Error;
 use tigers_core::Tablebase;
+use tigers_core::tablebase::file::table_file_bytes;
 use tigers_core::tablebase::placement::PlacementTable;
 use tigers_core::tablebase::{
 	Census, SolveError, SolveProgress, TablebaseFileError, VerifyError, VerifyProgress,
 };
+use tigers_process::disk;
 use tigers_process::locations::{self, NoHomeDir};
 use tigers_widgets::progress_bar;
 
@@ -55,6 +57,20 @@ pub enum TablebaseCommandError {
 		"{0} already holds a tablebase; `tui tablebase verify` checks it, and --force solves it again"
 	)]
 	Exists(PathBuf),
+	/// The disk has no room for the table: refused before the solve, which takes minutes.
+	#[error(
+		"no room for the tablebase in {}: it needs {needs_mib} MiB and {free_mib} MiB are free; \
+		 free some space there or give --out another path",
+		dir.display()
+	)]
+	NoRoom {
+		/// The directory it would go in.
+		dir: PathBuf,
+		/// The file's size, in MiB.
+		needs_mib: u64,
+		/// The space free there, in MiB.
+		free_mib: u64,
+	},
 	/// A file named explicitly is not there.
 	#[error("there is no tablebase at {0}; `tui tablebase build --out {0}` makes one")]
 	Missing(PathBuf),
@@ -115,6 +131,7 @@ pub fn build(path: &Path, threads: usize, force: bool) -> Result<String, Tableba
 	if path.exists() && !force {
 		return Err(TablebaseCommandError::Exists(path.to_path_buf()));
 	}
+	check_room(path)?;
 	let started = Instant::now();
 	let bar = progress_bar(1, "solving");
 	let table = Tablebase::solve(threads, &|p: SolveProgress| {
@@ -140,6 +157,24 @@ pub fn build(path: &Path, threads: usize, force: bool) -> Result<String, Tableba
 	);
 	out.push_str(&describe(&table, &census));
 	Ok(out)
+}
+
+/// Refuses a build whose file would not fit where it goes (its temporary copy is written
+/// beside it before the rename).
+fn check_room(path: &Path) -> Result<(), TablebaseCommandError> {
+	let needs = table_file_bytes();
+	let dir = path
+		.parent()
+		.filter(|d| !d.as_os_str().is_empty())
+		.unwrap_or(Path::new("."));
+	match disk::free_bytes(dir) {
+		Some(free) if free < needs => Err(TablebaseCommandError::NoRoom {
+			dir: dir.to_path_buf(),
+			needs_mib: disk::mib(needs),
+			free_mib: free >> 20,
+		}),
+		_ => Ok(()),
+	}
 }
 
 /// `tui tablebase verify`: recomputes every value from its moves.

@@ -5,6 +5,7 @@ mod engine;
 mod help;
 mod input;
 mod net_source;
+mod no_room;
 mod placement;
 mod records;
 mod screens;
