@@ -12,8 +12,11 @@
 //! - `pages`: the play and analysis pages and their scripts (`assets/`), with a
 //!   Content-Security-Policy that allows no inline script.
 //!
-//! Table reads and searches run on tokio's blocking threads, never on the async ones; a
-//! search holds one of the server's search slots (`limits::Limits::searches`) while it runs.
+//! Searches and reads of the placement layers (from disk) run on tokio's blocking threads,
+//! never on the async ones; a search holds one of the server's search slots
+//! (`limits::Limits::searches`) while it runs. A movement-phase position's look-ups, at most 49
+//! reads of the movement table in memory (microseconds in all), are answered on the async
+//! thread.
 
 pub mod access;
 mod api;
