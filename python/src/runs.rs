@@ -3,6 +3,7 @@
 //! as numpy arrays. The ledger is opened read-only, so a run can be read while it goes on.
 
 use std::path::{Path, PathBuf};
+use std::sync::MutexGuard;
 
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyFileNotFoundError;
@@ -117,17 +118,22 @@ fn sample_arrays<'py>(
 }
 
 impl PyRun {
+	/// The ledger's connection, held for one query, and the file's path for its errors.
+	fn ledger(&self) -> (MutexGuard<'_, Connection>, PathBuf) {
+		let ledger = self
+			.ledger
+			.lock()
+			.expect("no query panics while it holds the ledger");
+		(ledger, self.root.join(LEDGER))
+	}
+
 	fn query<'py>(
 		&self,
 		py: Python<'py>,
 		sql: &str,
 		params: &[&dyn rusqlite::ToSql],
 	) -> PyResult<Bound<'py, PyList>> {
-		let ledger = self
-			.ledger
-			.lock()
-			.expect("no query panics while it holds the ledger");
-		let path = self.root.join(LEDGER);
+		let (ledger, path) = self.ledger();
 		let mut statement = ledger.prepare(sql).map_err(sql_error(&path))?;
 		let names: Vec<String> = statement.column_names().map(|s| s.to_string()).collect();
 		let mut rows = statement.query(params).map_err(sql_error(&path))?;
@@ -144,11 +150,7 @@ impl PyRun {
 	}
 
 	fn tables(&self) -> PyResult<Vec<String>> {
-		let ledger = self
-			.ledger
-			.lock()
-			.expect("no query panics while it holds the ledger");
-		let path = self.root.join(LEDGER);
+		let (ledger, path) = self.ledger();
 		let mut statement = ledger
 			.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
 			.map_err(sql_error(&path))?;
@@ -161,11 +163,7 @@ impl PyRun {
 	}
 
 	fn ledger_samples(&self) -> PyResult<Vec<Sample>> {
-		let ledger = self
-			.ledger
-			.lock()
-			.expect("no query panics while it holds the ledger");
-		let path = self.root.join(LEDGER);
+		let (ledger, path) = self.ledger();
 		let mut statement = ledger
 			.prepare("SELECT batch_id, samples FROM batch_samples ORDER BY batch_id")
 			.map_err(sql_error(&path))?;

@@ -49,3 +49,15 @@ def describe(game: ts.Game) -> str:
         f"{game}\n{state}; {game.sheep_in_hand} in hand, {game.dead_sheep} dead; "
         f"ply {game.ply}\n"
     )
+
+
+def render(render_mode: Optional[str], game: ts.Game) -> Optional[str]:
+    """What an environment's ``render()`` gives: the text for "ansi", printed for "human",
+    nothing without a render mode."""
+    if render_mode is None:
+        return None
+    text = describe(game)
+    if render_mode == "human":
+        print(text)
+        return None
+    return text

@@ -22,7 +22,7 @@ import numpy as np
 from gymnasium import spaces
 
 import tigers_and_sheep as ts
-from tigers_and_sheep._common import describe, exact_for, load_tables
+from tigers_and_sheep._common import exact_for, load_tables, render
 
 __all__ = ["TigersAndSheepEnv"]
 
@@ -132,10 +132,4 @@ class TigersAndSheepEnv(gymnasium.Env):
         return self._observation(), reward, terminated, truncated, self._info()
 
     def render(self):
-        if self.render_mode is None:
-            return None
-        text = describe(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.render_mode, self.game)

@@ -19,7 +19,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 import tigers_and_sheep as ts
-from tigers_and_sheep._common import describe, exact_for, load_tables
+from tigers_and_sheep._common import exact_for, load_tables, render
 
 __all__ = ["env", "raw_env"]
 
@@ -130,13 +130,7 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     def render(self):
-        if self.render_mode is None:
-            return None
-        text = describe(self.game)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.render_mode, self.game)
 
     def close(self) -> None:
         pass
