@@ -56,13 +56,20 @@ fn every_figure_appears_in_the_scrape() {
 		live.batch_duplicate();
 	}
 	live.samples_dropped(9);
-	for g in [
+	for (n, g) in [
 		gate(true, true, 0.30, -147.0),
 		gate(true, false, 0.62, 85.0),
 		gate(true, true, 0.58, 56.0),
 		gate(false, false, 0.48, -14.0),
-	] {
-		live.record_gate(g);
+	]
+	.into_iter()
+	.enumerate()
+	{
+		// Each candidate taken at its own training step, as a run's are.
+		live.record_gate(v1::GateSummary {
+			training_steps: 100 * n as u64,
+			..g
+		});
 	}
 	live.push_loss(0.25);
 	live.push_loss(0.75);
